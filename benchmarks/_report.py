@@ -1,0 +1,73 @@
+"""Helpers shared by the benchmark scripts: timing, peak memory, and writing tables into
+benchmarks/README.md between markers, so that recorded figures are always the script's output."""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import re
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+README = Path(__file__).with_name("README.md")
+
+
+def best_time(action: Callable[[], object], repeat: int) -> float:
+    """Fastest of ``repeat`` wall-clock runs (the machine is shared: the minimum is the signal)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def peak_bytes(action: Callable[[], object]) -> int:
+    """Peak of memory allocated through Python and NumPy while ``action`` runs (tracemalloc)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        action()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def mib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**20:,.0f} MiB"
+
+
+def machine() -> str:
+    try:
+        import numpy as np
+
+        numpy_version = np.__version__
+    except ImportError:  # pragma: no cover
+        numpy_version = "?"
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+        f"NumPy {numpy_version}"
+    )
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_section(name: str, body: str) -> None:
+    """Replace the text between ``<!-- name:start -->`` and ``<!-- name:end -->`` in README."""
+    text = README.read_text() if README.exists() else "# Benchmarks\n"
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    block = f"{start}\n{body.strip()}\n{end}"
+    if start in text:
+        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    README.write_text(text)

@@ -1,0 +1,446 @@
+"""What every nbayes classifier shares: parameters, classes, priors, merging and decisions.
+
+A fitted model is its sufficient statistics: the weighted class counts N_c (``class_count_``)
+and a family's per-class statistics (``_stats``). ``fit`` = reset + accumulate one batch;
+``partial_fit`` = accumulate another batch; ``merge`` = add the statistics of models fitted on
+other rows. Parameters (log tables, variances) are derived from the statistics when a prediction
+needs them and cached until the statistics change, so neither many small ``partial_fit`` calls
+nor merges pay for re-deriving them.
+
+Prediction works on row chunks: the joint log-likelihood
+
+    jll(c) = log P(c) + Σ_j log P(x_j | c)
+
+of a chunk is computed by the family (a matrix product or a table gather), then turned into
+posteriors or decisions by :mod:`nbayes.decision`. No n × d × K array is ever formed.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import decision
+from ._validation import (
+    as_2d,
+    check_feature_names,
+    check_n_features,
+    check_sample_weight,
+    check_shape,
+    check_target,
+    feature_names_of,
+)
+from .exceptions import NotFittedError, sklearn_compatible
+from .families.counts import take_rows
+from .priors import log_prior, validate_prior
+
+#: Rows per prediction chunk are chosen so that one chunk's working arrays stay near this size.
+CHUNK_BYTES = 16 * 2**20
+
+
+def chunk_rows(n_columns: int, n_classes: int) -> int:
+    """Rows per chunk so that a chunk of inputs plus its (rows, K) scores fit in CHUNK_BYTES."""
+    return max(256, CHUNK_BYTES // (8 * (2 * n_columns + 2 * n_classes)))
+
+
+def row_chunks(n_rows: int, size: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, n_rows, size):
+        yield start, min(n_rows, start + size)
+
+
+class ParamsMixin:
+    """scikit-learn's estimator protocol (get_params, set_params, clone, tags) without importing it.
+
+    The constructor stores its arguments unchanged, so ``sklearn.base.clone`` and grid search
+    work; ``__sklearn_tags__`` imports scikit-learn only when scikit-learn itself asks for it.
+    """
+
+    _accepts_sparse = False
+    _allows_nan = False
+    _positive_only = False
+    _categorical_input = False
+    _poor_score = False
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name
+            for name, p in signature.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters and their current values."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> ParamsMixin:
+        """Set constructor parameters; unknown names raise ValueError."""
+        valid = set(self._param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {sorted(valid)!r}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        signature = inspect.signature(type(self).__init__)
+        changed = []
+        for name in self._param_names():
+            default = signature.parameters[name].default
+            value = getattr(self, name, default)
+            same = value is default
+            if not same:
+                try:
+                    same = bool(np.all(value == default)) and type(value) is type(default)
+                except (TypeError, ValueError):
+                    same = False
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(poor_score=self._poor_score),
+            input_tags=InputTags(
+                sparse=self._accepts_sparse,
+                allow_nan=self._allows_nan,
+                positive_only=self._positive_only,
+                categorical=self._categorical_input,
+            ),
+        )
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "classes_")
+
+
+class NaiveBayesClassifier(ParamsMixin):
+    """Base of the per-family estimators (CategoricalNB, GaussianNB, MultinomialNB, …).
+
+    Subclasses provide ``_new_stats``, ``_prepare`` (validated X → what the family takes),
+    ``_log_likelihood`` (a chunk's Σ_j log P(x_j|c)), ``_prior_spec`` and ``_merge_key``.
+    """
+
+    _estimator_type = "classifier"
+
+    # ----------------------------------------------------------------- subclass hooks
+    def _new_stats(self, n_classes: int, n_features: int) -> Any:
+        raise NotImplementedError
+
+    def _prepare(self, X: np.ndarray | sp.csr_array, *, fitting: bool) -> np.ndarray | sp.csr_array:
+        """Validate values (NaN, sign, codes) and convert X to the family's working form."""
+        raise NotImplementedError
+
+    def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
+        """Σ_j log P(x_j | c) for each row of a chunk, shape (rows, K)."""
+        raise NotImplementedError
+
+    def _prior_spec(self) -> str | np.ndarray:
+        raise NotImplementedError
+
+    def _prior_alpha(self) -> float:
+        return 1.0
+
+    def _merge_key(self) -> tuple:
+        """Parameters that change the statistics themselves; models must agree on them to merge."""
+        return ()
+
+    def _uses_prior(self) -> bool:
+        return True
+
+    # ----------------------------------------------------------------- validation
+    @property
+    def _name(self) -> str:
+        return type(self).__name__
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "classes_"):
+            raise sklearn_compatible(NotFittedError)(
+                f"This {self._name} instance is not fitted yet. Call 'fit' or 'partial_fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+    def _validate_X(self, X: Any, *, reset: bool) -> np.ndarray | sp.csr_array:
+        names = feature_names_of(X)
+        array = as_2d(X, estimator=self._name, accept_sparse=self._accepts_sparse)
+        check_shape(array, estimator=self._name)
+        if reset:
+            self._feature_names_seen = names
+        else:
+            check_n_features(array.shape[1], self.n_features_in_, estimator=self._name)
+            check_feature_names(
+                getattr(self, "feature_names_in_", None), names, estimator=self._name
+            )
+        return array
+
+    @property
+    def _feature_names(self) -> list[str] | None:
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else list(names)
+
+    def _names(self) -> list[str] | None:
+        """Feature names of the data being validated, for error messages."""
+        names = getattr(self, "_feature_names_seen", None)
+        return None if names is None else list(names)
+
+    # ----------------------------------------------------------------- fitting
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        names = getattr(self, "_feature_names_seen", None)
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.class_count_ = np.zeros(len(classes), dtype=np.float64)
+        self._stats = self._new_stats(len(classes), n_features)
+
+    def _accumulate(self, X: Any, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.class_count_ += np.bincount(cls, weights=weight, minlength=len(self.classes_))
+        self._stats.accumulate(X, cls, weight)
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayesClassifier:
+        """Fit from scratch: count the sufficient statistics of (X, y)."""
+        self._check_params()
+        array = self._validate_X(X, reset=True)
+        labels = check_target(y, array.shape[0], estimator=self._name)
+        weight = check_sample_weight(sample_weight, array.shape[0], estimator=self._name)
+        classes, cls = np.unique(labels, return_inverse=True)
+        prepared = self._prepare(array, fitting=True)
+        self._reset(classes, array.shape[1])
+        self._accumulate(prepared, cls.astype(np.intp).ravel(), weight)
+        return self
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> NaiveBayesClassifier:
+        """Add one batch to the statistics (out-of-core / incremental training).
+
+        ``classes`` (all labels that will ever occur) is required on the first call, as in
+        scikit-learn; later calls may omit it.
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._check_params()
+            if classes is None:
+                raise ValueError(
+                    f"{self._name}: classes must be passed on the first call to partial_fit "
+                    "(the list of every label that may occur)."
+                )
+        elif classes is not None:
+            given = np.unique(np.asarray(classes))
+            if given.shape != self.classes_.shape or np.any(given != self.classes_):
+                raise ValueError(
+                    f"{self._name}: `classes={given!r}` is not the same as on last call to "
+                    f"partial_fit, was: {self.classes_!r}"
+                )
+        array = self._validate_X(X, reset=first)
+        labels = check_target(y, array.shape[0], estimator=self._name)
+        weight = check_sample_weight(sample_weight, array.shape[0], estimator=self._name)
+        all_classes = np.unique(np.asarray(classes)) if first else self.classes_
+        cls = class_index(all_classes, labels, estimator=self._name)
+        prepared = self._prepare(array, fitting=True)
+        if first:
+            self._reset(all_classes, array.shape[1])
+        self._accumulate(prepared, cls, weight)
+        return self
+
+    def _check_params(self) -> None:
+        """Validate constructor parameters before fitting (subclasses extend)."""
+        validate_prior(self._prior_param(), None, name=self._prior_param_name())
+
+    def _prior_param_name(self) -> str:
+        return "class_prior"
+
+    def _prior_param(self) -> Any:
+        return getattr(self, self._prior_param_name())
+
+    # ----------------------------------------------------------------- merging
+    def merge(self, *others: NaiveBayesClassifier) -> NaiveBayesClassifier:
+        """Add the statistics of models fitted on other rows; returns ``self``.
+
+        The result is the model that fitting on the union of all their rows would give (up to
+        floating-point round-off in sums). Class sets may differ: the union is taken.
+        """
+        self._check_fitted()
+        for other in others:
+            if type(other) is not type(self):
+                raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
+            other._check_fitted()
+            if other.n_features_in_ != self.n_features_in_:
+                raise ValueError(
+                    f"cannot merge models with {self.n_features_in_} and {other.n_features_in_} "
+                    "features."
+                )
+            if other._merge_key() != self._merge_key():
+                raise ValueError(
+                    f"cannot merge {self._name} models whose statistics were computed with "
+                    f"different parameters: {self._merge_key()} vs {other._merge_key()}."
+                )
+            mine = getattr(self, "feature_names_in_", None)
+            theirs = getattr(other, "feature_names_in_", None)
+            if (mine is None) != (theirs is None) or (
+                mine is not None and list(mine) != list(theirs)
+            ):
+                raise ValueError("cannot merge models fitted on different feature names.")
+            positions = self._union_classes(other.classes_)
+            self.class_count_[positions] += other.class_count_
+            self._stats.merge(other._stats, positions)
+        return self
+
+    def _union_classes(self, other_classes: np.ndarray) -> np.ndarray:
+        """Extend ``classes_`` to include ``other_classes``; return their positions in it."""
+        try:
+            union = np.union1d(self.classes_, other_classes)
+        except TypeError as exc:
+            raise ValueError(
+                f"cannot merge models whose class labels have different types: {exc}"
+            ) from exc
+        if union.shape != self.classes_.shape:
+            old_positions = np.searchsorted(union, self.classes_)
+            counts = np.zeros(len(union))
+            counts[old_positions] = self.class_count_
+            self.class_count_ = counts
+            self._stats.reindex_classes(old_positions, len(union))
+            self.classes_ = union
+        return np.searchsorted(self.classes_, other_classes)
+
+    # ----------------------------------------------------------------- priors
+    def _resolved_prior(self, priors: Any = None) -> str | np.ndarray:
+        spec = priors if priors is not None else self._prior_spec()
+        return validate_prior(
+            spec,
+            len(self.classes_),
+            name="priors" if priors is not None else self._prior_param_name(),
+        )
+
+    def _class_log_prior(self, priors: Any = None) -> np.ndarray:
+        return log_prior(self.class_count_, self._resolved_prior(priors), self._prior_alpha())
+
+    # ----------------------------------------------------------------- prediction
+    def _input(self, X: Any) -> Any:
+        """Validate X against the fitted model and convert it to the family's working form."""
+        self._check_fitted()
+        return self._prepare(self._validate_X(X, reset=False), fitting=False)
+
+    def _scores(self, prepared: Any, priors: Any) -> Iterator[tuple[int, int, np.ndarray]]:
+        """Yield (start, stop, jll) per row chunk, with the zero-likelihood rows repaired."""
+        lp = self._class_log_prior(priors)
+        n_rows, n_columns = prepared.shape
+        size = chunk_rows(16 if sp.issparse(prepared) else n_columns, len(self.classes_))
+        add_prior = self._uses_prior() or len(self.classes_) == 1
+        for start, stop in row_chunks(n_rows, size):
+            jll = self._log_likelihood(take_rows(prepared, start, stop))
+            if add_prior:
+                jll += lp
+            yield start, stop, jll, lp
+
+    def _collect(self, X: Any, priors: Any, transform) -> np.ndarray:
+        prepared = self._input(X)
+        out = np.empty((prepared.shape[0], len(self.classes_)))
+        for start, stop, jll, lp in self._scores(prepared, priors):
+            transform(jll, lp, out[start:stop])
+        return out
+
+    def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """log P(c) + Σ_j log P(x_j | c) for each row and class (unnormalised), shape (n, K).
+
+        A probability exactly 0 (λ = 0 and an unseen value) shows as −inf.
+        """
+
+        def copy(jll: np.ndarray, lp: np.ndarray, out: np.ndarray) -> None:
+            out[...] = jll
+
+        return self._collect(X, priors, copy)
+
+    def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """log P(c | x), normalised by log-sum-exp; shape (n, K), columns in ``classes_`` order."""
+        return self._collect(
+            X, priors, lambda jll, lp, out: decision.posterior(jll, lp, log=True, out=out)
+        )
+
+    def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """P(c | x) by Bayes' rule; shape (n, K), rows sum to 1, never NaN."""
+        return self._collect(X, priors, lambda jll, lp, out: decision.posterior(jll, lp, out=out))
+
+    def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
+        """The Bayes decision per row: MAP, or the minimum conditional risk under ``loss``.
+
+        ``loss`` (K × K, ``loss[i][j]`` = cost of deciding ``classes_[i]`` when the truth is
+        ``classes_[j]``) overrides the ``loss`` given to the constructor for this call.
+        """
+        prepared = self._input(X)
+        matrix = self._loss_matrix(loss)
+        out = np.empty(prepared.shape[0], dtype=np.intp)
+        for start, stop, jll, lp in self._scores(prepared, priors):
+            out[start:stop] = decision.decide(jll, lp, matrix)
+        return self.classes_[out]
+
+    def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
+        """Conditional risk R(c_i | x) = Σ_j λ_ij P(c_j | x) of each decision, shape (n, K)."""
+        self._check_fitted()
+        matrix = self._loss_matrix(loss)
+
+        def risk(jll: np.ndarray, lp: np.ndarray, out: np.ndarray) -> None:
+            out[...] = decision.conditional_risk(decision.posterior(jll, lp), matrix)
+
+        return self._collect(X, priors, risk)
+
+    def _loss_matrix(self, loss: Any) -> np.ndarray | None:
+        chosen = loss if loss is not None else getattr(self, "loss", None)
+        return decision.validate_loss(chosen, len(self.classes_), name="loss")
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
+        predicted = self.predict(X)
+        labels = check_target(y, predicted.shape[0], estimator=self._name)
+        weight = check_sample_weight(sample_weight, predicted.shape[0], estimator=self._name)
+        return float(np.average(predicted == labels, weights=weight))
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        """log P(c) as the model's prior setting derives it from ``class_count_``."""
+        self._check_fitted()
+        return self._class_log_prior()
+
+
+def class_index(classes: np.ndarray, labels: np.ndarray, *, estimator: str) -> np.ndarray:
+    """Position of each label in the sorted ``classes``; unknown labels raise, naming them."""
+    try:
+        positions = np.searchsorted(classes, labels)
+    except TypeError as exc:
+        raise ValueError(
+            f"{estimator}: labels in y are not comparable with classes: {exc}"
+        ) from exc
+    positions = np.minimum(positions, len(classes) - 1)
+    unknown = classes[positions] != labels
+    if np.any(unknown):
+        raise ValueError(
+            f"{estimator}: The target label(s) {np.unique(labels[unknown])!r} in y do not exist in "
+            f"the initial classes {classes!r} (first at row {int(np.argmax(unknown))})."
+        )
+    return positions.astype(np.intp)
+
+
+def merge(*models: NaiveBayesClassifier) -> NaiveBayesClassifier:
+    """A new model whose statistics are the sum of ``models``' (fitted on disjoint rows).
+
+    ``merge(a, b, c)`` equals the model fitted on the union of their rows; the inputs are left
+    unchanged. The parameters (smoothing, priors, loss) are those of the first model.
+    """
+    if not models:
+        raise ValueError("merge needs at least one model.")
+    first = copy.deepcopy(models[0])
+    return first.merge(*models[1:])

@@ -1,0 +1,124 @@
+"""Compiled inner loops (Numba): the counting pass of fitting and the gathers of prediction.
+
+Each kernel is the literal loop of a formula; NumPy cannot express these without materialising
+an index array the size of the data (for counting) or an n × d × K array (for gathering).
+Missing values arrive as NaN (float input) or a negative code and are skipped.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_JIT = {"cache": True, "nogil": True}
+
+
+@numba.njit(**_JIT)
+def count_codes(X, cls, weight, offsets, counts):  # pragma: no cover - compiled
+    """counts[c, offsets[j] + v] += w_i for every row i of class c with x_ij = v (v ≥ 0)."""
+    n, d = X.shape
+    for i in range(n):
+        c = cls[i]
+        w = weight[i]
+        for j in range(d):
+            v = X[i, j]
+            if v != v or v < 0:  # NaN or a negative code: missing
+                continue
+            counts[c, offsets[j] + np.int64(v)] += w
+
+
+@numba.njit(parallel=True, **_JIT)
+def gather_codes(
+    X, offsets, n_categories, table, unknown_table, unknown_mode, out
+):  # pragma: no cover
+    """out[i, :] += Σ_j table[offsets[j] + x_ij, :], the categorical log-likelihood.
+
+    A code ≥ n_categories[j] was never seen in fitting: with ``unknown_mode`` 0 it is skipped
+    (the feature is left out for that row), with 1 it takes ``unknown_table[j, :]``. Returns the
+    number of unseen codes met.
+    """
+    n, d = X.shape
+    K = table.shape[1]
+    unseen = 0
+    for i in numba.prange(n):
+        for j in range(d):
+            v = X[i, j]
+            if v != v or v < 0:
+                continue
+            code = np.int64(v)
+            if code >= n_categories[j]:
+                unseen += 1
+                if unknown_mode == 1:
+                    for k in range(K):
+                        out[i, k] += unknown_table[j, k]
+                continue
+            base = offsets[j] + code
+            for k in range(K):
+                out[i, k] += table[base, k]
+    return unseen
+
+
+@numba.njit(**_JIT)
+def count_csr(indptr, indices, data, cls, weight, counts):  # pragma: no cover - compiled
+    """counts[c, t] += w_i x_it over the stored entries of CSR rows (Σ_i over class c)."""
+    n = indptr.shape[0] - 1
+    for i in range(n):
+        c = cls[i]
+        w = weight[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            counts[c, indices[p]] += w * data[p]
+
+
+@numba.njit(parallel=True, **_JIT)
+def csr_times_table(indptr, indices, data, table, out):  # pragma: no cover - compiled
+    """out[i, :] += Σ_t x_it table[t, :] for CSR rows: the sparse × dense product, row-parallel."""
+    n = indptr.shape[0] - 1
+    K = table.shape[1]
+    for i in numba.prange(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            t = indices[p]
+            x = data[p]
+            for k in range(K):
+                out[i, k] += x * table[t, k]
+
+
+@numba.njit(parallel=True, **_JIT)
+def normalize_rows(jll, log_prior, as_log, out):  # pragma: no cover - compiled
+    """Posterior per row by log-sum-exp: out = jll − log Σ_k exp(jll_k) (or its exp).
+
+    NaN counts as −inf. A row that is −inf for every class takes ``log_prior`` instead (the
+    features carried no usable evidence). Returns the number of such rows.
+    """
+    n, K = jll.shape
+    dead = 0
+    for i in numba.prange(n):
+        top = -np.inf
+        for k in range(K):
+            v = jll[i, k]
+            if v == v and v > top:
+                top = v
+        source_prior = top == -np.inf
+        if source_prior:
+            dead += 1
+            top = -np.inf
+            for k in range(K):
+                if log_prior[k] > top:
+                    top = log_prior[k]
+        total = 0.0
+        for k in range(K):
+            v = log_prior[k] if source_prior else jll[i, k]
+            if v == v:
+                e = np.exp(v - top)
+                total += e
+                out[i, k] = e
+            else:
+                out[i, k] = 0.0
+        if as_log:
+            log_total = np.log(total) + top
+            for k in range(K):
+                v = log_prior[k] if source_prior else jll[i, k]
+                out[i, k] = v - log_total if v == v else -np.inf
+        else:
+            for k in range(K):
+                out[i, k] /= total
+    return dead

@@ -1,0 +1,349 @@
+"""Input checking shared by every estimator.
+
+Each check raises an exception whose message names the parameter, feature (column) or row at
+fault, so that a user never has to read a NumPy traceback to learn what was wrong with the data.
+Nothing here modifies the caller's objects: conversions return new arrays or read-only views.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .exceptions import DataConversionWarning, sklearn_compatible
+
+
+def feature_label(j: int, names: Sequence[str] | None) -> str:
+    """``feature 3 ('age')`` when names are known, ``feature 3`` otherwise."""
+    if names is not None and j < len(names):
+        return f"feature {j} ({names[j]!r})"
+    return f"feature {j}"
+
+
+def feature_names_of(X: Any) -> np.ndarray | None:
+    """Column names of a DataFrame-like ``X`` if every name is a string, else None.
+
+    This follows scikit-learn's rule for ``feature_names_in_``.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or sp.issparse(X):
+        return None
+    names = list(columns)
+    if names and all(isinstance(c, str) for c in names):
+        return np.asarray(names, dtype=object)
+    return None
+
+
+def _dataframe_to_numpy(X: Any) -> np.ndarray:
+    """Convert a pandas or Polars DataFrame to NumPy, missing values becoming NaN."""
+    to_numpy = X.to_numpy
+    array = np.asarray(to_numpy())
+    if array.dtype == object:
+        try:  # pandas nullable columns (Int64 with pd.NA) convert cleanly to float with NaN
+            array = np.asarray(to_numpy(dtype="float64", na_value=np.nan))
+        except (TypeError, ValueError):
+            pass
+    return array
+
+
+def as_2d(X: Any, *, estimator: str, accept_sparse: bool) -> np.ndarray | sp.csr_array:
+    """Turn ``X`` into a 2-D ndarray or a CSR matrix, without copying when it already is one."""
+    if X is None:
+        raise ValueError(
+            f"{estimator}: X is None; expected an array of shape (n_samples, n_features)."
+        )
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise TypeError(
+                f"{estimator}: sparse data was passed for X, but dense data is required. "
+                "Convert it with X.toarray(), or use MultinomialNB, ComplementNB, BernoulliNB or "
+                "PoissonNB, which take sparse input."
+            )
+        X = X.tocsr() if X.format != "csr" else X
+        if np.issubdtype(X.dtype, np.complexfloating):
+            raise ValueError(f"{estimator}: Complex data not supported in X.")
+        if X.ndim != 2:
+            raise ValueError(f"{estimator}: expected a 2-D sparse matrix for X.")
+        return X
+    if hasattr(X, "to_numpy") and hasattr(X, "columns"):
+        array = _dataframe_to_numpy(X)
+    elif hasattr(X, "__arrow_c_stream__") and hasattr(X, "column_names"):
+        array = np.column_stack([np.asarray(c.to_numpy(zero_copy_only=False)) for c in X.columns])
+    else:
+        try:
+            array = np.asarray(X)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{estimator}: X could not be read as an array: {exc}") from exc
+    if np.issubdtype(array.dtype, np.complexfloating):
+        raise ValueError(f"{estimator}: Complex data not supported in X.")
+    if array.ndim == 0:
+        raise ValueError(
+            f"{estimator}: expected 2D array, got scalar array instead: X={array!r}. "
+            "Reshape your data: X must have shape (n_samples, n_features)."
+        )
+    if array.ndim == 1:
+        raise ValueError(
+            f"{estimator}: expected 2D array, got 1D array instead (shape {array.shape}). "
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample."
+        )
+    if array.ndim > 2:
+        raise ValueError(
+            f"{estimator}: X must be 2-D (n_samples, n_features); got shape {array.shape}."
+        )
+    if array.dtype == object or array.dtype.kind in "US":
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(
+                f"{estimator}: X holds values that are not numbers ({exc}). Encode them first, or "
+                "use nbayes.NaiveBayes, which takes string columns directly. Original error: "
+                f"{exc}"
+            ) from exc
+    return array
+
+
+def check_shape(X: np.ndarray | sp.csr_array, *, estimator: str) -> None:
+    """Reject empty inputs with scikit-learn's wording (its conformance checks match on it)."""
+    n, d = X.shape
+    if n == 0:
+        raise ValueError(
+            f"{estimator}: Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+            "required."
+        )
+    if d == 0:
+        raise ValueError(
+            f"{estimator}: Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+            "required."
+        )
+
+
+def _first_bad(mask: np.ndarray) -> tuple[int, int]:
+    i, j = np.unravel_index(int(np.argmax(mask)), mask.shape)
+    return int(i), int(j)
+
+
+def _sparse_position(X: sp.csr_array, k: int) -> tuple[int, int]:
+    row = int(np.searchsorted(X.indptr, k, side="right") - 1)
+    return row, int(X.indices[k])
+
+
+def check_values(
+    X: np.ndarray | sp.csr_array,
+    *,
+    estimator: str,
+    names: Sequence[str] | None,
+    allow_nan: bool,
+    nonnegative: bool,
+) -> None:
+    """Check finiteness and sign of every value, naming the first offending feature and row.
+
+    ``allow_nan`` lets NaN through as a missing value; infinities are always rejected.
+    """
+    if sp.issparse(X):
+        values = X.data
+        where = lambda k: _sparse_position(X, k)  # noqa: E731
+    else:
+        values = X
+        where = None
+    if values.dtype.kind == "f":
+        finite = np.isfinite(values)
+        if not finite.all():
+            bad = ~finite if not allow_nan else np.isinf(values)
+            if bad.any():
+                if where is None:
+                    i, j = _first_bad(bad)
+                else:
+                    i, j = where(int(np.argmax(bad)))
+                value = values[i, j] if where is None else X[i, j]
+                kind = "NaN" if np.isnan(value) else "inf"
+                hint = (
+                    f" {estimator} does not take missing values: impute them, or use GaussianNB, "
+                    "CategoricalNB or NaiveBayes, which skip NaN."
+                    if kind == "NaN"
+                    else ""
+                )
+                raise ValueError(
+                    f"{estimator}: Input X contains {kind} in {feature_label(j, names)}, first at "
+                    f"row {i}.{hint}"
+                )
+    if nonnegative and values.dtype.kind in "fi" and values.size:
+        negative = values < 0
+        if negative.any():
+            if where is None:
+                i, j = _first_bad(negative)
+            else:
+                i, j = where(int(np.argmax(negative)))
+            raise ValueError(
+                f"Negative values in data passed to {estimator} (input X): "
+                f"{feature_label(j, names)} is negative at row {i}; this model needs counts or "
+                "frequencies (values >= 0)."
+            )
+
+
+def check_n_features(n_features: int, expected: int, *, estimator: str) -> None:
+    if n_features != expected:
+        raise ValueError(
+            f"X has {n_features} features, but {estimator} is expecting {expected} features as "
+            "input."
+        )
+
+
+def check_feature_names(
+    fitted: np.ndarray | None, given: np.ndarray | None, *, estimator: str
+) -> None:
+    """scikit-learn's rule: names seen at fit must match names seen later, in order."""
+    if fitted is None and given is None:
+        return
+    if fitted is None:
+        warnings.warn(
+            f"X has feature names, but {estimator} was fitted without feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if given is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {estimator} was fitted with feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if len(fitted) != len(given) or np.any(fitted != given):
+        unexpected = sorted(set(given) - set(fitted))
+        missing = sorted(set(fitted) - set(given))
+        parts = ["The feature names should match those that were passed during fit."]
+        if unexpected:
+            parts.append(f"Feature names unseen at fit time: {unexpected}.")
+        if missing:
+            parts.append(f"Feature names seen at fit time, yet now missing: {missing}.")
+        if not unexpected and not missing:
+            parts.append("Feature names must be in the same order as they were in fit.")
+        raise ValueError(f"{estimator}: " + " ".join(parts))
+
+
+def check_target(y: Any, n_samples: int, *, estimator: str) -> np.ndarray:
+    """Validate class labels ``y`` and return them as a 1-D array (never the caller's object)."""
+    if y is None:
+        raise ValueError(
+            f"{estimator} requires y to be passed, but the target y is None. Pass the class labels."
+        )
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape "
+            "of y to (n_samples, ), for example using ravel().",
+            sklearn_compatible(DataConversionWarning),
+            stacklevel=3,
+        )
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(
+            f"{estimator}: y should be a 1d array of class labels, got an array of shape "
+            f"{y.shape} instead. Multi-output targets are not supported."
+        )
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"{estimator}: X has {n_samples} rows but y has {y.shape[0]} labels; Found input "
+            f"variables with inconsistent numbers of samples: [{n_samples}, {y.shape[0]}]."
+        )
+    if y.dtype.kind == "f":
+        if not np.all(np.isfinite(y)):
+            row = int(np.argmax(~np.isfinite(y)))
+            raise ValueError(
+                f"{estimator}: y contains NaN or inf at row {row}; labels must be given."
+            )
+        if np.any(y != np.round(y)):
+            raise ValueError(
+                f"{estimator}: Unknown label type: continuous. Naive Bayes is a classifier: y must "
+                "hold class labels (strings, integers or booleans), not real-valued targets."
+            )
+    elif y.dtype.kind == "c":
+        raise ValueError(f"{estimator}: Unknown label type: complex values in y.")
+    elif y.dtype == object:
+        missing = [i for i, v in enumerate(y) if v is None or (isinstance(v, float) and v != v)]
+        if missing:
+            raise ValueError(f"{estimator}: y has a missing label at row {missing[0]}.")
+        kinds = {type(v) for v in y}
+        if len(kinds) > 1 and not all(issubclass(k, numbers.Number) for k in kinds):
+            raise ValueError(
+                f"{estimator}: y mixes label types "
+                f"{sorted(k.__name__ for k in kinds)}; use one type."
+            )
+    return y
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, *, estimator: str) -> np.ndarray:
+    """Validate ``sample_weight`` and return it as a new float64 array of length ``n_samples``."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    if isinstance(sample_weight, numbers.Number):
+        weights = np.full(n_samples, float(sample_weight))
+    else:
+        try:
+            weights = np.array(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{estimator}: sample_weight must be numbers: {exc}") from exc
+    if weights.ndim != 1:
+        raise ValueError(
+            f"{estimator}: sample_weight must be 1D array or scalar, got shape {weights.shape}."
+        )
+    if weights.shape[0] != n_samples:
+        raise ValueError(
+            f"{estimator}: sample_weight.shape == ({weights.shape[0]},), expected ({n_samples},)!"
+        )
+    if not np.all(np.isfinite(weights)):
+        row = int(np.argmax(~np.isfinite(weights)))
+        raise ValueError(f"{estimator}: sample_weight is NaN or infinite at row {row}.")
+    if weights.size and not np.any(weights):
+        raise ValueError(
+            f"{estimator}: Sample weights must contain at least one non-zero number (all "
+            f"{n_samples} weights are zero)."
+        )
+    if np.any(weights < 0):
+        row = int(np.argmax(weights < 0))
+        raise ValueError(
+            f"{estimator}: sample_weight must be non-negative; row {row} has {weights[row]}."
+        )
+    return weights
+
+
+def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> float | np.ndarray:
+    """Validate a Lidstone λ: a number ≥ 0, or one per feature."""
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
+        if not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(
+                f"{name} must be a finite number >= 0 (the seeds' λ; 1 is Laplace smoothing), "
+                f"got {alpha!r}."
+            )
+        return float(alpha)
+    try:
+        values = np.array(alpha, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number >= 0 or one number per feature: {exc}") from exc
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be a number or a 1-D array, got shape {values.shape}.")
+    if n_features is not None and values.shape[0] != n_features:
+        raise ValueError(
+            f"When {name} is an array, it should contain one value per feature: got "
+            f"{values.shape[0]} values for {n_features} features."
+        )
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        j = int(np.argmax(~(np.isfinite(values) & (values >= 0))))
+        raise ValueError(f"All values in {name} must be >= 0; entry {j} is {values[j]}.")
+    return values
+
+
+def check_positive_number(value: Any, name: str, *, allow_zero: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}.")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'>=' if allow_zero else '>'} 0, got {value!r}.")
+    return float(value)

@@ -1,0 +1,483 @@
+"""The per-family classifiers, drop-in replacements for ``sklearn.naive_bayes``.
+
+Constructor parameters, fitted attributes and methods follow scikit-learn 1.9's classes of the
+same names, so switching is one changed import. On top of them every class has:
+
+* ``class_prior`` (``priors`` for GaussianNB) also accepts ``"mle"`` (N_c/N), ``"smoothed"``
+  ((N_c+λ)/(N+Kλ), λ = ``prior_alpha``, by default the model's ``alpha``) and ``"uniform"``; and
+  ``predict*(X, priors=...)`` overrides the prior for one call;
+* ``loss`` (K × K, ``loss[i][j]`` = cost of deciding class i when the truth is j): ``predict``
+  then returns the minimum-conditional-risk decision, and ``predict_risk`` the risks;
+* ``merge`` (and :func:`nbayes.merge`) to add models fitted on disjoint rows;
+* fitted state that is only the counts: smoothing (``alpha``, ``var_smoothing``) can be changed
+  after fitting and applies at the next prediction, and ``partial_fit`` never recomputes tables.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import NaiveBayesClassifier
+from ._validation import check_alpha, check_positive_number, check_values, feature_label
+from .exceptions import UnseenCategoryWarning
+from .families import bernoulli, complement, multinomial, poisson
+from .families.categorical import UNKNOWN_MODES, CategoricalCounts
+from .families.counts import FeatureSums
+from .families.gaussian import GaussianMoments
+
+_ALPHA_FLOOR = 1e-10
+
+
+class _DiscreteNB(NaiveBayesClassifier):
+    """Shared parameters of the count-based models (scikit-learn's _BaseDiscreteNB)."""
+
+    _poor_score = True
+
+    def _prior_spec(self) -> str | np.ndarray:
+        if self.class_prior is not None:
+            return self.class_prior
+        return "mle" if self.fit_prior else "uniform"
+
+    def _prior_alpha(self) -> float:
+        if self.prior_alpha is not None:
+            return check_positive_number(self.prior_alpha, "prior_alpha")
+        alpha = self._alpha()
+        return float(alpha) if np.ndim(alpha) == 0 else 1.0
+
+    def _alpha(self) -> float | np.ndarray:
+        """λ, validated; below 1e-10 it is raised to 1e-10 unless ``force_alpha`` (as sklearn)."""
+        n_features = getattr(self, "n_features_in_", None)
+        alpha = check_alpha(self.alpha, n_features)
+        if np.min(alpha) < _ALPHA_FLOOR and not self.force_alpha:
+            warnings.warn(
+                "alpha too small will result in numeric errors, setting alpha = "
+                f"{_ALPHA_FLOOR:.1e}. "
+                "Use `force_alpha=True` to keep alpha unchanged.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return np.maximum(alpha, _ALPHA_FLOOR)
+        return alpha
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_alpha(self.alpha, None)
+        if self.prior_alpha is not None:
+            check_positive_number(self.prior_alpha, "prior_alpha")
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        """Σ_i w_i x_it per class, shape (K, n_features)."""
+        self._check_fitted()
+        return self._stats.counts
+
+
+class _CountsNB(_DiscreteNB):
+    """Models whose statistic is the per-class feature sum (multinomial, complement, Poisson)."""
+
+    _accepts_sparse = True
+    _positive_only = True
+
+    def _new_stats(self, n_classes: int, n_features: int) -> FeatureSums:
+        return FeatureSums(n_classes, n_features)
+
+    def _prepare(self, X: np.ndarray | sp.csr_array, *, fitting: bool) -> np.ndarray | sp.csr_array:
+        check_values(
+            X, estimator=self._name, names=self._names(), allow_nan=False, nonnegative=True
+        )
+        if sp.issparse(X):
+            return X
+        return X if X.dtype == np.float64 else X.astype(np.float64)
+
+
+class MultinomialNB(_CountsNB):
+    """Multinomial naive Bayes for counts (word counts, seed 003): see
+    :mod:`nbayes.families.multinomial` for the formulas. ``alpha`` is the seeds' δ (λ)."""
+
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+    ) -> None:
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+
+    def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
+        return multinomial.log_likelihood(self._stats, X, self._alpha())
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """log P(t | c), shape (K, n_features)."""
+        self._check_fitted()
+        return multinomial.log_prob(self._stats, self._alpha())
+
+
+class ComplementNB(_CountsNB):
+    """Complement naive Bayes (Rennie et al. 2003), with (``norm=True``) or without weight
+    normalisation: see :mod:`nbayes.families.complement`. The prior does not enter decisions."""
+
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        norm: bool = False,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+    ) -> None:
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+
+    def _uses_prior(self) -> bool:
+        return False
+
+    def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
+        return complement.log_likelihood(self._stats, X, self._alpha(), self.norm)
+
+    @property
+    def feature_all_(self) -> np.ndarray:
+        """Σ_c n_{c,t}: the counts of each feature over all classes."""
+        self._check_fitted()
+        return self._stats.counts.sum(axis=0)
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """The complement weights w_{c,t}, shape (K, n_features)."""
+        self._check_fitted()
+        return complement.weights(self._stats, self._alpha(), self.norm)
+
+
+class BernoulliNB(_DiscreteNB):
+    """Bernoulli naive Bayes for present/absent features: see :mod:`nbayes.families.bernoulli`.
+    ``binarize`` is the threshold above which a value counts as present (None: X is binary)."""
+
+    _accepts_sparse = True
+
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        binarize: float | None = 0.0,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+    ) -> None:
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+
+    def _merge_key(self) -> tuple:
+        return ("binarize", self.binarize)
+
+    def _new_stats(self, n_classes: int, n_features: int) -> FeatureSums:
+        return FeatureSums(n_classes, n_features)
+
+    def _prepare(self, X: np.ndarray | sp.csr_array, *, fitting: bool) -> np.ndarray | sp.csr_array:
+        check_values(
+            X, estimator=self._name, names=self._names(), allow_nan=False, nonnegative=False
+        )
+        if self.binarize is None:
+            return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        threshold = float(self.binarize)
+        if sp.issparse(X):
+            # shares the caller's index arrays read-only: stored values at or below the threshold
+            # become explicit zeros, which add nothing to counts or products
+            return sp.csr_array(
+                ((X.data > threshold).astype(np.float64), X.indices, X.indptr), shape=X.shape
+            )
+        return (X > threshold).astype(np.float64)
+
+    def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
+        return bernoulli.log_likelihood(self._stats, X, self.class_count_, self._alpha())
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """log P(x_t = 1 | c), shape (K, n_features)."""
+        self._check_fitted()
+        return bernoulli.log_prob(self._stats, self.class_count_, self._alpha())
+
+
+class PoissonNB(_CountsNB):
+    """Poisson naive Bayes for count features (not in scikit-learn; R's poisson_naive_bayes):
+    see :mod:`nbayes.families.poisson`. ``alpha`` adds α pseudo-rows of count 1 per class."""
+
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+    ) -> None:
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+
+    def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
+        return poisson.log_likelihood(self._stats, X, self.class_count_, self._alpha())
+
+    @property
+    def rate_(self) -> np.ndarray:
+        """λ_{c,j}, the Poisson rate of each feature in each class, shape (K, n_features)."""
+        self._check_fitted()
+        return poisson.rates(self._stats, self.class_count_, self._alpha())
+
+
+class CategoricalNB(_DiscreteNB):
+    """Categorical naive Bayes by counting (seeds 000–004): features are integer codes
+    0 … S_j − 1; see :mod:`nbayes.families.categorical` for the estimate
+
+        P_λ(X^(j) = a_jl | c) = (n_{c,j,l} + λ) / (N_{c,j} + S_j λ).
+
+    Beyond scikit-learn: NaN is a missing value (skipped in fitting and prediction), and a code
+    never seen in fitting is handled by ``unknown``: ``"ignore"`` (default: that feature is left
+    out for that row, with one :class:`UnseenCategoryWarning` per call), ``"smooth"`` (it gets
+    the Lidstone mass λ / (N_{c,j} + (S_j+1)λ) of one extra value) or ``"error"``.
+    ``alpha`` may be one λ per feature.
+    """
+
+    _allows_nan = True
+    _positive_only = True
+    _categorical_input = True
+
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        min_categories: int | Any = None,
+        unknown: str = "ignore",
+        prior_alpha: float | None = None,
+        loss: Any = None,
+    ) -> None:
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+        self.unknown = unknown
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.unknown not in UNKNOWN_MODES:
+            raise ValueError(f"unknown must be one of {UNKNOWN_MODES}, got {self.unknown!r}.")
+
+    def _new_stats(self, n_classes: int, n_features: int) -> CategoricalCounts:
+        stats = CategoricalCounts(n_classes, n_features)
+        if self.min_categories is not None:
+            stats.grow(self._min_categories(n_features))
+        return stats
+
+    def _min_categories(self, n_features: int) -> np.ndarray:
+        value = self.min_categories
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if value < 1:
+                raise ValueError(f"min_categories must be >= 1, got {value}.")
+            return np.full(n_features, int(value))
+        array = np.asarray(value)
+        if array.shape != (n_features,) or array.dtype.kind not in "iu":
+            raise ValueError(
+                f"'min_categories' should have shape ({n_features},) when an array-like is "
+                f"provided. Got {array.shape} instead."
+            )
+        return array.astype(np.int64)
+
+    def _prepare(self, X: np.ndarray, *, fitting: bool) -> np.ndarray:
+        return category_codes(X, estimator=self._name, names=self._names())
+
+    def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
+        stats: CategoricalCounts = self._stats
+        mode = "smooth" if self.unknown == "smooth" else "ignore"
+        if self.unknown == "error":
+            report_unseen(X, stats.n_categories, self._feature_names, self._name, raise_error=True)
+        out, unseen = stats.log_likelihood(X, self._alpha(), mode)
+        if unseen and self.unknown == "ignore":
+            report_unseen(X, stats.n_categories, self._feature_names, self._name, raise_error=False)
+        return out
+
+    @property
+    def n_categories_(self) -> np.ndarray:
+        """S_j, the number of values of each feature."""
+        self._check_fitted()
+        return self._stats.n_categories.copy()
+
+    @property
+    def category_count_(self) -> list[np.ndarray]:
+        """n_{c,j,l}: for each feature j a (K, S_j) array of weighted counts."""
+        self._check_fitted()
+        return [self._stats.category_count(j) for j in range(self.n_features_in_)]
+
+    @property
+    def feature_log_prob_(self) -> list[np.ndarray]:
+        """log P_λ(X^(j) = a_jl | c): for each feature j a (K, S_j) array."""
+        self._check_fitted()
+        table, _ = self._stats.log_prob(self._alpha())
+        offsets = self._stats.offsets
+        return [table[offsets[j] : offsets[j + 1]].T.copy() for j in range(self.n_features_in_)]
+
+
+def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
+    """Check that X holds category codes (integers ≥ 0, NaN = missing); never copies ints."""
+    if X.dtype == bool:
+        return X.view(np.uint8)
+    if X.dtype.kind == "u":
+        return X
+    if X.dtype.kind == "i":
+        if X.size and X.min() < 0:
+            i, j = np.unravel_index(int(np.argmax(X < 0)), X.shape)
+            raise ValueError(
+                f"Negative values in data passed to {estimator} (input X): "
+                f"{feature_label(int(j), names)} has code {X[i, j]} at row {int(i)}; categories "
+                "are coded 0, 1, 2, …"
+            )
+        return X
+    check_values(X, estimator=estimator, names=names, allow_nan=True, nonnegative=True)
+    with np.errstate(invalid="ignore"):
+        fractional = X != np.floor(X)
+    fractional &= ~np.isnan(X)
+    if fractional.any():
+        i, j = np.unravel_index(int(np.argmax(fractional)), X.shape)
+        raise ValueError(
+            f"Non-integer category codes in data passed to {estimator} (input X): "
+            f"{feature_label(int(j), names)} has {X[i, j]!r} at row {int(i)}. {estimator} needs "
+            "integer codes 0, 1, 2, … (NaN for missing); encode strings with an OrdinalEncoder, "
+            "or use nbayes.NaiveBayes, which takes them directly."
+        )
+    return X
+
+
+def report_unseen(
+    X: np.ndarray, n_categories: np.ndarray, names: Any, estimator: str, *, raise_error: bool
+) -> None:
+    """Warn (or raise) about codes ≥ S_j, naming each feature and how often it happened."""
+    with np.errstate(invalid="ignore"):
+        unseen = X >= n_categories
+    per_feature = unseen.sum(axis=0)
+    if not per_feature.any():
+        return
+    detail = ", ".join(
+        f"{feature_label(int(j), names)}: {int(per_feature[j])}"
+        for j in np.flatnonzero(per_feature)
+    )
+    if raise_error:
+        i = int(np.argmax(unseen.any(axis=1)))
+        raise ValueError(
+            f"{estimator}: category codes not seen in fitting (first at row {i}); per feature: "
+            f"{detail}. Set unknown='ignore' or 'smooth' to accept them."
+        )
+    warnings.warn(
+        f"{estimator}: category codes not seen in fitting were skipped (their feature left out "
+        f"for that row); per feature: {detail}.",
+        UnseenCategoryWarning,
+        stacklevel=6,
+    )
+
+
+class GaussianNB(NaiveBayesClassifier):
+    """Gaussian naive Bayes for continuous features (seeds 001, 004): see
+    :mod:`nbayes.families.gaussian`. NaN is a missing value, skipped in fitting and prediction.
+    ``var_smoothing`` adds ε = var_smoothing · max_j Var(x_j) to every variance (scikit-learn)."""
+
+    _allows_nan = True
+
+    def __init__(
+        self,
+        *,
+        priors: Any = None,
+        var_smoothing: float = 1e-9,
+        prior_alpha: float = 1.0,
+        loss: Any = None,
+    ) -> None:
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+
+    def _prior_param_name(self) -> str:
+        return "priors"
+
+    def _prior_spec(self) -> str | np.ndarray:
+        return "mle" if self.priors is None else self.priors
+
+    def _prior_alpha(self) -> float:
+        return check_positive_number(self.prior_alpha, "prior_alpha")
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_positive_number(self.var_smoothing, "var_smoothing")
+        check_positive_number(self.prior_alpha, "prior_alpha")
+
+    def _new_stats(self, n_classes: int, n_features: int) -> GaussianMoments:
+        return GaussianMoments(n_classes, n_features)
+
+    def _prepare(self, X: np.ndarray, *, fitting: bool) -> np.ndarray:
+        X = X if X.dtype == np.float64 else X.astype(np.float64)
+        check_values(
+            X, estimator=self._name, names=self._names(), allow_nan=True, nonnegative=False
+        )
+        return X
+
+    def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
+        return self._stats.log_likelihood(
+            X, check_positive_number(self.var_smoothing, "var_smoothing")
+        )
+
+    @property
+    def theta_(self) -> np.ndarray:
+        """μ_{c,j}, the mean of each feature per class, shape (K, n_features)."""
+        self._check_fitted()
+        return self._stats.theta_var(self.var_smoothing)[0]
+
+    @property
+    def var_(self) -> np.ndarray:
+        """σ²_{c,j} + ε, the smoothed variance of each feature per class, shape (K, n_features)."""
+        self._check_fitted()
+        return self._stats.theta_var(self.var_smoothing)[1]
+
+    @property
+    def epsilon_(self) -> float:
+        """ε = var_smoothing · max_j Var(x_j), added to every variance."""
+        self._check_fitted()
+        return self._stats.epsilon(self.var_smoothing)
+
+    @property
+    def class_prior_(self) -> np.ndarray:
+        """P(c), shape (K,)."""
+        self._check_fitted()
+        return np.exp(self._class_log_prior())

@@ -1,0 +1,54 @@
+"""Exceptions and warnings raised by nbayes.
+
+The class names follow scikit-learn's where a scikit-learn user would catch them, so code written
+against ``sklearn.exceptions`` keeps working without importing scikit-learn here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A method that needs a fitted model was called before ``fit`` or ``partial_fit``."""
+
+
+class DataConversionWarning(UserWarning):
+    """The input was converted in a way the caller may not expect (e.g. a column-vector ``y``)."""
+
+
+class UnseenCategoryWarning(UserWarning):
+    """Prediction met category codes that did not occur when fitting; they were skipped."""
+
+
+class ZeroLikelihoodWarning(UserWarning):
+    """Every class had likelihood exactly 0 for some rows (λ = 0); those rows got the prior."""
+
+
+class ModelFileError(ValueError):
+    """A model file is damaged, of an unknown version, or not an nbayes model file."""
+
+
+_COMBINED: dict[tuple[type, type], type] = {}
+
+
+def sklearn_compatible(ours: type) -> type:
+    """``ours``, or, once scikit-learn has been imported, a subclass of both ``ours`` and
+    scikit-learn's class of the same name.
+
+    Code written for scikit-learn (``except sklearn.exceptions.NotFittedError``, warning filters
+    on its ``DataConversionWarning``) then catches nbayes' errors too, without nbayes importing
+    scikit-learn (which takes most of a second). Whoever catches scikit-learn's class has
+    imported it, so looking in ``sys.modules`` at raise time is enough.
+    """
+    module = sys.modules.get("sklearn.exceptions")
+    theirs = getattr(module, ours.__name__, None) if module is not None else None
+    if theirs is None or issubclass(ours, theirs):
+        return ours
+    combined = _COMBINED.get((ours, theirs))
+    if combined is None:
+        combined = type(
+            ours.__name__, (ours, theirs), {"__module__": ours.__module__, "__doc__": ours.__doc__}
+        )
+        _COMBINED[(ours, theirs)] = combined
+    return combined

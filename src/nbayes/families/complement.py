@@ -1,0 +1,48 @@
+"""Complement naive Bayes (Rennie, Shih, Teevan & Karger 2003), for skewed text classes.
+
+Each class is described by the counts of every *other* class, which are far more plentiful:
+
+    θ̃_{c,t} = (α_t + Σ_{k≠c} n_{k,t}) / (Σ_t α_t + Σ_{k≠c} Σ_t n_{k,t})
+
+    w_{c,t} = −log θ̃_{c,t}                        (``norm=False``)
+    w_{c,t} = log θ̃_{c,t} / Σ_t log θ̃_{c,t}       (``norm=True``: weight normalisation, step 8)
+
+and a document is assigned to argmax_c Σ_t x_t w_{c,t}. As in the paper and in scikit-learn, the
+class prior is not part of the decision (except in the degenerate one-class case): complement NB
+scores are not joint log-probabilities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .counts import FeatureSums, LogTable
+from .multinomial import _key
+
+
+def weights(stats: FeatureSums, alpha: float | np.ndarray, norm: bool) -> np.ndarray:
+    """w_{c,t} as a (K, V) array (scikit-learn's ``feature_log_prob_``)."""
+
+    def compute() -> np.ndarray:
+        complement = stats.counts.sum(axis=0) + alpha - stats.counts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+            if norm:
+                total = logged.sum(axis=1, keepdims=True)
+                # Σ_t log θ̃ = 0 only when one feature holds all the mass (V = 1): weight 0
+                return np.where(total == 0, 0.0, logged / np.where(total == 0, 1.0, total))
+            return -logged
+
+    return stats.cached(("complement", _key(alpha), bool(norm)), compute)
+
+
+def log_likelihood(
+    stats: FeatureSums, X: np.ndarray | sp.csr_array, alpha: float | np.ndarray, norm: bool
+) -> np.ndarray:
+    """Σ_t x_t w_{c,t}, shape (rows, K)."""
+    table = stats.cached(
+        ("complement.T", _key(alpha), bool(norm)),
+        lambda: LogTable(weights(stats, alpha, norm).T),
+    )
+    return table.apply(X)

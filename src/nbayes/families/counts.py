@@ -1,0 +1,158 @@
+"""Per-class feature sums: the sufficient statistic of the multinomial, complement, Bernoulli
+and Poisson models.
+
+    n_{c,t} = Σ_i w_i x_it   (over the rows of class c)
+
+For word counts x_it this is N(x_t, y = c) of seed 003; for 0/1 features it is the (weighted)
+number of class-c documents containing t; for counts it is the class total of a Poisson feature.
+The batch sum is one sparse product (a weighted one-hot class matrix times X) for dense X, or one
+pass over the stored entries for CSR X; sums of disjoint batches add.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import _kernels
+
+
+def class_matrix(cls: np.ndarray, weight: np.ndarray, n_classes: int) -> sp.csr_array:
+    """The (K, n) matrix with w_i at (y_i, i): its product with X sums rows by class."""
+    n = cls.shape[0]
+    return sp.csr_array((weight, (cls, np.arange(n))), shape=(n_classes, n))
+
+
+class FeatureSums:
+    """Mergeable n_{c,t} (K, V) and, optionally, the weight of rows observing each feature."""
+
+    def __init__(self, n_classes: int, n_features: int, *, track_observed: bool = False) -> None:
+        self.counts = np.zeros((n_classes, n_features))
+        self.observed = np.zeros((n_classes, n_features)) if track_observed else None
+        self._cache: dict = {}
+
+    def accumulate(self, X: np.ndarray | sp.csr_array, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Add a batch; dense X may hold NaN (missing) only when observed weights are tracked."""
+        if X.shape[0] == 0:
+            return
+        if is_sparse(X):
+            _kernels.count_csr(
+                X.indptr, X.indices, np.asarray(X.data, dtype=np.float64), cls, weight, self.counts
+            )
+            if self.observed is not None:
+                self.observed += np.bincount(cls, weights=weight, minlength=self.counts.shape[0])[
+                    :, None
+                ]
+        else:
+            Y = class_matrix(cls, weight, self.counts.shape[0])
+            if self.observed is not None:
+                present = ~np.isnan(X)
+                self.counts += Y @ np.where(present, X, 0.0)
+                self.observed += Y @ present.astype(np.float64)
+            else:
+                self.counts += Y @ X
+        self._cache.clear()
+
+    def merge(self, other: FeatureSums, positions: np.ndarray) -> None:
+        self.counts[positions] += other.counts
+        if self.observed is not None and other.observed is not None:
+            self.observed[positions] += other.observed
+        self._cache.clear()
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        counts = np.zeros((n_classes, self.counts.shape[1]))
+        counts[positions] = self.counts
+        self.counts = counts
+        if self.observed is not None:
+            observed = np.zeros((n_classes, self.observed.shape[1]))
+            observed[positions] = self.observed
+            self.observed = observed
+        self._cache.clear()
+
+    def state(self) -> dict[str, np.ndarray]:
+        state = {"counts": self.counts}
+        if self.observed is not None:
+            state["observed"] = self.observed
+        return state
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray]) -> FeatureSums:
+        stats = cls(*state["counts"].shape, track_observed="observed" in state)
+        stats.counts = np.asarray(state["counts"], dtype=np.float64)
+        if "observed" in state:
+            stats.observed = np.asarray(state["observed"], dtype=np.float64)
+        return stats
+
+    def cached(self, key: tuple, compute):
+        """Memoise a derived parameter until the statistics change."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+
+class CSRRows(NamedTuple):
+    """A block of CSR rows whose arrays are views of a larger matrix's (scipy would copy them)."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple[int, int]
+
+
+def is_sparse(X: object) -> bool:
+    return isinstance(X, CSRRows) or sp.issparse(X)
+
+
+def take_rows(X: np.ndarray | sp.csr_array, start: int, stop: int) -> np.ndarray | CSRRows:
+    """Rows start..stop of X without copying (for CSR, views of its value and index arrays)."""
+    if not is_sparse(X):
+        return X[start:stop]
+    first, last = X.indptr[start], X.indptr[stop]
+    return CSRRows(
+        X.data[first:last],
+        X.indices[first:last],
+        X.indptr[start : stop + 1] - first,
+        (stop - start, X.shape[1]),
+    )
+
+
+def matmul(X: np.ndarray | sp.csr_array | CSRRows, table: np.ndarray) -> np.ndarray:
+    """X @ table for a (V, K) table: a row-parallel kernel for CSR, BLAS for dense."""
+    if is_sparse(X):
+        out = np.zeros((X.shape[0], table.shape[1]))
+        data = X.data if X.data.dtype == np.float64 else X.data.astype(np.float64)
+        _kernels.csr_times_table(X.indptr, X.indices, data, table, out)
+        return out
+    return X @ table
+
+
+def positive_part(X: np.ndarray | sp.csr_array | CSRRows) -> np.ndarray | CSRRows:
+    """The indicator x > 0, as float, same layout as X."""
+    if is_sparse(X):
+        return CSRRows((X.data > 0).astype(np.float64), X.indices, X.indptr, X.shape)
+    return (X > 0).astype(np.float64)
+
+
+class LogTable:
+    """A (V, K) table of log-probabilities prepared for Σ_t x_t · table[t, c].
+
+    An entry of −inf is a probability exactly 0 (λ = 0). There x = 0 contributes nothing (the
+    factor P^0 = 1) and x > 0 makes the whole product 0 (−inf), instead of the NaN that
+    0 · −inf gives in floating point. The −inf entries are found once, when the table is built.
+    """
+
+    def __init__(self, table: np.ndarray) -> None:
+        impossible = np.isneginf(table)
+        self.has_zero = bool(impossible.any())
+        self.values = np.ascontiguousarray(
+            np.where(impossible, 0.0, table) if self.has_zero else table
+        )
+        self.zero = np.ascontiguousarray(impossible, dtype=np.float64) if self.has_zero else None
+
+    def apply(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
+        out = matmul(X, self.values)
+        if self.has_zero:
+            out[matmul(positive_part(X), self.zero) > 0] = -np.inf
+        return out

@@ -1,0 +1,229 @@
+"""Continuous features with a Gaussian density (seeds 001 and 004, §3.4).
+
+    P(x_j | c) = 1 / (√(2π) σ_{c,j}) · exp(−(x_j − μ_{c,j})² / (2σ²_{c,j}))
+
+μ_{c,j} and σ²_{c,j} are the (weighted) mean and maximum-likelihood variance of feature j over
+the class-c rows where it was observed. Sufficient statistics, per class and feature: the weight
+W_{c,j}, the mean μ_{c,j} and M2_{c,j} = Σ w_i (x_ij − μ_{c,j})², merged across batches by Chan et
+al.'s update, which stays accurate where Σx² − (Σx)²/n would cancel:
+
+    W = W_a + W_b,  δ = μ_b − μ_a,  μ = μ_a + δ W_b / W,  M2 = M2_a + M2_b + δ² W_a W_b / W
+
+Alongside, unweighted pooled moments per feature give scikit-learn's variance smoothing
+ε = var_smoothing · max_j Var(x_j) and a centring shift for prediction.
+
+Prediction expands the exponent so that a chunk's log-likelihood is two matrix products
+(plus a third, with the observed-value mask, when values are missing):
+
+    Σ_j log P(x_j|c) = Σ_j [−½ log(2πσ²) − ½ μ'²/σ²]  +  Σ_j x'_j μ'/σ²  −  ½ Σ_j x'_j² / σ²
+
+with x' = x − m and μ' = μ − m centred on the pooled mean m of each feature, so that data far
+from zero (|x| ≫ σ) do not lose digits to cancellation.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._kernels import _JIT
+
+
+@numba.njit(**_JIT)
+def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
+    """Two passes over a batch: per-class W, mean, M2 and per-feature unweighted n, mean, M2."""
+    n, d = X.shape
+    W = np.zeros((n_classes, d))
+    S = np.zeros((n_classes, d))
+    U = np.zeros(d)
+    US = np.zeros(d)
+    for i in range(n):
+        c = cls[i]
+        w = weight[i]
+        for j in range(d):
+            x = X[i, j]
+            if x == x:
+                W[c, j] += w
+                S[c, j] += w * x
+                U[j] += 1.0
+                US[j] += x
+    mean = np.zeros((n_classes, d))
+    for c in range(n_classes):
+        for j in range(d):
+            if W[c, j] > 0:
+                mean[c, j] = S[c, j] / W[c, j]
+    umean = np.zeros(d)
+    for j in range(d):
+        if U[j] > 0:
+            umean[j] = US[j] / U[j]
+    M2 = np.zeros((n_classes, d))
+    UM2 = np.zeros(d)
+    for i in range(n):
+        c = cls[i]
+        w = weight[i]
+        for j in range(d):
+            x = X[i, j]
+            if x == x:
+                e = x - mean[c, j]
+                M2[c, j] += w * e * e
+                f = x - umean[j]
+                UM2[j] += f * f
+    return W, mean, M2, U, umean, UM2
+
+
+def chan_merge(
+    weight_a: np.ndarray,
+    mean_a: np.ndarray,
+    m2_a: np.ndarray,
+    weight_b: np.ndarray,
+    mean_b: np.ndarray,
+    m2_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Combine (W, μ, M2) of two disjoint sets of rows (Chan, Golub & LeVeque 1979)."""
+    weight = weight_a + weight_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_b = np.where(weight > 0, weight_b / weight, 0.0)
+        delta = mean_b - mean_a
+        mean = mean_a + delta * share_b
+        m2 = m2_a + m2_b + delta * delta * weight_a * share_b
+    return weight, mean, m2
+
+
+class GaussianMoments:
+    """Mergeable per-class (W, μ, M2) and per-feature unweighted pooled (n, m, M2u)."""
+
+    def __init__(self, n_classes: int, n_features: int) -> None:
+        self.weight = np.zeros((n_classes, n_features))
+        self.mean = np.zeros((n_classes, n_features))
+        self.m2 = np.zeros((n_classes, n_features))
+        self.pooled_count = np.zeros(n_features)
+        self.pooled_mean = np.zeros(n_features)
+        self.pooled_m2 = np.zeros(n_features)
+        self._cache: dict = {}
+
+    def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Add a batch of float rows (NaN = missing)."""
+        if X.shape[0] == 0:
+            return
+        W, mean, M2, U, umean, UM2 = _batch_moments(X, cls, weight, self.weight.shape[0])
+        self.weight, self.mean, self.m2 = chan_merge(self.weight, self.mean, self.m2, W, mean, M2)
+        self.pooled_count, self.pooled_mean, self.pooled_m2 = chan_merge(
+            self.pooled_count, self.pooled_mean, self.pooled_m2, U, umean, UM2
+        )
+        self._cache.clear()
+
+    def merge(self, other: GaussianMoments, positions: np.ndarray) -> None:
+        merged = chan_merge(
+            self.weight[positions],
+            self.mean[positions],
+            self.m2[positions],
+            other.weight,
+            other.mean,
+            other.m2,
+        )
+        self.weight[positions], self.mean[positions], self.m2[positions] = merged
+        self.pooled_count, self.pooled_mean, self.pooled_m2 = chan_merge(
+            self.pooled_count,
+            self.pooled_mean,
+            self.pooled_m2,
+            other.pooled_count,
+            other.pooled_mean,
+            other.pooled_m2,
+        )
+        self._cache.clear()
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        for name in ("weight", "mean", "m2"):
+            old = getattr(self, name)
+            new = np.zeros((n_classes, old.shape[1]))
+            new[positions] = old
+            setattr(self, name, new)
+        self._cache.clear()
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {
+            "weight": self.weight,
+            "mean": self.mean,
+            "m2": self.m2,
+            "pooled_count": self.pooled_count,
+            "pooled_mean": self.pooled_mean,
+            "pooled_m2": self.pooled_m2,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray]) -> GaussianMoments:
+        stats = cls(*state["weight"].shape)
+        for name in ("weight", "mean", "m2", "pooled_count", "pooled_mean", "pooled_m2"):
+            setattr(stats, name, np.asarray(state[name], dtype=np.float64))
+        return stats
+
+    # ------------------------------------------------------------------ parameters
+    def pooled_variance(self) -> np.ndarray:
+        """Unweighted variance of each feature over all observed values."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.pooled_count > 0, self.pooled_m2 / self.pooled_count, 0.0)
+
+    def epsilon(self, var_smoothing: float) -> float:
+        """ε = var_smoothing · max_j Var(x_j), scikit-learn's variance smoothing."""
+        variance = self.pooled_variance()
+        return float(var_smoothing * variance.max()) if variance.size else 0.0
+
+    def theta_var(self, var_smoothing: float) -> tuple[np.ndarray, np.ndarray]:
+        """(μ, σ² + ε), each (K, d). A class that never observed a feature uses the pooled
+        mean and variance of that feature (a non-informative stand-in, documented)."""
+        key = ("theta_var", float(var_smoothing))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = np.where(self.weight > 0, self.m2 / self.weight, 0.0)
+        theta = self.mean.copy()
+        empty = self.weight == 0
+        if empty.any():
+            theta = np.where(empty, self.pooled_mean, theta)
+            var = np.where(empty, self.pooled_variance(), var)
+        var = var + self.epsilon(var_smoothing)
+        result = (theta, var)
+        self._cache[key] = result
+        return result
+
+    def _coefficients(self, var_smoothing: float) -> tuple[np.ndarray, ...]:
+        key = ("coefficients", float(var_smoothing))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        theta, var = self.theta_var(var_smoothing)
+        # a zero variance (constant feature and var_smoothing = 0) would divide by zero: floor it
+        # at machine epsilon, a near point mass, so that results stay finite and never NaN
+        var = np.maximum(var, np.finfo(np.float64).eps)
+        shift = self.pooled_mean
+        centred = theta - shift
+        quadratic = -0.5 / var  # (K, d)
+        linear = centred / var
+        constant = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * centred * centred / var
+        result = (
+            shift,
+            np.ascontiguousarray(quadratic.T),
+            np.ascontiguousarray(linear.T),
+            np.ascontiguousarray(constant.T),
+            constant.sum(axis=1),
+        )
+        self._cache[key] = result
+        return result
+
+    def log_likelihood(self, X: np.ndarray, var_smoothing: float) -> np.ndarray:
+        """Σ_j log N(x_j; μ_{c,j}, σ²_{c,j}) over observed j, shape (rows, K)."""
+        shift, quadratic, linear, constant, constant_sum = self._coefficients(var_smoothing)
+        centred = X - shift
+        missing = np.isnan(centred)
+        has_missing = missing.any()
+        if has_missing:
+            centred[missing] = 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = centred @ linear
+            out += np.square(centred, out=centred) @ quadratic
+        if has_missing:
+            out += (~missing).astype(np.float64) @ constant
+        else:
+            out += constant_sum
+        return out

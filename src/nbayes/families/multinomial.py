@@ -1,0 +1,46 @@
+"""Multinomial model: bag of words / counts (seed 003's text classification).
+
+    P(x_t | y = k) = (δ + N(x_t, y = k)) / (δ|V| + Σ_t' N(x_t', y = k))
+
+with δ the smoothing λ (``alpha``; per feature when a vector, then δ|V| becomes Σ_t δ_t), and
+
+    log P(x | y = k) = Σ_t x_t log P(t | y = k)
+
+(the multinomial coefficient is the same for every class and is left out, as scikit-learn does).
+A class with no counts at all and δ = 0 gets the limit δ → 0⁺, the uniform 1/|V|.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .counts import FeatureSums, LogTable
+
+
+def log_prob(stats: FeatureSums, alpha: float | np.ndarray) -> np.ndarray:
+    """log P(t | c) as a (K, V) array (scikit-learn's ``feature_log_prob_``)."""
+
+    def compute() -> np.ndarray:
+        smoothed = stats.counts + alpha
+        total = smoothed.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            table = np.log(smoothed) - np.log(total)
+        empty = total[:, 0] == 0
+        if empty.any():
+            table[empty] = -np.log(stats.counts.shape[1])
+        return table
+
+    return stats.cached(("multinomial", _key(alpha)), compute)
+
+
+def log_likelihood(
+    stats: FeatureSums, X: np.ndarray | sp.csr_array, alpha: float | np.ndarray
+) -> np.ndarray:
+    """Σ_t x_t log P(t | c), shape (rows, K)."""
+    table = stats.cached(("multinomial.T", _key(alpha)), lambda: LogTable(log_prob(stats, alpha).T))
+    return table.apply(X)
+
+
+def _key(alpha: float | np.ndarray) -> object:
+    return alpha.tobytes() if isinstance(alpha, np.ndarray) else float(alpha)

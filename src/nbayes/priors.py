@@ -1,0 +1,75 @@
+"""Class priors P(Y = c_k) from the class counts N_c.
+
+The seeds give four ways to set the prior:
+
+* ``"mle"`` — maximum likelihood, P(c) = N_c / N (seeds 000–003);
+* ``"smoothed"`` — the Bayesian (Lidstone) estimate, P_λ(c) = (N_c + λ) / (N + Kλ), with λ = 1
+  being Laplace smoothing (seeds 002, 003, 004);
+* ``"uniform"`` — "if the class priors are unknown, assume the classes are equally likely",
+  P(c) = 1 / K (seed 001);
+* an explicit vector of K probabilities, in the order of ``classes_``.
+
+N_c are weighted counts when sample weights are given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+PRIOR_MODES = ("mle", "smoothed", "uniform")
+
+
+def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.ndarray | None:
+    """Check a prior specification; returns ``None``, a mode string, or a probability vector."""
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        if spec not in PRIOR_MODES:
+            raise ValueError(
+                f"{name} must be one of {PRIOR_MODES} or a vector of probabilities, got {spec!r}."
+            )
+        return spec
+    try:
+        priors = np.array(spec, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a vector of class probabilities: {exc}") from exc
+    if priors.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D (one probability per class), got shape {priors.shape}."
+        )
+    if n_classes is not None and priors.shape[0] != n_classes:
+        raise ValueError(
+            f"Number of priors must match number of classes: {name} has {priors.shape[0]} "
+            f"entries for {n_classes} classes."
+        )
+    if not np.all(np.isfinite(priors)) or np.any(priors < 0):
+        k = int(np.argmax(~(np.isfinite(priors) & (priors >= 0))))
+        raise ValueError(f"Priors must be non-negative: {name}[{k}] = {priors[k]}.")
+    if not np.isclose(priors.sum(), 1.0):
+        raise ValueError(f"The sum of the priors should be 1: {name} sums to {priors.sum()!r}.")
+    return priors
+
+
+def log_prior(class_count: np.ndarray, spec: str | np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    """log P(c) for each class, from the counts ``class_count`` (N_c) under ``spec``.
+
+    A class with probability exactly 0 (an unseen class under ``"mle"``, or a 0 given by the
+    user) gets ``-inf``; such a class is never predicted.
+    """
+    class_count = np.asarray(class_count, dtype=np.float64)
+    n_classes = class_count.shape[0]
+    with np.errstate(divide="ignore"):
+        if isinstance(spec, np.ndarray):
+            return np.log(spec)
+        if spec == "uniform":
+            return np.full(n_classes, -np.log(n_classes))
+        if spec == "smoothed":
+            return np.log(class_count + alpha) - np.log(class_count.sum() + n_classes * alpha)
+        if spec == "mle":
+            total = class_count.sum()
+            if total <= 0:
+                return np.full(n_classes, -np.log(n_classes))
+            return np.log(class_count) - np.log(total)
+    raise ValueError(f"unknown prior {spec!r}")

@@ -1,0 +1,141 @@
+"""The backbone property: statistics form a commutative monoid.
+
+Any split of the rows, in any order, with weights, merged or fed to partial_fit, gives the model
+that one fit on all the rows gives (to 1e-12 relative), for every family.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import assert_same_statistics
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nbayes
+
+FACTORIES = {
+    "categorical": (lambda: nbayes.CategoricalNB(), "codes"),
+    "categorical-missing": (lambda: nbayes.CategoricalNB(alpha=0.5), "codes-nan"),
+    "gaussian": (lambda: nbayes.GaussianNB(), "real"),
+    "gaussian-missing": (lambda: nbayes.GaussianNB(), "real-nan"),
+    "multinomial": (lambda: nbayes.MultinomialNB(), "counts"),
+    "multinomial-sparse": (lambda: nbayes.MultinomialNB(alpha=0.3), "counts-sparse"),
+    "complement": (lambda: nbayes.ComplementNB(norm=True), "counts"),
+    "bernoulli": (lambda: nbayes.BernoulliNB(binarize=1.0), "counts"),
+    "poisson": (lambda: nbayes.PoissonNB(), "counts-sparse"),
+}
+
+
+def make_data(kind: str, n: int, d: int, rng: np.random.Generator):
+    if kind.startswith("codes"):
+        X = rng.integers(0, 5, (n, d)).astype(float)
+    elif kind.startswith("real"):
+        X = rng.normal(loc=rng.uniform(-1e3, 1e3, d), scale=rng.uniform(0.1, 10, d), size=(n, d))
+    else:
+        X = rng.poisson(1.5, (n, d)).astype(float)
+    if kind.endswith("nan"):
+        X[rng.random((n, d)) < 0.2] = np.nan
+    if kind.endswith("sparse"):
+        X = sp.csr_array(X)
+    return X
+
+
+@st.composite
+def split_problems(draw):
+    n = draw(st.integers(2, 40))
+    d = draw(st.integers(1, 4))
+    k = draw(st.integers(1, 4))
+    groups = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 2**31 - 1))
+    weighted = draw(st.booleans())
+    return n, d, k, groups, seed, weighted
+
+
+def split(n: int, groups: int, rng: np.random.Generator) -> list[np.ndarray]:
+    labels = rng.integers(0, groups, n)
+    parts = [np.flatnonzero(labels == g) for g in range(groups)]
+    parts = [p for p in parts if p.size]
+    order = rng.permutation(len(parts))
+    return [parts[i] for i in order]
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+@settings(max_examples=50, deadline=None)
+@given(problem=split_problems())
+def test_merge_and_partial_fit_equal_one_fit(name, problem):
+    n, d, k, groups, seed, weighted = problem
+    rng = np.random.default_rng(seed)
+    factory, kind = FACTORIES[name]
+    X = make_data(kind, n, d, rng)
+    y = rng.integers(0, k, n)
+    w = rng.uniform(0.1, 5.0, n) if weighted else None
+    whole = factory().fit(X, y, sample_weight=w)
+    parts = split(n, groups, rng)
+
+    pieces = [factory().fit(X[p], y[p], sample_weight=None if w is None else w[p]) for p in parts]
+    merged = nbayes.merge(*pieces)
+    assert_same_statistics(whole, merged)
+
+    streamed = factory()
+    for p in parts:
+        streamed.partial_fit(
+            X[p], y[p], classes=np.unique(y), sample_weight=None if w is None else w[p]
+        )
+    assert_same_statistics(whole, streamed)
+
+    # equal statistics give equal scores, up to the conditioning of the formulas (a variance
+    # known to 1e-12 can move a large (x - μ)²/σ² by more than 1e-12)
+    expected = whole.predict_joint_log_proba(X)
+    finite = np.isfinite(expected)
+    scale = max(1.0, float(np.max(np.abs(expected[finite]), initial=0.0)))
+    for other in (merged, streamed):
+        got = other.predict_joint_log_proba(X)
+        np.testing.assert_array_equal(np.isfinite(got), finite)
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-9, atol=1e-9 * scale)
+
+
+def test_merge_leaves_inputs_unchanged_and_unions_classes():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (30, 2))
+    a = nbayes.CategoricalNB().fit(X[:10], np.array(["a", "b"] * 5))
+    b = nbayes.CategoricalNB().fit(X[10:] + 1, np.array(["b", "c"] * 10))
+    before = (a.class_count_.copy(), a._stats.counts.copy(), list(a.classes_))
+    merged = nbayes.merge(a, b)
+    assert list(merged.classes_) == ["a", "b", "c"]
+    np.testing.assert_array_equal(a.class_count_, before[0])
+    np.testing.assert_array_equal(a._stats.counts, before[1])
+    assert list(a.classes_) == before[2]
+    whole = nbayes.CategoricalNB().fit(
+        np.vstack([X[:10], X[10:] + 1]), np.array(["a", "b"] * 5 + ["b", "c"] * 10)
+    )
+    assert_same_statistics(whole, merged)
+    np.testing.assert_array_equal(merged.n_categories_, [4, 4])
+
+
+def test_merge_method_is_in_place_and_checks_compatibility():
+    X = np.arange(12).reshape(6, 2) % 3
+    y = np.array([0, 1] * 3)
+    a = nbayes.CategoricalNB().fit(X, y)
+    assert a.merge(nbayes.CategoricalNB().fit(X, y)) is a
+    np.testing.assert_array_equal(a.class_count_, [6, 6])
+    with pytest.raises(TypeError, match="cannot merge a GaussianNB into a CategoricalNB"):
+        a.merge(nbayes.GaussianNB().fit(X, y))
+    with pytest.raises(ValueError, match="2 and 3 features"):
+        a.merge(nbayes.CategoricalNB().fit(np.hstack([X, X[:, :1]]), y))
+    with pytest.raises(ValueError, match="different parameters"):
+        nbayes.BernoulliNB(binarize=0.5).fit(X, y).merge(nbayes.BernoulliNB(binarize=1.5).fit(X, y))
+    with pytest.raises(nbayes.NotFittedError):
+        a.merge(nbayes.CategoricalNB())
+
+
+def test_partial_fit_does_not_rebuild_tables_each_call():
+    """Tables are derived lazily: many partial_fit calls leave no cached parameters behind."""
+    rng = np.random.default_rng(1)
+    model = nbayes.MultinomialNB()
+    for _ in range(5):
+        model.partial_fit(rng.poisson(1, (20, 50)), rng.integers(0, 3, 20), classes=[0, 1, 2])
+        assert model._stats._cache == {}
+    model.predict(rng.poisson(1, (3, 50)))
+    assert model._stats._cache != {}
