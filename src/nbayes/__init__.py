@@ -24,6 +24,8 @@ from .exceptions import (
     UnseenCategoryWarning,
     ZeroLikelihoodWarning,
 )
+from .explain import Explanation
+from .model import NaiveBayes
 
 __version__ = "0.1.0"
 
@@ -32,9 +34,11 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "DataConversionWarning",
+    "Explanation",
     "GaussianNB",
     "ModelFileError",
     "MultinomialNB",
+    "NaiveBayes",
     "NotFittedError",
     "PoissonNB",
     "UnseenCategoryWarning",

@@ -1,0 +1,483 @@
+"""Column groups: how :class:`~nbayes.NaiveBayes` feeds table columns to the likelihood families.
+
+Columns of the same family are handled together, so that encoding, counting and the
+log-likelihood of a chunk are each one vectorised step per family. Every group does five things:
+
+* ``encode`` the group's columns of a Polars frame into a float block (n, d) — category codes,
+  numbers or interval indices, with NaN for a missing value;
+* ``accumulate`` a block into its family's mergeable statistics, ``merge`` and
+  ``reindex_classes`` them;
+* ``log_likelihood`` of a block: Σ_j log P(x_j | c) over the group's observed columns, (n, K);
+* ``describe`` the fitted conditionals for ``summary()``;
+* ``state`` / ``from_state`` for model files.
+
+A missing value contributes nothing to fitting or prediction in every family (as in Weka and R's
+naivebayes), so a row whose every value is missing gets the class prior.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .exceptions import UnseenCategoryWarning
+from .families import intervals, poisson
+from .families.categorical import CategoricalCounts
+from .families.counts import FeatureSums
+from .families.gaussian import GaussianMoments
+from .families.kde import KernelDensity
+from .families.sketch import EXACT, ValueSketches
+
+UNSEEN = float(2**40)  # code of a category not seen in fitting: beyond every S_j
+
+
+class Settings:
+    """The model parameters the families read when deriving their parameters."""
+
+    def __init__(
+        self,
+        alpha: float | dict[str, float],
+        var_smoothing: float,
+        bandwidth: str | float,
+        bins: int,
+        unknown: str,
+    ) -> None:
+        self.alpha = alpha
+        self.var_smoothing = var_smoothing
+        self.bandwidth = bandwidth
+        self.bins = bins
+        self.unknown = unknown
+
+    def alpha_for(self, names: list[str]) -> float | np.ndarray:
+        """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""
+        if isinstance(self.alpha, dict):
+            return np.array([float(self.alpha.get(n, 1.0)) for n in names])
+        return float(self.alpha)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3f}" if abs(value) < 1e5 else f"{value:.4g}"
+
+
+def _table(
+    row_names: list[str], classes: np.ndarray, rows: list[list[float]], indent: str = "  "
+) -> str:
+    width = max([len(str(c)) for c in classes] + [9])
+    label_width = max([len(r) for r in row_names] + [1])
+    lines = [indent + " " * label_width + "".join(f"  {c!s:>{width}}" for c in classes)]
+    for name, values in zip(row_names, rows, strict=True):
+        lines.append(
+            indent + f"{name:<{label_width}}" + "".join(f"  {_fmt(v):>{width}}" for v in values)
+        )
+    return "\n".join(lines)
+
+
+class ColumnGroup:
+    """Base: the columns ``names`` of one ``family``."""
+
+    family = ""
+
+    def __init__(self, names: list[str], n_classes: int) -> None:
+        self.names = list(names)
+
+    def numeric_block(self, frame: pl.DataFrame) -> np.ndarray:
+        try:
+            casts = [pl.col(n).cast(pl.Float64) for n in self.names]
+            return (
+                frame.select(casts)
+                .to_numpy()
+                .astype(np.float64, copy=False)
+                .reshape(frame.height, -1)
+            )
+        except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
+            raise ValueError(
+                f"columns {self.names} must hold numbers for family {self.family!r}: {exc}"
+            ) from exc
+
+    def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
+        return self.numeric_block(frame)
+
+    def display(self, j: int, value: float) -> str:
+        return "missing" if value != value else _fmt(value)
+
+
+# ---------------------------------------------------------------------- categorical
+class CategoricalColumns(ColumnGroup):
+    """Counting (seeds 000–004); values of any type, each column with its own vocabulary."""
+
+    family = "categorical"
+
+    def __init__(self, names: list[str], n_classes: int, dtypes: list[pl.DataType]) -> None:
+        super().__init__(names, n_classes)
+        self.dtypes = list(dtypes)
+        self.vocabularies: list[list[Any]] = [[] for _ in names]
+        self.stats = CategoricalCounts(n_classes, len(names))
+
+    def _cast(self, frame: pl.DataFrame, j: int) -> pl.Expr:
+        name, dtype = self.names[j], self.dtypes[j]
+        source = frame.schema[name]
+        if source == dtype:
+            return pl.col(name)
+        if dtype == pl.String:
+            return pl.col(name).cast(pl.String)
+        return pl.col(name).cast(dtype, strict=True)
+
+    def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
+        try:
+            casted = frame.select([self._cast(frame, j).alias(n) for j, n in enumerate(self.names)])
+        except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
+            raise ValueError(
+                f"a categorical column could not be read as it was in fitting "
+                f"({dict(zip(self.names, self.dtypes, strict=True))}): {exc}"
+            ) from exc
+        if fitting:
+            for j, name in enumerate(self.names):
+                known = set(self.vocabularies[j])
+                seen = casted.get_column(name).drop_nulls().unique(maintain_order=True).to_list()
+                self.vocabularies[j].extend(v for v in seen if v not in known)
+        codes = []
+        for j, name in enumerate(self.names):
+            vocabulary = self.vocabularies[j]
+            coded = (
+                pl.col(name).replace_strict(
+                    vocabulary,
+                    list(range(len(vocabulary))),
+                    default=UNSEEN,
+                    return_dtype=pl.Float64,
+                )
+                if vocabulary
+                else pl.lit(UNSEEN, dtype=pl.Float64)
+            )
+            # replace_strict would send null to the default too: keep missing values missing
+            codes.append(pl.when(pl.col(name).is_null()).then(None).otherwise(coded).alias(name))
+        return (
+            casted.select(codes).to_numpy().astype(np.float64, copy=False).reshape(frame.height, -1)
+        )
+
+    def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
+        counts = (block == UNSEEN).sum(axis=0)
+        return {self.names[j]: int(counts[j]) for j in np.flatnonzero(counts)}
+
+    def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.grow(np.array([len(v) for v in self.vocabularies]))
+        self.stats.accumulate(block, cls, weight)
+
+    def merge(self, other: CategoricalColumns, positions: np.ndarray) -> None:
+        """Add ``other``'s counts, translating its category codes into this group's."""
+        remapped = CategoricalCounts(other.stats.counts.shape[0], len(self.names))
+        mappings = []
+        for j in range(len(self.names)):
+            index = {v: i for i, v in enumerate(self.vocabularies[j])}
+            for value in other.vocabularies[j]:
+                if value not in index:
+                    index[value] = len(self.vocabularies[j])
+                    self.vocabularies[j].append(value)
+            mappings.append(np.array([index[v] for v in other.vocabularies[j]], dtype=np.int64))
+        sizes = np.array([len(v) for v in self.vocabularies])
+        self.stats.grow(sizes)
+        remapped.grow(sizes)
+        offsets, other_offsets = remapped.offsets, other.stats.offsets
+        for j, mapping in enumerate(mappings):
+            used = min(mapping.shape[0], int(other.stats.n_categories[j]))
+            remapped.counts[:, offsets[j] + mapping[:used]] = other.stats.counts[
+                :, other_offsets[j] : other_offsets[j] + used
+            ]
+        self.stats.merge(remapped, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.stats.reindex_classes(positions, n_classes)
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        mode = "smooth" if settings.unknown == "smooth" else "ignore"
+        return self.stats.log_likelihood(block, settings.alpha_for(self.names), mode)[0]
+
+    def display(self, j: int, value: float) -> str:
+        if value != value:
+            return "missing"
+        if value >= len(self.vocabularies[j]):
+            return "unseen value"
+        return str(self.vocabularies[j][int(value)])
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        table, _ = self.stats.log_prob(settings.alpha_for(self.names))
+        offsets = self.stats.offsets
+        parts = []
+        for j, name in enumerate(self.names):
+            values = self.vocabularies[j]
+            order = sorted(range(len(values)), key=lambda i: str(values[i]))
+            rows = [np.exp(table[offsets[j] + i]).tolist() for i in order]
+            lam = settings.alpha_for(self.names)
+            lam = lam if np.ndim(lam) == 0 else lam[j]
+            parts.append(
+                f"{name}  (categorical, P(value | class), λ = {lam:g})\n"
+                + _table([str(values[i]) for i in order], classes, rows)
+            )
+        return "\n\n".join(parts)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {f"counts.{k}": v for k, v in self.stats.state().items()}
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.stats = CategoricalCounts.from_state(
+            {k[7:]: v for k, v in state.items() if k.startswith("counts.")}
+        )
+
+
+# ---------------------------------------------------------------------- gaussian
+class GaussianColumns(ColumnGroup):
+    """Gaussian densities (seeds 001, 004): per class mean and variance, Chan-merged."""
+
+    family = "gaussian"
+
+    def __init__(self, names: list[str], n_classes: int) -> None:
+        super().__init__(names, n_classes)
+        self.stats = GaussianMoments(n_classes, len(names))
+
+    def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.accumulate(block, cls, weight)
+
+    def merge(self, other: GaussianColumns, positions: np.ndarray) -> None:
+        self.stats.merge(other.stats, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.stats.reindex_classes(positions, n_classes)
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        return self.stats.log_likelihood(block, settings.var_smoothing)
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        theta, var = self.stats.theta_var(settings.var_smoothing)
+        parts = []
+        for j, name in enumerate(self.names):
+            parts.append(
+                f"{name}  (gaussian)\n"
+                + _table(
+                    ["mean", "sd"], classes, [theta[:, j].tolist(), np.sqrt(var[:, j]).tolist()]
+                )
+            )
+        return "\n\n".join(parts)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {f"moments.{k}": v for k, v in self.stats.state().items()}
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.stats = GaussianMoments.from_state(
+            {k[8:]: v for k, v in state.items() if k.startswith("moments.")}
+        )
+
+
+# ---------------------------------------------------------------------- poisson
+class PoissonColumns(ColumnGroup):
+    """Poisson counts: rate λ_{c,j} = (Σ x + α) / (N_{c,j} + α) over observed values."""
+
+    family = "poisson"
+
+    def __init__(self, names: list[str], n_classes: int) -> None:
+        super().__init__(names, n_classes)
+        self.stats = FeatureSums(n_classes, len(names), track_observed=True)
+
+    def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
+        block = self.numeric_block(frame)
+        with np.errstate(invalid="ignore"):
+            negative = block < 0
+        if negative.any():
+            i, j = np.unravel_index(int(np.argmax(negative)), negative.shape)
+            raise ValueError(
+                f"column {self.names[j]!r} has the negative value {block[i, j]} at row {i}; "
+                "family 'poisson' needs counts (values >= 0)."
+            )
+        return block
+
+    def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.accumulate(block, cls, weight)
+
+    def merge(self, other: PoissonColumns, positions: np.ndarray) -> None:
+        self.stats.merge(other.stats, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.stats.reindex_classes(positions, n_classes)
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        alpha = settings.alpha_for(self.names)
+        return poisson.log_likelihood(self.stats, block, np.zeros(0), alpha)
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        rate = poisson.rates(self.stats, np.zeros(0), settings.alpha_for(self.names))
+        return "\n\n".join(
+            f"{name}  (poisson)\n" + _table(["rate"], classes, [rate[:, j].tolist()])
+            for j, name in enumerate(self.names)
+        )
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {f"sums.{k}": v for k, v in self.stats.state().items()}
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.stats = FeatureSums.from_state(
+            {k[5:]: v for k, v in state.items() if k.startswith("sums.")}
+        )
+
+
+# ---------------------------------------------------------------------- sketch-based
+class SketchColumns(ColumnGroup):
+    """Columns summarised by value sketches (kernel densities, intervals)."""
+
+    def __init__(self, names: list[str], n_classes: int, max_bins: int) -> None:
+        super().__init__(names, n_classes)
+        self.stats = ValueSketches(n_classes, len(names), max_bins)
+
+    def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.accumulate(block, cls, weight)
+
+    def merge(self, other: SketchColumns, positions: np.ndarray) -> None:
+        self.stats.merge(other.stats, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.stats.reindex_classes(positions, n_classes)
+
+    def resolution(self, j: int) -> str:
+        level = self.stats.features[j].level
+        if level == EXACT:
+            return "exact values"
+        return f"values pooled on a grid of width {math.ldexp(1.0, int(level)):g}"
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {f"sketch.{k}": v for k, v in self.stats.state().items()}
+
+    def load_state(self, state: dict[str, np.ndarray]) -> None:
+        self.stats = ValueSketches.from_state(
+            {k[7:]: v for k, v in state.items() if k.startswith("sketch.")}
+        )
+
+
+class KernelColumns(SketchColumns):
+    """Kernel density estimates (Weka's -K), see :mod:`nbayes.families.kde`."""
+
+    family = "kde"
+
+    def densities(self, settings: Settings) -> list[KernelDensity]:
+        return self.stats.cached(
+            ("kde", settings.bandwidth),
+            lambda: [KernelDensity(f, settings.bandwidth) for f in self.stats.features],
+        )
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        out = np.zeros((block.shape[0], self.stats.features[0].n_classes))
+        for j, density in enumerate(self.densities(settings)):
+            density.add_log_density(block[:, j], out)
+        return out
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        parts = []
+        for j, (name, density) in enumerate(zip(self.names, self.densities(settings), strict=True)):
+            kernels = np.diff(density.offsets).astype(float).tolist()
+            parts.append(
+                f"{name}  (kernel density, {settings.bandwidth} bandwidth, {self.resolution(j)})\n"
+                + _table(["kernels", "bandwidth"], classes, [kernels, density.bandwidth.tolist()])
+            )
+        return "\n\n".join(parts)
+
+
+class IntervalColumns(SketchColumns):
+    """Discretisation into intervals (equal-width, equal-frequency, MDL), see
+    :mod:`nbayes.families.intervals`."""
+
+    def __init__(self, names: list[str], n_classes: int, max_bins: int, method: str) -> None:
+        super().__init__(names, n_classes, max_bins)
+        self.family = method
+
+    def cuts(self, settings: Settings) -> list[np.ndarray]:
+        return self.stats.cached(
+            ("cuts", self.family, settings.bins),
+            lambda: [
+                intervals.cut_points(f, self.family, settings.bins) for f in self.stats.features
+            ],
+        )
+
+    def counts(self, settings: Settings) -> CategoricalCounts:
+        def build() -> CategoricalCounts:
+            cuts = self.cuts(settings)
+            tables = [
+                intervals.interval_counts(f, c)
+                for f, c in zip(self.stats.features, cuts, strict=True)
+            ]
+            stats = CategoricalCounts(tables[0].shape[0], len(tables))
+            stats.grow(np.array([t.shape[1] for t in tables]))
+            stats.counts = np.concatenate(tables, axis=1)
+            return stats
+
+        return self.stats.cached(("interval-counts", self.family, settings.bins), build)
+
+    def codes(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        cuts = self.cuts(settings)
+        return np.column_stack([intervals.interval_of(block[:, j], c) for j, c in enumerate(cuts)])
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        codes = self.codes(block, settings)
+        return self.counts(settings).log_likelihood(codes, settings.alpha_for(self.names))[0]
+
+    def display(self, j: int, value: float) -> str:
+        return "missing" if value != value else _fmt(value)
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        counts = self.counts(settings)
+        table, _ = counts.log_prob(settings.alpha_for(self.names))
+        offsets = counts.offsets
+        parts = []
+        for j, (name, cuts) in enumerate(zip(self.names, self.cuts(settings), strict=True)):
+            edges = [-np.inf, *cuts.tolist(), np.inf]
+            labels = [
+                f"({_fmt(a)}, {_fmt(b)}]".replace("(-inf", "(-∞").replace("inf]", "∞)")
+                for a, b in itertools.pairwise(edges)
+            ]
+            rows = [np.exp(table[offsets[j] + i]).tolist() for i in range(len(labels))]
+            shown_cuts = ", ".join(_fmt(c) for c in cuts) or "none (one interval)"
+            parts.append(
+                f"{name}  ({self.family} intervals, {self.resolution(j)}); "
+                f"cut points: {shown_cuts}\n" + _table(labels, classes, rows)
+            )
+        return "\n\n".join(parts)
+
+
+def feature_log_likelihoods(
+    group: ColumnGroup, block: np.ndarray, settings: Settings
+) -> np.ndarray:
+    """log P(x_j | c) of one row for each column j of a group, shape (d, K); NaN where missing.
+
+    Each column is scored alone (the others set missing), which reuses the group's own
+    log-likelihood and so cannot disagree with it.
+    """
+    d = block.shape[1]
+    rows = []
+    for j in range(d):
+        if block[0, j] != block[0, j]:
+            rows.append(None)
+            continue
+        alone = np.full((1, d), np.nan)
+        alone[0, j] = block[0, j]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnseenCategoryWarning)
+            rows.append(group.log_likelihood(alone, settings)[0])
+    width = next((r.shape[0] for r in rows if r is not None), 0)
+    out = np.full((d, width), np.nan)
+    for j, r in enumerate(rows):
+        if r is not None:
+            out[j] = r
+    return out
+
+
+__all__ = [
+    "UNSEEN",
+    "CategoricalColumns",
+    "ColumnGroup",
+    "GaussianColumns",
+    "IntervalColumns",
+    "KernelColumns",
+    "PoissonColumns",
+    "Settings",
+    "feature_log_likelihoods",
+]

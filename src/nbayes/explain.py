@@ -1,0 +1,126 @@
+"""A prediction shown as the seeds work it out by hand (seed 001's buys_computer table).
+
+For one row x and each class c:
+
+    P(c),  P(x_j | c) for every feature,  P(x | c) = ∏_j P(x_j | c)  (and Σ_j log P(x_j | c)),
+    P(x | c) P(c),  and  P(c | x) = P(x | c) P(c) / Σ_k P(x | k) P(k).
+
+and, for the two most probable classes a and b, each feature's contribution to the log-odds
+
+    log P(a | x) − log P(b | x) = [log P(a) − log P(b)] + Σ_j [log P(x_j | a) − log P(x_j | b)]
+
+sorted by size, so the features that decided the case come first. A missing feature contributes
+nothing and is listed as such. For a continuous feature P(x_j | c) is a density, marked p(·).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _number(value: float) -> str:
+    if value == 0 or not np.isfinite(value):
+        return f"{value:.3f}" if np.isfinite(value) else ("-inf" if value < 0 else "inf")
+    if abs(value) >= 0.001 and abs(value) < 1e5:
+        return f"{value:.3f}"
+    return f"{value:.3e}"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The worked computation for one row; ``print()`` it for the table."""
+
+    classes: np.ndarray
+    features: list[str]
+    values: list[str]
+    densities: list[bool]
+    log_prior: np.ndarray
+    log_likelihood: np.ndarray  # (d, K): log P(x_j | c); NaN where x_j is missing
+    posterior: np.ndarray
+    decision: object
+
+    @property
+    def prior(self) -> np.ndarray:
+        """P(c)."""
+        return np.exp(self.log_prior)
+
+    @property
+    def likelihood(self) -> np.ndarray:
+        """P(x_j | c) per feature and class (NaN where the feature is missing)."""
+        return np.exp(self.log_likelihood)
+
+    @property
+    def log_evidence(self) -> np.ndarray:
+        """Σ_j log P(x_j | c), over the observed features."""
+        return np.nansum(self.log_likelihood, axis=0)
+
+    @property
+    def product(self) -> np.ndarray:
+        """P(x | c) = ∏_j P(x_j | c)."""
+        return np.exp(self.log_evidence)
+
+    @property
+    def joint(self) -> np.ndarray:
+        """P(x | c) P(c)."""
+        return np.exp(self.log_evidence + self.log_prior)
+
+    @property
+    def top_two(self) -> tuple[int, int]:
+        order = np.argsort(-self.posterior, kind="stable")
+        return int(order[0]), int(order[min(1, len(order) - 1)])
+
+    @property
+    def contributions(self) -> list[tuple[str, float]]:
+        """(term, log P(x_j|a) − log P(x_j|b)) for the prior and each observed feature, largest
+        first, where a and b are the two most probable classes."""
+        a, b = self.top_two
+        with np.errstate(invalid="ignore"):
+            terms = [("prior", float(self.log_prior[a] - self.log_prior[b]))]
+            for name, value, row in zip(
+                self.features, self.values, self.log_likelihood, strict=True
+            ):
+                if not np.isnan(row[a]):
+                    terms.append((f"{name}={value}", float(row[a] - row[b])))
+        return sorted(terms, key=lambda t: -abs(t[1]) if np.isfinite(t[1]) else -np.inf)
+
+    def __str__(self) -> str:
+        classes = [str(c) for c in self.classes]
+        labels = []
+        for name, value, density in zip(self.features, self.values, self.densities, strict=True):
+            labels.append(f"{'p' if density else 'P'}({name}={value} | c)")
+        width = max([len(label) for label in labels] + [22])
+        column = max([len(c) for c in classes] + [10])
+
+        def line(label: str, values: np.ndarray | list[str]) -> str:
+            cells = [v if isinstance(v, str) else _number(float(v)) for v in values]
+            return f"{label:<{width}}" + "".join(f"  {c:>{column}}" for c in cells)
+
+        out = [f"{'':<{width}}" + "".join(f"  {c:>{column}}" for c in classes)]
+        out.append(line("P(c)", self.prior))
+        for label, row in zip(labels, self.log_likelihood, strict=True):
+            if np.isnan(row).all():
+                out.append(line(label, ["missing"] * len(classes)))
+            else:
+                out.append(line(label, np.exp(row)))
+        out.append(line("P(x | c) = ∏ P(x_j | c)", self.product))
+        out.append(line("Σ log P(x_j | c)", self.log_evidence))
+        out.append(line("P(x | c) P(c)", self.joint))
+        out.append(line("P(c | x)", self.posterior))
+        out.append("")
+        out.append(f"decision: {self.decision}")
+        if len(classes) > 1:
+            a, b = self.top_two
+            out.append(
+                f"contributions to log P({classes[a]} | x) − log P({classes[b]} | x), "
+                "largest first:"
+            )
+            name_width = max(len(t) for t, _ in self.contributions)
+            for term, value in self.contributions:
+                out.append(
+                    f"  {term:<{name_width}}  {value:+.3f}"
+                    if np.isfinite(value)
+                    else f"  {term:<{name_width}}  {value}"
+                )
+        return "\n".join(out)

@@ -1,0 +1,204 @@
+"""A mergeable summary of continuous values per class: the statistic behind kernel density
+estimates and discretisation into intervals (seed 004, §3.4).
+
+For each feature the sketch keeps the distinct observed values ("keys"), and for each key and
+class the weight W and the weighted sum T of the values that fell on it. While a feature has at
+most ``max_bins`` distinct values the keys are the values themselves and the sketch is exact.
+Beyond that, values are pooled on a grid of width 2^e (the key is ⌊x / 2^e⌋ · 2^e) with the
+smallest e that brings the count of keys to at most ``max_bins``; T / W then gives each bin's
+mean.
+
+Why this merges exactly: pooling on 2^a then on 2^b (b ≥ a) equals pooling on 2^b directly, and
+the number of keys only falls as e grows. A batch of rows never needs a coarser grid than all the
+rows together, so merging two sketches (re-pooling both to the coarser of their grids, then
+coarsening further while there are too many keys) lands on the same grid, with the same W and T
+(up to floating-point order in T), as one sketch of all the rows. Streaming, partial_fit and
+distributed training therefore agree with a single fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EXACT = np.iinfo(np.int64).min  # grid level meaning "keys are the exact values"
+
+
+def pool(values: np.ndarray, level: int) -> np.ndarray:
+    """Key of each value on the grid of width 2^level: ⌊x / 2^level⌋ · 2^level.
+
+    Where 2^level is below the value's floating-point spacing the key is the value itself (the
+    limit of the formula, and what it would give without overflow)."""
+    if level == EXACT:
+        return values
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.ldexp(values, -level)
+        return np.where(np.abs(scaled) >= 2.0**53, values, np.ldexp(np.floor(scaled), level))
+
+
+def _reduce(
+    keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray, n_classes: int
+):
+    """Sum weight and total over equal keys: (sorted unique keys, W (m, K), T (m, K))."""
+    unique, inverse = np.unique(keys, return_inverse=True)
+    slot = inverse.ravel() * n_classes + cls
+    size = unique.shape[0] * n_classes
+    W = np.bincount(slot, weights=weight, minlength=size).reshape(-1, n_classes)
+    T = np.bincount(slot, weights=total, minlength=size).reshape(-1, n_classes)
+    return unique, W, T
+
+
+class FeatureSketch:
+    """Keys, per-class weights W and weighted sums T for one feature, plus exact min and max."""
+
+    def __init__(self, n_classes: int, max_bins: int) -> None:
+        self.n_classes = n_classes
+        self.max_bins = max_bins
+        self.level = EXACT
+        self.keys = np.zeros(0)
+        self.weight = np.zeros((0, n_classes))
+        self.total = np.zeros((0, n_classes))
+        self.minimum = np.inf
+        self.maximum = -np.inf
+
+    def _entries(self, positions: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """The stored (key, class, W, T) as flat arrays, classes mapped through ``positions``."""
+        m, k = self.weight.shape
+        cls = np.tile(np.arange(k) if positions is None else positions, m)
+        weight = self.weight.ravel()
+        keep = weight != 0
+        return np.repeat(self.keys, k)[keep], cls[keep], weight[keep], self.total.ravel()[keep]
+
+    def _store(
+        self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
+    ) -> None:
+        self.keys, self.weight, self.total = _reduce(keys, cls, weight, total, self.n_classes)
+        self._coarsen()
+
+    def add(self, values: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Add observed (non-NaN) values with their class indices and weights."""
+        if values.size == 0:
+            return
+        self.minimum = min(self.minimum, float(values.min()))
+        self.maximum = max(self.maximum, float(values.max()))
+        new = (pool(values, self.level), cls, weight, weight * values)
+        self._store(*(np.concatenate(pair) for pair in zip(self._entries(), new, strict=True)))
+
+    def merge(self, other: FeatureSketch, positions: np.ndarray) -> None:
+        """Add ``other`` (its class k is this sketch's class ``positions[k]``)."""
+        self.minimum = min(self.minimum, other.minimum)
+        self.maximum = max(self.maximum, other.maximum)
+        level = max(self.level, other.level)
+        keys, cls, weight, total = other._entries(positions)
+        new = (pool(keys, level), cls, weight, total)
+        self.level = level
+        mine = self._entries()
+        self._store(
+            pool(np.concatenate([mine[0], new[0]]), level),
+            *(np.concatenate(pair) for pair in zip(mine[1:], new[1:], strict=True)),
+        )
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        for name in ("weight", "total"):
+            old = getattr(self, name)
+            new = np.zeros((old.shape[0], n_classes))
+            new[:, positions] = old
+            setattr(self, name, new)
+        self.n_classes = n_classes
+
+    def _coarsen(self) -> None:
+        """Move to the smallest grid 2^e (e ≥ current level) with at most max_bins keys."""
+        if self.keys.shape[0] <= self.max_bins:
+            return
+        span = max(abs(self.minimum), abs(self.maximum))
+        if self.level == EXACT:  # below the smallest gap, pooling keeps every key apart
+            low = int(np.floor(np.log2(np.min(np.diff(self.keys))))) - 1
+        else:
+            low = self.level
+        high = int(np.ceil(np.log2(span))) + 2 if span > 0 else low + 1  # ≤ 4 keys there
+        while low < high:  # bisection: the number of keys falls as the grid widens
+            middle = (low + high) // 2
+            if np.unique(pool(self.keys, middle)).shape[0] <= self.max_bins:
+                high = middle
+            else:
+                low = middle + 1
+        self.level = high
+        keys, cls, weight, total = self._entries()
+        self.keys, self.weight, self.total = _reduce(
+            pool(keys, high), cls, weight, total, self.n_classes
+        )
+
+    # ------------------------------------------------------------------ derived views
+    def centres(self) -> np.ndarray:
+        """Each key's representative value per class (bin mean; the value itself when exact)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = self.total / self.weight
+        return np.where(self.weight > 0, means, self.keys[:, None])
+
+    def pooled_centres(self) -> np.ndarray:
+        """Each key's representative value over all classes."""
+        weight = self.weight.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(weight > 0, self.total.sum(axis=1) / weight, self.keys)
+
+    def state(self, prefix: str) -> dict[str, np.ndarray]:
+        return {
+            f"{prefix}.keys": self.keys,
+            f"{prefix}.weight": self.weight,
+            f"{prefix}.total": self.total,
+            f"{prefix}.meta": np.array([self.level, self.max_bins], dtype=np.int64),
+            f"{prefix}.range": np.array([self.minimum, self.maximum]),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray], prefix: str) -> FeatureSketch:
+        level, max_bins = (int(v) for v in state[f"{prefix}.meta"])
+        sketch = cls(state[f"{prefix}.weight"].shape[1], max_bins)
+        sketch.level = level
+        sketch.keys = np.asarray(state[f"{prefix}.keys"], dtype=np.float64)
+        sketch.weight = np.asarray(state[f"{prefix}.weight"], dtype=np.float64)
+        sketch.total = np.asarray(state[f"{prefix}.total"], dtype=np.float64)
+        sketch.minimum, sketch.maximum = (float(v) for v in state[f"{prefix}.range"])
+        return sketch
+
+
+class ValueSketches:
+    """One :class:`FeatureSketch` per continuous feature, fed from an (n, d) float block."""
+
+    def __init__(self, n_classes: int, n_features: int, max_bins: int = 2048) -> None:
+        self.features = [FeatureSketch(n_classes, max_bins) for _ in range(n_features)]
+        self._cache: dict = {}
+
+    def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        for j, sketch in enumerate(self.features):
+            present = ~np.isnan(X[:, j])
+            sketch.add(X[present, j], cls[present], weight[present])
+        self._cache.clear()
+
+    def merge(self, other: ValueSketches, positions: np.ndarray) -> None:
+        for mine, theirs in zip(self.features, other.features, strict=True):
+            mine.merge(theirs, positions)
+        self._cache.clear()
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        for sketch in self.features:
+            sketch.reindex_classes(positions, n_classes)
+        self._cache.clear()
+
+    def state(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for j, sketch in enumerate(self.features):
+            out.update(sketch.state(f"f{j}"))
+        return out
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray]) -> ValueSketches:
+        n_features = sum(1 for key in state if key.endswith(".keys"))
+        sketches = cls.__new__(cls)
+        sketches.features = [FeatureSketch.from_state(state, f"f{j}") for j in range(n_features)]
+        sketches._cache = {}
+        return sketches
+
+    def cached(self, key: tuple, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]

@@ -1,0 +1,460 @@
+"""``NaiveBayes``: one model over a real table with mixed column types and missing values.
+
+    y = argmax_c P(c) ∏_j P(x_j | c)
+
+where each column j has its own likelihood family, chosen from its type or named by the user
+(see :mod:`nbayes.schema`): counting for categories, a Gaussian or kernel density or intervals for
+numbers, Poisson for counts, a bag of words for text. Missing values (None, NaN, null, pandas NA,
+or markers such as ``"?"``) are skipped in fitting and prediction, as in Weka and R's
+naivebayes.
+
+The fitted state is, per column group, the family's mergeable statistics; ``partial_fit``,
+``merge`` and streaming from files all add statistics, and parameters are derived when needed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from . import columns as groups
+from ._base import NaiveBayesClassifier
+from ._validation import check_alpha, check_positive_number, check_sample_weight
+from .decision import posterior as normalise
+from .exceptions import UnseenCategoryWarning
+from .explain import Explanation
+from .families.categorical import UNKNOWN_MODES
+from .families.kde import BANDWIDTH_RULES
+from .schema import CONTINUOUS, ColumnSpec, infer_schema
+from .tables import apply_missing, missing_markers, to_frame
+
+
+class PreparedTable:
+    """A table encoded for the families: one float block per column group, sliceable by rows."""
+
+    def __init__(self, blocks: list[Any], n_rows: int) -> None:
+        self.blocks = blocks
+        self.shape = (n_rows, sum(b.shape[1] for b in blocks))
+
+    def __getitem__(self, rows: slice) -> PreparedTable:
+        start, stop, _ = rows.indices(self.shape[0])
+        return PreparedTable([b[rows] for b in self.blocks], stop - start)
+
+
+class TableStats:
+    """The statistics of every column group of a model, merged group by group."""
+
+    def __init__(self, column_groups: list[groups.ColumnGroup]) -> None:
+        self.groups = column_groups
+
+    def accumulate(self, table: PreparedTable, cls: np.ndarray, weight: np.ndarray) -> None:
+        for group, block in zip(self.groups, table.blocks, strict=True):
+            group.accumulate(block, cls, weight)
+
+    def merge(self, other: TableStats, positions: np.ndarray) -> None:
+        for mine, theirs in zip(self.groups, other.groups, strict=True):
+            mine.merge(theirs, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        for group in self.groups:
+            group.reindex_classes(positions, n_classes)
+
+    def state(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for g, group in enumerate(self.groups):
+            out.update({f"g{g}.{k}": v for k, v in group.state().items()})
+        return out
+
+
+class NaiveBayes(NaiveBayesClassifier):
+    """Naive Bayes over a table of mixed columns: categories, numbers, counts (and text).
+
+    Parameters
+    ----------
+    families : dict, optional
+        Family per column name, overriding the inferred one: ``"categorical"``, ``"gaussian"``,
+        ``"kde"``, ``"poisson"``, ``"equal-width"``, ``"equal-frequency"``, ``"mdl"``,
+        ``"text"``.
+    continuous : str, default "gaussian"
+        Family for numeric columns that are not inferred categorical: ``"gaussian"``, ``"kde"``
+        (Weka's -K), ``"mdl"`` (Weka's -D), ``"equal-width"`` or ``"equal-frequency"``.
+    alpha : float or dict, default 1.0
+        Lidstone λ of the categorical, interval and Poisson estimates (1 = Laplace; 0 = maximum
+        likelihood); a dict gives λ per column (others 1).
+    class_prior : None, "mle", "smoothed", "uniform" or sequence, default None ("mle")
+        The class prior, as in the seeds; ``prior_alpha`` is λ of the smoothed prior
+        (default: ``alpha`` when it is a number, else 1).
+    loss : (K, K) array-like, optional
+        ``loss[i][j]`` = cost of deciding ``classes_[i]`` when the truth is ``classes_[j]``;
+        ``predict`` then minimises the conditional risk (seed 002).
+    unknown : {"ignore", "smooth", "error"}, default "ignore"
+        A category never seen in fitting: skip that column for that row (one warning per
+        call, with counts), give it the Lidstone mass of one extra value, or raise.
+    missing_values : str, number or list, optional
+        Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``).
+    max_int_categories : int, default 20
+        Integer columns with at most this many distinct values (in the first batch) are
+        categorical; others are continuous.
+    var_smoothing : float, default 1e-9
+        Gaussian variance smoothing, as scikit-learn's GaussianNB.
+    bins : int, default 10
+        Number of intervals for equal-width and equal-frequency discretisation.
+    bandwidth : "silverman", "scott" or float, default "silverman"
+        Kernel density bandwidth rule (see :mod:`nbayes.families.kde`).
+    max_bins : int, default 2048
+        Distinct values a continuous column's sketch keeps exactly before pooling on a grid
+        (see :mod:`nbayes.families.sketch`); only kde and interval columns use it.
+    """
+
+    def __init__(
+        self,
+        *,
+        families: dict[str, str] | None = None,
+        continuous: str = "gaussian",
+        alpha: float | dict[str, float] = 1.0,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        unknown: str = "ignore",
+        missing_values: Any = None,
+        max_int_categories: int = 20,
+        var_smoothing: float = 1e-9,
+        bins: int = 10,
+        bandwidth: str | float = "silverman",
+        max_bins: int = 2048,
+    ) -> None:
+        self.families = families
+        self.continuous = continuous
+        self.alpha = alpha
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+        self.unknown = unknown
+        self.missing_values = missing_values
+        self.max_int_categories = max_int_categories
+        self.var_smoothing = var_smoothing
+        self.bins = bins
+        self.bandwidth = bandwidth
+        self.max_bins = max_bins
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.continuous not in CONTINUOUS:
+            raise ValueError(f"continuous must be one of {CONTINUOUS}, got {self.continuous!r}.")
+        if self.unknown not in UNKNOWN_MODES:
+            raise ValueError(f"unknown must be one of {UNKNOWN_MODES}, got {self.unknown!r}.")
+        if isinstance(self.alpha, dict):
+            for name, value in self.alpha.items():
+                check_alpha(value, None, name=f"alpha[{name!r}]")
+        else:
+            check_alpha(self.alpha, None)
+        check_positive_number(self.var_smoothing, "var_smoothing")
+        if not isinstance(self.bins, int) or self.bins < 1:
+            raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if not isinstance(self.max_bins, int) or self.max_bins < 2:
+            raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")
+        if isinstance(self.bandwidth, str):
+            if self.bandwidth not in BANDWIDTH_RULES:
+                raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES} or a number > 0.")
+        else:
+            check_positive_number(self.bandwidth, "bandwidth", allow_zero=False)
+
+    def _settings(self) -> groups.Settings:
+        return groups.Settings(
+            self.alpha, self.var_smoothing, self.bandwidth, self.bins, self.unknown
+        )
+
+    def _prior_spec(self) -> str | np.ndarray:
+        return "mle" if self.class_prior is None else self.class_prior
+
+    def _prior_alpha(self) -> float:
+        if self.prior_alpha is not None:
+            return check_positive_number(self.prior_alpha, "prior_alpha")
+        return float(self.alpha) if not isinstance(self.alpha, dict) else 1.0
+
+    def _merge_key(self) -> tuple:
+        return tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
+
+    # ------------------------------------------------------------------ input
+    def _frame(self, X: Any) -> pl.DataFrame:
+        columns = getattr(self, "_fit_columns", None) if isinstance(X, np.ndarray) else None
+        return apply_missing(to_frame(X, columns=columns), missing_markers(self.missing_values))
+
+    def _split_target(
+        self, frame: pl.DataFrame, y: Any, target: str | None
+    ) -> tuple[pl.DataFrame, np.ndarray]:
+        if target is None and isinstance(y, str):
+            target, y = y, None
+        if target is not None:
+            if target not in frame.columns:
+                raise ValueError(
+                    f"target column {target!r} is not in the data (columns: {frame.columns})."
+                )
+            labels = frame.get_column(target)
+            frame = frame.drop(target)
+        elif y is None:
+            raise ValueError("NaiveBayes needs the class labels: pass y, or target='column name'.")
+        else:
+            labels = to_frame({"y": y}).get_column("y") if not isinstance(y, pl.Series) else y
+            if labels.len() != frame.height:
+                raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
+        labels = apply_missing(
+            labels.to_frame("y"), missing_markers(self.missing_values)
+        ).get_column("y")
+        return frame, labels
+
+    def _drop_missing_target(
+        self, frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray
+    ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+        missing = labels.is_null().to_numpy()
+        if missing.all():
+            raise ValueError(
+                "the target is entirely missing: there are no labelled rows to learn from."
+            )
+        if missing.any():
+            warnings.warn(
+                f"{int(missing.sum())} row(s) with a missing target were dropped (first at row "
+                f"{int(np.argmax(missing))}).",
+                UserWarning,
+                stacklevel=4,
+            )
+            keep = ~missing
+            frame = frame.filter(pl.Series(keep))
+            labels = labels.filter(pl.Series(keep))
+            weight = weight[keep]
+        values = labels.to_numpy()
+        if values.dtype == object:
+            values = values.astype(str)
+        return frame, values, weight
+
+    def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
+        self.schema_ = infer_schema(
+            frame,
+            self.families,
+            self.continuous,
+            self.max_int_categories,
+            require_observed=require_observed,
+        )
+        by_family: dict[str, list[ColumnSpec]] = {}
+        for spec in self.schema_:
+            by_family.setdefault(spec.family, []).append(spec)
+        column_groups: list[groups.ColumnGroup] = []
+        for family, specs in by_family.items():
+            names = [s.name for s in specs]
+            if family == "categorical":
+                column_groups.append(
+                    groups.CategoricalColumns(names, n_classes, [s.dtype for s in specs])
+                )
+            elif family == "gaussian":
+                column_groups.append(groups.GaussianColumns(names, n_classes))
+            elif family == "poisson":
+                column_groups.append(groups.PoissonColumns(names, n_classes))
+            elif family == "kde":
+                column_groups.append(groups.KernelColumns(names, n_classes, self.max_bins))
+            elif family == "text":
+                column_groups.append(self._text_group(names, n_classes))
+            else:
+                column_groups.append(
+                    groups.IntervalColumns(names, n_classes, self.max_bins, family)
+                )
+        self._stats = TableStats(column_groups)
+        self.feature_names_in_ = np.asarray([s.name for s in self.schema_], dtype=object)
+        self.n_features_in_ = len(self.schema_)
+
+    def _text_group(self, names: list[str], n_classes: int) -> groups.ColumnGroup:
+        raise ValueError("family 'text' is not available in this version of nbayes.")
+
+    def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> PreparedTable:
+        """Select the model's columns by name (any order, extra columns ignored) and encode them."""
+        missing = [s.name for s in self.schema_ if s.name not in frame.columns]
+        if missing:
+            raise ValueError(f"the data lacks column(s) the model was fitted on: {missing}.")
+        blocks = [
+            group.encode(frame.select(group.names), fitting=fitting) for group in self._stats.groups
+        ]
+        return PreparedTable(blocks, frame.height)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+    ) -> NaiveBayes:
+        """Fit on a table (pandas, Polars, PyArrow, NumPy with ``columns``, dict of columns).
+
+        The class labels are ``y`` (an array) or the column named by ``target`` (or a string
+        ``y``). Rows whose label is missing are dropped, with a warning.
+        """
+        self._check_params()
+        frame = self._frame(X)
+        frame, labels = self._split_target(frame, y, target)
+        weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
+        frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        classes, cls = np.unique(values, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"the target has a single class ({classes[0]!r}); a classifier needs at least two."
+            )
+        self._fit_columns = list(frame.columns)
+        self._build(frame, len(classes), require_observed=True)
+        self.classes_ = classes
+        self.class_count_ = np.zeros(len(classes))
+        self._accumulate(self._encode(frame, fitting=True), cls.astype(np.intp).ravel(), weight)
+        return self
+
+    def partial_fit(
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        classes: Any = None,
+        sample_weight: Any = None,
+    ) -> NaiveBayes:
+        """Add one batch. The schema comes from the first batch; classes may grow from batch to
+        batch (or be given up front with ``classes``)."""
+        first = not hasattr(self, "classes_")
+        if first:
+            self._check_params()
+        frame = self._frame(X)
+        frame, labels = self._split_target(frame, y, target)
+        weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
+        frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        batch_classes = np.unique(values)
+        if first:
+            start = (
+                np.unique(np.concatenate([np.asarray(classes), batch_classes]))
+                if classes is not None
+                else batch_classes
+            )
+            self._fit_columns = list(frame.columns)
+            self._build(frame, len(start), require_observed=False)
+            self.classes_ = start
+            self.class_count_ = np.zeros(len(start))
+        else:
+            self._union_classes(batch_classes)
+        cls = np.searchsorted(self.classes_, values).astype(np.intp)
+        self._accumulate(self._encode(frame, fitting=True), cls, weight)
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def _input(self, X: Any) -> PreparedTable:
+        self._check_fitted()
+        frame = self._frame(X)
+        table = self._encode(frame, fitting=False)
+        unseen: dict[str, int] = {}
+        for group, block in zip(self._stats.groups, table.blocks, strict=True):
+            if isinstance(group, groups.CategoricalColumns):
+                unseen.update(group.unseen_counts(block))
+        if unseen:
+            detail = ", ".join(f"{name!r}: {count}" for name, count in unseen.items())
+            if self.unknown == "error":
+                raise ValueError(f"categories not seen in fitting, per column: {detail}.")
+            action = (
+                "skipped"
+                if self.unknown == "ignore"
+                else "given the smoothed mass of an unseen value"
+            )
+            warnings.warn(
+                f"values not seen in fitting were {action}; per column: {detail}.",
+                UnseenCategoryWarning,
+                stacklevel=4,
+            )
+        return table
+
+    def _log_likelihood(self, table: PreparedTable) -> np.ndarray:
+        settings = self._settings()
+        out = np.zeros((table.shape[0], len(self.classes_)))
+        for group, block in zip(self._stats.groups, table.blocks, strict=True):
+            out += group.log_likelihood(block, settings)
+        return out
+
+    def score(
+        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+    ) -> float:
+        """Accuracy on a table (labels as ``y`` or the column ``target``)."""
+        frame = self._frame(X)
+        frame, labels = self._split_target(frame, y, target)
+        weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
+        frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        predicted = self.predict(frame)
+        return float(np.average(predicted.astype(str) == values.astype(str), weights=weight))
+
+    # ------------------------------------------------------------------ explanation
+    def explain(self, row: Any, *, priors: Any = None) -> Explanation:
+        """The worked computation of seed 001 for one row (a dict, a pandas Series, or a
+        one-row table): priors, every P(x_j | c), their product, the posterior, and each
+        feature's contribution to the log-odds of the two most probable classes.
+        ``print()`` the result for a table."""
+        self._check_fitted()
+        if isinstance(row, dict):
+            row = {k: [v] for k, v in row.items()}
+        elif hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
+            row = row.to_frame().T  # a pandas Series: one row
+        table = self._input(row)
+        if table.shape[0] != 1:
+            raise ValueError(f"explain takes one row; got {table.shape[0]}.")
+        settings = self._settings()
+        names, values, densities, rows = [], [], [], []
+        by_name = {}
+        for group, block in zip(self._stats.groups, table.blocks, strict=True):
+            per_feature = groups.feature_log_likelihoods(group, block, settings)
+            for j, name in enumerate(group.names):
+                by_name[name] = (
+                    group.display(j, block[0, j]),
+                    group.family in ("gaussian", "kde"),
+                    per_feature[j],
+                )
+        for spec in self.schema_:
+            shown, density, log_p = by_name[spec.name]
+            names.append(spec.name)
+            values.append(shown)
+            densities.append(density)
+            rows.append(log_p)
+        log_prior = self._class_log_prior(priors)
+        log_likelihood = np.array(rows) if rows else np.zeros((0, len(self.classes_)))
+        jll = log_prior + np.nansum(log_likelihood, axis=0)
+        post = normalise(jll[None, :], log_prior)[0]
+        decision = self.predict(row, priors=priors)[0]
+        return Explanation(
+            self.classes_, names, values, densities, log_prior, log_likelihood, post, decision
+        )
+
+    # ------------------------------------------------------------------ display
+    def summary(self) -> str:
+        """The fitted model as Weka and R print theirs: priors, then each column's conditionals."""
+        self._check_fitted()
+        settings = self._settings()
+        prior = np.exp(self._class_log_prior())
+        families = {}
+        for spec in self.schema_:
+            families[spec.family] = families.get(spec.family, 0) + 1
+        head = (
+            f"NaiveBayes: {round(self.class_count_.sum()):,} training rows (weighted), "
+            f"{len(self.classes_)} classes, {len(self.schema_)} columns ("
+            + ", ".join(f"{n} {f}" for f, n in families.items())
+            + ")"
+        )
+        parts = [
+            head,
+            f"class prior ({self._prior_name()})\n"
+            + groups._table(["P(c)"], self.classes_, [prior.tolist()]),
+        ]
+        order = {s.name: i for i, s in enumerate(self.schema_)}
+        described = []
+        for group in self._stats.groups:
+            for j, block in enumerate(group.describe(self.classes_, settings).split("\n\n")):
+                described.append((order[group.names[j]], block))
+        parts += [block for _, block in sorted(described)]
+        return "\n\n".join(parts)
+
+    def _prior_name(self) -> str:
+        spec = self._prior_spec()
+        return spec if isinstance(spec, str) else "given"
+
+    def __str__(self) -> str:
+        if not hasattr(self, "classes_"):
+            return repr(self)
+        return self.summary()

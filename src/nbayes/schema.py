@@ -1,0 +1,125 @@
+"""Which likelihood family each column of a table gets.
+
+Inferred from the column's type, unless ``families={"column": "family"}`` overrides it:
+
+===============================  ====================================================
+column type                      family
+===============================  ====================================================
+string, categorical, boolean     ``"categorical"`` (counting)
+floating point                   the model's ``continuous`` setting (``"gaussian"``)
+integer, ≤ ``max_int_categories``  ``"categorical"`` — a code, a rating, a count of legs
+distinct values in the first
+batch
+integer, more distinct values    the model's ``continuous`` setting
+===============================  ====================================================
+
+Families: ``"categorical"``, ``"gaussian"``, ``"kde"`` (kernel density), ``"poisson"`` (counts),
+``"equal-width"``, ``"equal-frequency"`` and ``"mdl"`` (intervals), and ``"text"`` (a bag of words,
+when the text module is available). A family that cannot read the column's type (``"gaussian"``
+on strings, say) is an error naming the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+CONTINUOUS = ("gaussian", "kde", "equal-width", "equal-frequency", "mdl")
+FAMILIES = ("categorical", "poisson", *CONTINUOUS, "text")
+NUMERIC_ONLY = (*CONTINUOUS, "poisson")
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    name: str
+    family: str
+    dtype: pl.DataType
+
+
+def _kind(dtype: pl.DataType) -> str:
+    if dtype == pl.Null:
+        return "null"
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return "string"
+    if dtype == pl.Boolean:
+        return "bool"
+    if dtype.is_integer():
+        return "int"
+    if dtype.is_float():
+        return "float"
+    return "other"
+
+
+def infer_schema(
+    frame: pl.DataFrame,
+    families: dict[str, str] | None,
+    continuous: str,
+    max_int_categories: int,
+    *,
+    require_observed: bool,
+) -> list[ColumnSpec]:
+    """A :class:`ColumnSpec` per column of ``frame`` (already with missing values as null)."""
+    families = dict(families or {})
+    unknown = sorted(set(families) - set(frame.columns))
+    if unknown:
+        raise ValueError(f"families names columns that are not in the data: {unknown}.")
+    specs = []
+    for name, dtype in frame.schema.items():
+        kind = _kind(dtype)
+        column = frame.get_column(name)
+        if require_observed and column.null_count() == frame.height:
+            raise ValueError(
+                f"column {name!r} is entirely missing: there is nothing to learn from it. Drop it, "
+                "or check the missing-value markers."
+            )
+        family = families.get(name)
+        if family is not None and family not in FAMILIES:
+            raise ValueError(
+                f"unknown family {family!r} for column {name!r}; choose one of {FAMILIES}."
+            )
+        if kind == "other":
+            raise ValueError(
+                f"column {name!r} has type {dtype}, which nbayes cannot model; convert it to "
+                "numbers, strings or booleans (dates: e.g. to days)."
+            )
+        if kind == "null" and family is None:
+            raise ValueError(
+                f"column {name!r} has no values in this batch, so its type is unknown; name its "
+                "family in families={...}."
+            )
+        if family is None:
+            if kind in ("string", "bool"):
+                family = "categorical"
+            elif (
+                kind == "int"
+                and column.n_unique() - (column.null_count() > 0) <= max_int_categories
+            ):
+                family = "categorical"
+            else:
+                family = continuous
+        if family in NUMERIC_ONLY and kind in ("string", "bool"):
+            raise ValueError(
+                f"family {family!r} needs numbers, but column {name!r} holds {kind} values "
+                f"(e.g. {column.drop_nulls().head(1).to_list()}); use 'categorical' for it."
+            )
+        if family == "text" and kind != "string":
+            raise ValueError(f"family 'text' needs strings, but column {name!r} has type {dtype}.")
+        specs.append(
+            ColumnSpec(
+                name, family, _categorical_dtype(dtype) if family == "categorical" else dtype
+            )
+        )
+    return specs
+
+
+def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:
+    """The type category values are kept in: strings, booleans, integers or floats."""
+    kind = _kind(dtype)
+    if kind == "string":
+        return pl.String
+    if kind == "bool":
+        return pl.Boolean
+    if kind == "int":
+        return pl.Int64
+    return pl.Float64

@@ -1,0 +1,168 @@
+"""Reading tables from the objects users hold: pandas, Polars, PyArrow, NumPy (+ column names),
+dicts of columns. Everything becomes a Polars DataFrame with missing values as nulls.
+
+Missing values are None, NaN, null, pandas NA and NaT, and any user marker such as ``"?"``
+(``missing_values``). After this module a missing value is always a Polars null.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+
+def _pandas_column(name: str, column: Any) -> pl.Series:
+    """One pandas column as a Polars Series, without going through pyarrow."""
+    dtype = column.dtype
+    kind = getattr(dtype, "kind", "O")
+    if str(dtype) == "category":
+        values = column.astype(object).where(column.notna(), None).tolist()
+        return _object_series(name, values)
+    if kind in "iu" and not hasattr(dtype, "na_value"):
+        return pl.Series(name, column.to_numpy())
+    if kind == "b" and str(dtype) == "bool":
+        return pl.Series(name, column.to_numpy())
+    if kind in "iufb":  # numpy floats, or pandas nullable Int64/Float64/boolean
+        if kind == "b":
+            values = column.astype(object).where(column.notna(), None).tolist()
+            return pl.Series(name, values, dtype=pl.Boolean)
+        if kind in "iu":
+            values = column.astype(object).where(column.notna(), None).tolist()
+            return pl.Series(name, values, dtype=pl.Int64)
+        return pl.Series(name, column.to_numpy(dtype="float64", na_value=np.nan)).fill_nan(None)
+    if kind == "M" or kind == "m":
+        raise ValueError(
+            f"column {name!r} holds dates or times ({dtype}); convert it to a number (e.g. days) "
+            "or a category first."
+        )
+    values = column.astype(object).where(column.notna(), None).tolist()
+    return _object_series(name, values)
+
+
+def _object_series(name: str, values: list) -> pl.Series:
+    """A Series from Python objects: all strings, all bools or all numbers, else an error."""
+    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+    kinds = {_kind(v) for v in present}
+    if len(kinds) > 1:
+        examples = {}
+        for v in present:
+            examples.setdefault(_kind(v), v)
+        shown = ", ".join(f"{k} (e.g. {examples[k]!r})" for k in sorted(examples))
+        raise ValueError(
+            f"column {name!r} mixes types: {shown}. Make it one type (e.g. all strings)."
+        )
+    cleaned = [None if (isinstance(v, float) and v != v) else v for v in values]
+    kind = kinds.pop() if kinds else "string"
+    dtype = {"string": pl.String, "bool": pl.Boolean, "number": pl.Float64}[kind]
+    if kind == "number" and all(isinstance(v, (int, np.integer)) for v in present):
+        dtype = pl.Int64
+    return pl.Series(name, cleaned, dtype=dtype)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
+
+
+def _check_unique(names: Sequence[str]) -> None:
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+    if repeated:
+        raise ValueError(f"duplicate column names: {repeated}; every column needs its own name.")
+
+
+def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """Convert a table-like ``X`` to a Polars DataFrame (a new object; ``X`` is not modified)."""
+    if isinstance(X, pl.DataFrame):
+        frame = X
+    elif isinstance(X, pl.LazyFrame):
+        raise TypeError("got a Polars LazyFrame; collect it first (or use the streaming readers).")
+    elif (
+        hasattr(X, "to_numpy")
+        and hasattr(X, "columns")
+        and hasattr(X, "dtypes")
+        and hasattr(X, "iloc")
+    ):
+        names = [str(c) for c in X.columns]
+        _check_unique(names)
+        frame = pl.DataFrame([_pandas_column(n, X.iloc[:, j]) for j, n in enumerate(names)])
+    elif hasattr(X, "column_names") and hasattr(X, "schema") and hasattr(X, "num_rows"):
+        _check_unique(list(X.column_names))
+        frame = pl.from_arrow(X)
+        if isinstance(frame, pl.Series):
+            frame = frame.to_frame()
+    elif isinstance(X, dict):
+        frame = pl.DataFrame([_object_or_array(str(k), v) for k, v in X.items()])
+    else:
+        array = np.asarray(X, dtype=object if _has_strings(X) else None)
+        if array.ndim != 2:
+            raise ValueError(f"expected a table (2-D), got an array of shape {array.shape}.")
+        if columns is None:
+            columns = [f"x{j}" for j in range(array.shape[1])]
+        columns = [str(c) for c in columns]
+        if len(columns) != array.shape[1]:
+            raise ValueError(f"{len(columns)} column names given for {array.shape[1]} columns.")
+        _check_unique(columns)
+        frame = pl.DataFrame([_object_or_array(n, array[:, j]) for j, n in enumerate(columns)])
+    if (
+        columns is not None
+        and not isinstance(X, np.ndarray)
+        and list(frame.columns) != list(columns)
+    ):
+        frame = frame.rename(dict(zip(frame.columns, columns, strict=True)))
+    return frame
+
+
+def _has_strings(X: Any) -> bool:
+    array = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    return array.dtype.kind in "OUS"
+
+
+def _object_or_array(name: str, values: Any) -> pl.Series:
+    array = np.asarray(values)
+    if array.dtype.kind in "iub":
+        return pl.Series(name, array)
+    if array.dtype.kind == "f":
+        return pl.Series(name, array).fill_nan(None)
+    if array.dtype.kind in "US":
+        return pl.Series(name, array.astype(str).tolist(), dtype=pl.String)
+    if array.dtype.kind in "Mm":
+        raise ValueError(
+            f"column {name!r} holds dates or times; convert it to a number or category."
+        )
+    return _object_series(name, list(array))
+
+
+def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
+    """Turn NaN and each user marker (e.g. ``"?"``) into null, column by column."""
+    text_markers = [m for m in markers if isinstance(m, str)]
+    number_markers = [m for m in markers if isinstance(m, (int, float)) and not isinstance(m, bool)]
+    expressions = []
+    for name, dtype in frame.schema.items():
+        column = pl.col(name)
+        if dtype.is_float():
+            column = column.fill_nan(None)
+        chosen = (
+            text_markers if dtype == pl.String else number_markers if dtype.is_numeric() else []
+        )
+        if chosen:
+            column = pl.when(column.is_in(chosen)).then(None).otherwise(column)
+        expressions.append(column.alias(name))
+    return frame.select(expressions)
+
+
+def missing_markers(missing_values: Any) -> list[Any]:
+    """The user's ``missing_values`` as a list of markers."""
+    if missing_values is None:
+        return []
+    if isinstance(missing_values, (str, int, float)):
+        return [missing_values]
+    return list(missing_values)
