@@ -26,6 +26,7 @@ from .exceptions import (
 )
 from .explain import Explanation
 from .model import NaiveBayes
+from .persist import load, save
 
 __version__ = "0.1.0"
 
@@ -45,6 +46,8 @@ __all__ = [
     "ZeroLikelihoodWarning",
     "__version__",
     "bayes_rule",
+    "load",
     "merge",
+    "save",
     "total_probability",
 ]

@@ -409,6 +409,55 @@ class NaiveBayesClassifier(ParamsMixin):
         weight = check_sample_weight(sample_weight, predicted.shape[0], estimator=self._name)
         return float(np.average(predicted == labels, weights=weight))
 
+    # ----------------------------------------------------------------- model files
+    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(JSON metadata, numeric arrays) describing the fitted model (see nbayes.persist)."""
+        from .persist import labels_to_json, to_json
+
+        names = getattr(self, "feature_names_in_", None)
+        meta = {
+            "params": to_json(self.get_params()),
+            "classes": labels_to_json(self.classes_),
+            "n_features_in": int(self.n_features_in_),
+            "feature_names": None if names is None else [str(n) for n in names],
+        }
+        arrays = {"class_count": self.class_count_}
+        arrays.update({f"stats.{k}": v for k, v in self._stats.state().items()})
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayesClassifier:
+        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array."""
+        from .persist import from_json
+
+        model = cls(**from_json(meta["params"]))
+        model._check_params()
+        model._restore_common(meta, arrays)
+        stats = cls._stats_type.from_state(
+            {k[6:]: v for k, v in arrays.items() if k.startswith("stats.")}
+        )
+        stats.check(len(model.classes_), model.n_features_in_)
+        model._stats = stats
+        return model
+
+    def _restore_common(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        from .persist import labels_from_json
+
+        classes = labels_from_json(meta["classes"])
+        count = np.asarray(arrays["class_count"], dtype=np.float64)
+        if count.shape != classes.shape or np.any(count < 0):
+            raise ValueError("class_count does not match the classes.")
+        if classes.shape[0] > 1 and np.any(classes[1:] <= classes[:-1]):
+            raise ValueError("classes must be sorted and distinct.")
+        self.classes_ = classes
+        self.class_count_ = count.copy()
+        self.n_features_in_ = int(meta["n_features_in"])
+        if meta.get("feature_names") is not None:
+            names = np.asarray(meta["feature_names"], dtype=object)
+            if names.shape != (self.n_features_in_,):
+                raise ValueError("feature_names does not match n_features_in.")
+            self.feature_names_in_ = names
+
     @property
     def class_log_prior_(self) -> np.ndarray:
         """log P(c) as the model's prior setting derives it from ``class_count_``."""

@@ -122,3 +122,77 @@ def normalize_rows(jll, log_prior, as_log, out):  # pragma: no cover - compiled
             for k in range(K):
                 out[i, k] /= total
     return dead
+
+
+@numba.njit(**_JIT)
+def scan_records(buffer, separator, quote, final, ends, fields, lines):  # pragma: no cover
+    """Find the CSV records of a byte buffer that starts at a record boundary.
+
+    A newline ends a record unless it lies inside a quoted field (quotes toggle; an escaped
+    quote "" toggles twice). For each complete record: the offset just past its end, its number
+    of fields (separators outside quotes + 1; 0 for a blank line) and its line number relative
+    to the buffer start. With ``final`` the unterminated tail is a record too. Returns the
+    number of records and the bytes they span.
+    """
+    n = buffer.shape[0]
+    count = 0
+    n_fields = 1
+    inside = False
+    start = 0
+    line = 0
+    record_line = 0
+    for i in range(n):
+        c = buffer[i]
+        if c == quote:
+            inside = not inside
+        elif not inside:
+            if c == separator:
+                n_fields += 1
+            elif c == 10:
+                length = i - start
+                blank = length == 0 or (length == 1 and buffer[start] == 13)
+                ends[count] = i + 1
+                fields[count] = 0 if blank else n_fields
+                lines[count] = record_line
+                count += 1
+                n_fields = 1
+                start = i + 1
+                record_line = line + 1
+        if c == 10:
+            line += 1
+    if final and start < n:
+        length = n - start
+        blank = length == 1 and buffer[start] == 13
+        ends[count] = n
+        fields[count] = 0 if blank else n_fields
+        lines[count] = record_line
+        count += 1
+        start = n
+    return count, start
+
+
+@numba.njit(**_JIT)
+def scan_plain_records(buffer, separator, final, ends, fields):  # pragma: no cover - compiled
+    """:func:`scan_records` for a buffer without quote characters: every newline ends a record,
+    so record k starts on line k. Same outputs (lines are implicit)."""
+    n = buffer.shape[0]
+    count = 0
+    n_fields = 1
+    start = 0
+    for i in range(n):
+        c = buffer[i]
+        if c == separator:
+            n_fields += 1
+        elif c == 10:
+            blank = i == start or (i == start + 1 and buffer[start] == 13)
+            ends[count] = i + 1
+            fields[count] = 0 if blank else n_fields
+            count += 1
+            n_fields = 1
+            start = i + 1
+    if final and start < n:
+        ends[count] = n
+        fields[count] = 0 if (n == start + 1 and buffer[start] == 13) else n_fields
+        count += 1
+        start = n
+    return count, start

@@ -64,6 +64,11 @@ def _fmt(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 1e5 else f"{value:.4g}"
 
 
+def _value(value: float) -> str:
+    """A data value as a person would write it: 35, 2.5, 1e+07."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+
+
 def _table(
     row_names: list[str], classes: np.ndarray, rows: list[list[float]], indent: str = "  "
 ) -> str:
@@ -103,7 +108,22 @@ class ColumnGroup:
         return self.numeric_block(frame)
 
     def display(self, j: int, value: float) -> str:
-        return "missing" if value != value else _fmt(value)
+        return "missing" if value != value else _value(value)
+
+    # model files: the arrays of the group's statistics, and JSON for the rest
+    def state(self) -> dict[str, np.ndarray]:
+        return self.stats.state()
+
+    def meta(self) -> dict:
+        return {"family": self.family, "names": list(self.names)}
+
+    def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
+        if meta.get("family") != self.family or list(meta.get("names", [])) != self.names:
+            raise ValueError(f"column group {self.names} does not match the schema.")
+        self.stats = type(self.stats).from_state(state)
+
+    def check(self, n_classes: int) -> None:
+        self.stats.check(n_classes, len(self.names))
 
 
 # ---------------------------------------------------------------------- categorical
@@ -203,6 +223,39 @@ class CategoricalColumns(ColumnGroup):
             return "unseen value"
         return str(self.vocabularies[j][int(value)])
 
+    def meta(self) -> dict:
+        def encode(value: Any, dtype: pl.DataType) -> Any:
+            return float(value).hex() if dtype == pl.Float64 else value
+
+        vocabularies = [
+            [encode(v, dtype) for v in values]
+            for values, dtype in zip(self.vocabularies, self.dtypes, strict=True)
+        ]
+        return {**super().meta(), "vocabularies": vocabularies}
+
+    def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
+        super().load_state(state, meta)
+        vocabularies = meta["vocabularies"]
+        if len(vocabularies) != len(self.names):
+            raise ValueError("one vocabulary per categorical column is required.")
+        expected = {pl.String: str, pl.Boolean: bool, pl.Int64: int, pl.Float64: str}
+        decoded = []
+        for values, dtype, name in zip(vocabularies, self.dtypes, self.names, strict=True):
+            kind = expected.get(dtype)
+            if kind is None or not all(type(v) is kind for v in values):
+                raise ValueError(f"the categories of column {name!r} are not of type {dtype}.")
+            decoded.append(
+                [float.fromhex(v) for v in values] if dtype == pl.Float64 else list(values)
+            )
+            if len(set(decoded[-1])) != len(decoded[-1]):
+                raise ValueError(f"the categories of column {name!r} repeat.")
+        self.vocabularies = decoded
+
+    def check(self, n_classes: int) -> None:
+        super().check(n_classes)
+        if [len(v) for v in self.vocabularies] != self.stats.n_categories.tolist():
+            raise ValueError("category vocabularies do not match the counts.")
+
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
         table, _ = self.stats.log_prob(settings.alpha_for(self.names))
         offsets = self.stats.offsets
@@ -218,14 +271,6 @@ class CategoricalColumns(ColumnGroup):
                 + _table([str(values[i]) for i in order], classes, rows)
             )
         return "\n\n".join(parts)
-
-    def state(self) -> dict[str, np.ndarray]:
-        return {f"counts.{k}": v for k, v in self.stats.state().items()}
-
-    def load_state(self, state: dict[str, np.ndarray]) -> None:
-        self.stats = CategoricalCounts.from_state(
-            {k[7:]: v for k, v in state.items() if k.startswith("counts.")}
-        )
 
 
 # ---------------------------------------------------------------------- gaussian
@@ -261,14 +306,6 @@ class GaussianColumns(ColumnGroup):
                 )
             )
         return "\n\n".join(parts)
-
-    def state(self) -> dict[str, np.ndarray]:
-        return {f"moments.{k}": v for k, v in self.stats.state().items()}
-
-    def load_state(self, state: dict[str, np.ndarray]) -> None:
-        self.stats = GaussianMoments.from_state(
-            {k[8:]: v for k, v in state.items() if k.startswith("moments.")}
-        )
 
 
 # ---------------------------------------------------------------------- poisson
@@ -313,14 +350,6 @@ class PoissonColumns(ColumnGroup):
             for j, name in enumerate(self.names)
         )
 
-    def state(self) -> dict[str, np.ndarray]:
-        return {f"sums.{k}": v for k, v in self.stats.state().items()}
-
-    def load_state(self, state: dict[str, np.ndarray]) -> None:
-        self.stats = FeatureSums.from_state(
-            {k[5:]: v for k, v in state.items() if k.startswith("sums.")}
-        )
-
 
 # ---------------------------------------------------------------------- sketch-based
 class SketchColumns(ColumnGroup):
@@ -344,14 +373,6 @@ class SketchColumns(ColumnGroup):
         if level == EXACT:
             return "exact values"
         return f"values pooled on a grid of width {math.ldexp(1.0, int(level)):g}"
-
-    def state(self) -> dict[str, np.ndarray]:
-        return {f"sketch.{k}": v for k, v in self.stats.state().items()}
-
-    def load_state(self, state: dict[str, np.ndarray]) -> None:
-        self.stats = ValueSketches.from_state(
-            {k[7:]: v for k, v in state.items() if k.startswith("sketch.")}
-        )
 
 
 class KernelColumns(SketchColumns):
@@ -419,9 +440,6 @@ class IntervalColumns(SketchColumns):
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
         codes = self.codes(block, settings)
         return self.counts(settings).log_likelihood(codes, settings.alpha_for(self.names))[0]
-
-    def display(self, j: int, value: float) -> str:
-        return "missing" if value != value else _fmt(value)
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
         counts = self.counts(settings)

@@ -48,6 +48,13 @@ class Table:
     feature_names: list[str]
     target_name: str
 
+    def frame(self):
+        """The table as a Polars DataFrame, the target as its last column."""
+        import polars as pl
+
+        columns = {name: self.X[:, j].tolist() for j, name in enumerate(self.feature_names)}
+        return pl.DataFrame({**columns, self.target_name: self.y.tolist()})
+
     def codes(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """Integer codes 0 … S_j − 1 per column (NaN where missing), and each column's values."""
         columns, values = [], []

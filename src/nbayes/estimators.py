@@ -80,6 +80,8 @@ class _DiscreteNB(NaiveBayesClassifier):
 class _CountsNB(_DiscreteNB):
     """Models whose statistic is the per-class feature sum (multinomial, complement, Poisson)."""
 
+    _stats_type = FeatureSums
+
     _accepts_sparse = True
     _positive_only = True
 
@@ -173,6 +175,7 @@ class BernoulliNB(_DiscreteNB):
     ``binarize`` is the threshold above which a value counts as present (None: X is binary)."""
 
     _accepts_sparse = True
+    _stats_type = FeatureSums
 
     def __init__(
         self,
@@ -271,6 +274,7 @@ class CategoricalNB(_DiscreteNB):
     _allows_nan = True
     _positive_only = True
     _categorical_input = True
+    _stats_type = CategoricalCounts
 
     def __init__(
         self,
@@ -415,6 +419,7 @@ class GaussianNB(NaiveBayesClassifier):
     ``var_smoothing`` adds ε = var_smoothing · max_j Var(x_j) to every variance (scikit-learn)."""
 
     _allows_nan = True
+    _stats_type = GaussianMoments
 
     def __init__(
         self,

@@ -81,31 +81,61 @@ class Report:
         return "\n".join(lines)
 
 
+class Accumulator:
+    """Evaluation counts gathered batch by batch (for streamed data): the confusion matrix
+    over ``classes``, the number of rows and of correct predictions, and Σ −log P(true | x)."""
+
+    def __init__(self, classes: np.ndarray) -> None:
+        self.classes = np.asarray(classes)
+        k = len(self.classes)
+        self.confusion = np.zeros((k, k), dtype=np.int64)
+        self.n = 0
+        self.correct = 0
+        self.loss_sum = 0.0
+        self.loss_rows = 0
+        self.has_proba = True
+
+    def update(
+        self, y_true: np.ndarray, y_pred: np.ndarray, proba: np.ndarray | None = None
+    ) -> None:
+        y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+        true_index = _positions(self.classes, y_true)
+        pred_index = _positions(self.classes, y_pred)
+        known = (true_index >= 0) & (pred_index >= 0)
+        np.add.at(self.confusion, (true_index[known], pred_index[known]), 1)
+        self.n += len(y_true)
+        self.correct += int(np.sum(y_true.astype(str) == y_pred.astype(str)))
+        if proba is None:
+            self.has_proba = False
+        else:
+            rows = np.flatnonzero(true_index >= 0)
+            chosen = np.clip(proba[rows, true_index[rows]], 1e-15, 1.0)
+            self.loss_sum += float(-np.log(chosen).sum())
+            self.loss_rows += rows.size
+
+    def report(self) -> Report:
+        confusion = self.confusion
+        correct = np.diag(confusion).astype(float)
+        predicted = confusion.sum(axis=0)
+        support = confusion.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(predicted > 0, correct / predicted, 0.0)
+            recall = np.where(support > 0, correct / support, 0.0)
+            f1 = np.where(
+                precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0
+            )
+        accuracy = self.correct / self.n if self.n else 0.0
+        loss = self.loss_sum / self.loss_rows if self.has_proba and self.loss_rows else None
+        return Report(self.classes, accuracy, precision, recall, f1, support, loss, confusion)
+
+
 def evaluate(
     y_true: np.ndarray, y_pred: np.ndarray, classes: np.ndarray, proba: np.ndarray | None = None
 ) -> Report:
     """Compare predictions (and optionally posteriors, columns in ``classes`` order) with truth."""
-    classes = np.asarray(classes)
-    true_index = _positions(classes, np.asarray(y_true))
-    pred_index = _positions(classes, np.asarray(y_pred))
-    k = len(classes)
-    confusion = np.zeros((k, k), dtype=np.int64)
-    known = (true_index >= 0) & (pred_index >= 0)
-    np.add.at(confusion, (true_index[known], pred_index[known]), 1)
-    correct = np.diag(confusion).astype(float)
-    predicted = confusion.sum(axis=0)
-    support = confusion.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(predicted > 0, correct / predicted, 0.0)
-        recall = np.where(support > 0, correct / support, 0.0)
-        f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
-    accuracy = float(np.mean(np.asarray(y_true) == np.asarray(y_pred))) if len(y_true) else 0.0
-    loss = None
-    if proba is not None:
-        rows = np.flatnonzero(true_index >= 0)
-        chosen = np.clip(proba[rows, true_index[rows]], 1e-15, 1.0)
-        loss = float(-np.mean(np.log(chosen))) if rows.size else None
-    return Report(classes, accuracy, precision, recall, f1, support, loss, confusion)
+    accumulator = Accumulator(classes)
+    accumulator.update(y_true, y_pred, proba)
+    return accumulator.report()
 
 
 def _positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:

@@ -31,6 +31,22 @@ from .families.kde import BANDWIDTH_RULES
 from .schema import CONTINUOUS, ColumnSpec, infer_schema
 from .tables import apply_missing, missing_markers, to_frame
 
+#: Column value types a model file may name (the schema's dtype for each column).
+_DTYPE_NAMES = {
+    pl.String: "String",
+    pl.Int64: "Int64",
+    pl.Float64: "Float64",
+    pl.Boolean: "Boolean",
+    pl.Int32: "Int32",
+    pl.Float32: "Float32",
+    pl.Int16: "Int16",
+    pl.Int8: "Int8",
+    pl.UInt8: "UInt8",
+    pl.UInt16: "UInt16",
+    pl.UInt32: "UInt32",
+    pl.UInt64: "UInt64",
+}
+
 
 class PreparedTable:
     """A table encoded for the families: one float block per column group, sliceable by rows."""
@@ -210,6 +226,8 @@ class NaiveBayes(NaiveBayesClassifier):
     def _drop_missing_target(
         self, frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray
     ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+        if frame.height == 0:
+            raise ValueError("there are no rows to learn from.")
         missing = labels.is_null().to_numpy()
         if missing.all():
             raise ValueError(
@@ -232,13 +250,18 @@ class NaiveBayes(NaiveBayesClassifier):
         return frame, values, weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
-        self.schema_ = infer_schema(
+        specs = infer_schema(
             frame,
             self.families,
             self.continuous,
             self.max_int_categories,
             require_observed=require_observed,
         )
+        self._make_groups(specs, n_classes)
+
+    def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:
+        """Create the (empty) column groups of a schema, one group per family."""
+        self.schema_ = specs
         by_family: dict[str, list[ColumnSpec]] = {}
         for spec in self.schema_:
             by_family.setdefault(spec.family, []).append(spec)
@@ -321,6 +344,14 @@ class NaiveBayes(NaiveBayesClassifier):
         frame = self._frame(X)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
+        if labels.null_count() == frame.height:  # nothing labelled in this batch: nothing to add
+            if frame.height:
+                warnings.warn(
+                    f"a batch of {frame.height} row(s) had no target value and was skipped.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            return self
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
         batch_classes = np.unique(values)
         if first:
@@ -421,6 +452,41 @@ class NaiveBayes(NaiveBayesClassifier):
         return Explanation(
             self.classes_, names, values, densities, log_prior, log_likelihood, post, decision
         )
+
+    # ------------------------------------------------------------------ model files
+    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        meta, _ = super()._to_state()
+        meta["schema"] = [[s.name, s.family, _DTYPE_NAMES[s.dtype]] for s in self.schema_]
+        meta["fit_columns"] = list(getattr(self, "_fit_columns", [s.name for s in self.schema_]))
+        meta["groups"] = [group.meta() for group in self._stats.groups]
+        arrays = {"class_count": self.class_count_}
+        arrays.update({f"stats.{k}": v for k, v in self._stats.state().items()})
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayes:
+        from .persist import from_json
+
+        model = cls(**from_json(meta["params"]))
+        model._check_params()
+        model._restore_common(meta, arrays)
+        dtypes = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
+        specs = [
+            ColumnSpec(str(name), str(family), dtypes[str(dtype)])
+            for name, family, dtype in meta["schema"]
+        ]
+        model._make_groups(specs, len(model.classes_))
+        model._fit_columns = [str(c) for c in meta["fit_columns"]]
+        if len(meta["groups"]) != len(model._stats.groups):
+            raise ValueError("the column groups do not match the schema.")
+        for g, (group, group_meta) in enumerate(
+            zip(model._stats.groups, meta["groups"], strict=True)
+        ):
+            prefix = f"stats.g{g}."
+            state = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+            group.load_state(state, group_meta)
+            group.check(len(model.classes_))
+        return model
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:

@@ -99,6 +99,17 @@ class CategoricalCounts:
     def state(self) -> dict[str, np.ndarray]:
         return {"n_categories": self.n_categories, "counts": self.counts}
 
+    def check(self, n_classes: int, n_features: int) -> None:
+        """Raise ValueError unless the arrays fit a model of this size (used by model files)."""
+        if self.n_categories.shape != (n_features,) or np.any(self.n_categories < 0):
+            raise ValueError(f"n_categories must be {n_features} counts >= 0.")
+        if self.counts.shape != (n_classes, int(self.n_categories.sum())):
+            raise ValueError(
+                f"counts has shape {self.counts.shape}, inconsistent with the categories."
+            )
+        if np.any(self.counts < 0):
+            raise ValueError("counts must be >= 0.")
+
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> CategoricalCounts:
         stats = cls(state["counts"].shape[0], state["n_categories"].shape[0])

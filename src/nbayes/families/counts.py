@@ -77,6 +77,17 @@ class FeatureSums:
             state["observed"] = self.observed
         return state
 
+    def check(self, n_classes: int, n_features: int) -> None:
+        """Raise ValueError unless the arrays fit a model of this size (used by model files)."""
+        for name in ("counts", "observed"):
+            array = getattr(self, name)
+            if array is None:
+                continue
+            if array.shape != (n_classes, n_features):
+                raise ValueError(f"{name} must have shape ({n_classes}, {n_features}).")
+            if np.any(array < 0):
+                raise ValueError(f"{name} must be >= 0.")
+
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> FeatureSums:
         stats = cls(*state["counts"].shape, track_observed="observed" in state)

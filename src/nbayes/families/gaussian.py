@@ -150,6 +150,18 @@ class GaussianMoments:
             "pooled_m2": self.pooled_m2,
         }
 
+    def check(self, n_classes: int, n_features: int) -> None:
+        """Raise ValueError unless the arrays fit a model of this size (used by model files)."""
+        for name in ("weight", "mean", "m2"):
+            if getattr(self, name).shape != (n_classes, n_features):
+                raise ValueError(f"{name} must have shape ({n_classes}, {n_features}).")
+        for name in ("pooled_count", "pooled_mean", "pooled_m2"):
+            if getattr(self, name).shape != (n_features,):
+                raise ValueError(f"{name} must have shape ({n_features},).")
+        for name in ("weight", "m2", "pooled_count", "pooled_m2"):
+            if np.any(getattr(self, name) < 0):
+                raise ValueError(f"{name} must be >= 0.")
+
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> GaussianMoments:
         stats = cls(*state["weight"].shape)

@@ -149,6 +149,22 @@ class FeatureSketch:
             f"{prefix}.range": np.array([self.minimum, self.maximum]),
         }
 
+    def check(self, n_classes: int) -> None:
+        """Raise ValueError unless the arrays are a consistent sketch (used by model files)."""
+        m = self.keys.shape[0]
+        if (
+            self.keys.ndim != 1
+            or self.weight.shape != (m, n_classes)
+            or self.total.shape != (m, n_classes)
+        ):
+            raise ValueError("sketch arrays have inconsistent shapes.")
+        if m > 1 and np.any(np.diff(self.keys) <= 0):
+            raise ValueError("sketch keys must be strictly increasing.")
+        if np.any(self.weight < 0) or self.max_bins < 2 or m > max(self.max_bins, 0):
+            raise ValueError("sketch weights or sizes are invalid.")
+        if self.level != EXACT and not -1100 <= self.level <= 1100:
+            raise ValueError("sketch grid level is invalid.")
+
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray], prefix: str) -> FeatureSketch:
         level, max_bins = (int(v) for v in state[f"{prefix}.meta"])
@@ -189,6 +205,12 @@ class ValueSketches:
         for j, sketch in enumerate(self.features):
             out.update(sketch.state(f"f{j}"))
         return out
+
+    def check(self, n_classes: int, n_features: int) -> None:
+        if len(self.features) != n_features:
+            raise ValueError(f"expected {n_features} sketches, found {len(self.features)}.")
+        for sketch in self.features:
+            sketch.check(n_classes)
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> ValueSketches:

@@ -1,0 +1,143 @@
+"""Training on a file larger than the memory it is allowed: `nbayes fit` against
+pandas.read_csv(chunksize=10^6) + scikit-learn GaussianNB.partial_fit, on the same CSV.
+
+The CSV (about 2 GB by default) has 10 float columns, 10 small-integer categorical columns and a
+5-class target. Each contender runs in its own process; the script reports wall time, MB/s
+(file bytes / time) and the peak resident memory of that process.
+
+    python benchmarks/stream.py                 # generate (once) and run; prints the table
+    python benchmarks/stream.py --write         # also record it in benchmarks/README.md
+    python benchmarks/stream.py --rows 2000000  # a smaller file for a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _report
+
+OUT = Path(__file__).resolve().parent / "_out"
+
+SKLEARN = textwrap.dedent(
+    """
+    import sys, numpy as np, pandas as pd
+    from sklearn.naive_bayes import GaussianNB
+    model = GaussianNB()
+    classes = np.arange(5)
+    for chunk in pd.read_csv(sys.argv[1], chunksize=10**6):
+        y = chunk.pop("y").to_numpy()
+        model.partial_fit(chunk.to_numpy(dtype=float), y, classes=classes)
+    print(model.class_count_.sum())
+    """
+)
+
+
+def generate(path: Path, rows: int, seed: int = 0) -> None:
+    """Write the CSV in slices so generating it needs little memory."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=1.5, size=(5, 10))
+    with path.open("wb") as out:
+        for start in range(0, rows, 500_000):
+            n = min(500_000, rows - start)
+            y = rng.integers(0, 5, n)
+            columns = {f"f{i}": rng.normal(size=n) + centres[y, i] for i in range(10)}
+            columns.update({f"c{i}": (rng.integers(0, 8, n) + (y == i % 5)) % 8 for i in range(10)})
+            columns["y"] = y
+            pl.DataFrame(columns).write_csv(out, include_header=start == 0)
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    """Run in a fresh interpreter that reports only this command's peak RSS."""
+    wrapper = (
+        "import resource, subprocess, sys, time;"
+        "t = time.perf_counter();"
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);"
+        "e = time.perf_counter() - t;"
+        "print(e, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", wrapper, *command], check=True, capture_output=True, text=True
+    )
+    elapsed, peak = out.stdout.split()
+    return float(elapsed), float(peak)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--rows",
+        type=int,
+        default=10_000_000,
+        help="rows of the CSV (default 10 million, about 2 GB)",
+    )
+    parser.add_argument(
+        "--write", action="store_true", help="record the table in benchmarks/README.md"
+    )
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    data = OUT / f"stream-{args.rows}.csv"
+    if not data.exists():
+        print(f"generating {data} ...", flush=True)
+        generate(data, args.rows)
+    size = data.stat().st_size
+    nbayes = str(Path(sys.executable).with_name("nbayes"))
+    model = OUT / "stream.nbm"
+    contenders = {
+        "nbayes fit (streaming, chunk 64 MiB)": [
+            nbayes,
+            "fit",
+            str(data),
+            "--target",
+            "y",
+            "-o",
+            str(model),
+        ],
+        "pandas.read_csv(chunksize=10^6) + sklearn GaussianNB.partial_fit": [
+            sys.executable,
+            "-c",
+            SKLEARN,
+            str(data),
+        ],
+    }
+    results = {}
+    for name, command in contenders.items():
+        elapsed, peak = measure(command)
+        results[name] = (elapsed, peak)
+        print(
+            f"{name}: {elapsed:.1f} s, {size / 2**20 / elapsed:.0f} MB/s, peak RSS {peak:.0f} MiB",
+            flush=True,
+        )
+    ours = results["nbayes fit (streaming, chunk 64 MiB)"]
+    theirs = results["pandas.read_csv(chunksize=10^6) + sklearn GaussianNB.partial_fit"]
+    rows = [
+        [name, f"{e:.1f} s", f"{size / 2**20 / e:.0f} MB/s", f"{p:.0f} MiB"]
+        for name, (e, p) in results.items()
+    ]
+    table = _report.markdown_table(["contender", "time", "throughput", "peak RSS"], rows)
+    ratio = theirs[0] / ours[0]
+    rows_option = f" --rows {args.rows}" if args.rows != 10_000_000 else ""
+    body = (
+        f"Command: `python benchmarks/stream.py{rows_option} --write` — {_report.machine()}. "
+        f"File: {args.rows:,} rows, {size / 2**30:.2f} GiB (10 float columns, 10 "
+        "small-integer categorical columns, a 5-class target); MB/s is file MiB per second of wall "
+        "time; each contender runs in its own process.\n\n"
+        f"{table}\n\nnbayes is {ratio:.2f}× the throughput of pandas + scikit-learn "
+        f"(target ≥ 2×: {'met' if ratio >= 2 else 'NOT met'}), peak RSS {ours[1]:.0f} MiB "
+        f"(target ≤ 1024 MiB: {'met' if ours[1] <= 1024 else 'NOT met'})."
+    )
+    print()
+    print(body)
+    if args.write:
+        _report.write_section("stream", body)
+
+
+if __name__ == "__main__":
+    main()
