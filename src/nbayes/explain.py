@@ -99,9 +99,9 @@ class Explanation:
 
         out = [f"{'':<{width}}" + "".join(f"  {c:>{column}}" for c in classes)]
         out.append(line("P(c)", self.prior))
-        for label, row in zip(labels, self.log_likelihood, strict=True):
+        for name, label, row in zip(self.features, labels, self.log_likelihood, strict=True):
             if np.isnan(row).all():
-                out.append(line(label, ["missing"] * len(classes)))
+                out.append(line(f"{name} is missing", ["skipped"] * len(classes)))
             else:
                 out.append(line(label, np.exp(row)))
         out.append(line("P(x | c) = ∏ P(x_j | c)", self.product))

@@ -17,6 +17,7 @@ types, and a value that does not fit is an error naming its line and column.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
@@ -290,10 +291,10 @@ class TableReader:
         return self._parse(header, body, body_lines, schema), int(body_lines[0]), used, newlines
 
     def _header_names(self, header: bytes, line: int) -> list[str]:
-        try:
-            names = pl.read_csv(io.BytesIO(header), separator=self.separator, n_rows=0).columns
-        except pl.exceptions.PolarsError as exc:
-            raise DataError(self.path, f"cannot read the header: {exc}", line=line) from exc
+        # the standard library splits the one header line; Polars would silently rename
+        # repeated names (a, a_duplicated_0), and a repeated name is an error here
+        text = header.decode("utf-8", errors="replace").rstrip("\r\n")
+        names = next(csv.reader([text], delimiter=self.separator))
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise DataError(

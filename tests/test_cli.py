@@ -1,0 +1,262 @@
+"""The command line: every subcommand, exit codes, and streaming equal to fitting in memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from conftest import assert_same_statistics
+
+import nbayes
+from nbayes.cli import main
+from nbayes.evaluation import stratified_folds
+
+
+def dataset(n: int = 3000, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], n)
+    shift = np.searchsorted(["a", "b", "c"], y)
+    return pl.DataFrame(
+        {
+            "height": rng.normal(170 + 5 * shift, 8, n),
+            "colour": np.where(
+                rng.random(n) < 0.6, np.array(["red", "green", "blue"])[shift], "blue"
+            ).tolist(),
+            "code": (rng.integers(0, 3, n) + shift) % 4,
+            "visits": rng.poisson(2 + shift, n),
+            "y": y.tolist(),
+        }
+    )
+
+
+@pytest.fixture
+def csv_file(tmp_path: Path) -> Path:
+    path = tmp_path / "data.csv"
+    frame = dataset()
+    frame = frame.with_columns(
+        pl.when(pl.int_range(pl.len()) % 17 == 0)
+        .then(pl.lit("?"))
+        .otherwise(pl.col("colour"))
+        .alias("colour")
+    )
+    frame.write_csv(path)
+    return path
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fit_predict_evaluate_inspect(tmp_path: Path, csv_file: Path, capsys):
+    model_path = tmp_path / "m.nbm"
+    code, out, err = run(
+        [
+            "fit",
+            csv_file,
+            "--target",
+            "y",
+            "-o",
+            model_path,
+            "--missing",
+            "?",
+            "--family",
+            "visits=poisson",
+        ],
+        capsys,
+    )
+    assert code == 0 and out == "" and "3,000 rows" in err
+    model = nbayes.load(model_path)
+    frame = pl.read_csv(csv_file, null_values="?")
+    expected = nbayes.NaiveBayes(missing_values="?", families={"visits": "poisson"}).fit(
+        frame, target="y"
+    )
+    assert_same_statistics(model, expected)
+
+    code, out, _ = run(["predict", model_path, csv_file, "--proba"], capsys)
+    assert code == 0
+    predicted = pl.read_csv(out.encode())
+    assert predicted.columns == ["prediction", "P(a)", "P(b)", "P(c)"]
+    features = frame.drop("y")
+    np.testing.assert_array_equal(
+        predicted.get_column("prediction").to_numpy(), expected.predict(features)
+    )
+    np.testing.assert_allclose(
+        predicted.select("P(a)", "P(b)", "P(c)").to_numpy(),
+        expected.predict_proba(features),
+        rtol=1e-12,
+    )
+
+    code, out, _ = run(["evaluate", model_path, csv_file, "--target", "y", "--json"], capsys)
+    report = json.loads(out)
+    truth = frame.get_column("y").to_numpy()
+    assert report["accuracy"] == pytest.approx(np.mean(expected.predict(features) == truth))
+    proba = expected.predict_proba(features)
+    log_loss = -np.mean(
+        np.log(proba[np.arange(len(truth)), np.searchsorted(expected.classes_, truth)])
+    )
+    assert report["log_loss"] == pytest.approx(log_loss)
+    assert np.sum(report["confusion_matrix"]) == frame.height
+
+    code, out, _ = run(["evaluate", model_path, csv_file, "--target", "y"], capsys)
+    assert "accuracy" in out and "confusion matrix" in out and "precision" in out
+
+    code, out, _ = run(["inspect", model_path], capsys)
+    assert code == 0 and out.strip() == model.summary().strip()
+
+
+def test_predict_writes_parquet_and_tsv(tmp_path: Path, csv_file: Path, capsys):
+    model_path = tmp_path / "m.nbm"
+    run(["fit", csv_file, "--target", "y", "-o", model_path], capsys)
+    for name in ("out.parquet", "out.tsv"):
+        code, out, _ = run(["predict", model_path, csv_file, "-o", tmp_path / name], capsys)
+        assert code == 0 and out == ""
+    parquet = pl.read_parquet(tmp_path / "out.parquet")
+    tsv = pl.read_csv(tmp_path / "out.tsv", separator="\t")
+    assert parquet.height == tsv.height == 3000
+    assert parquet.get_column("prediction").to_list() == tsv.get_column("prediction").to_list()
+
+
+def test_streaming_equals_in_memory(tmp_path: Path, capsys):
+    """Many 1 MiB chunks through partial_fit give the model of one fit on the whole table."""
+    frame = dataset(120_000, seed=3)
+    path = tmp_path / "big.csv"
+    frame.write_csv(path)
+    assert path.stat().st_size > 3 * 2**20
+    model_path = tmp_path / "m.nbm"
+    assert run(["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1"], capsys)[0] == 0
+    streamed = nbayes.load(model_path)
+    whole = nbayes.NaiveBayes().fit(pl.read_csv(path), target="y")
+    assert_same_statistics(streamed, whole)
+    # the counts of the categorical columns are exactly equal, not just close
+    for a, b in zip(streamed._stats.groups, whole._stats.groups, strict=True):
+        if a.family == "categorical":
+            assert a.vocabularies == b.vocabularies
+            np.testing.assert_array_equal(a.stats.counts, b.stats.counts)
+    features = frame.drop("y")
+    np.testing.assert_array_equal(streamed.predict(features), whole.predict(features))
+
+
+def test_explain_row(tmp_path: Path, csv_file: Path, capsys):
+    model_path = tmp_path / "m.nbm"
+    run(["fit", csv_file, "--target", "y", "-o", model_path, "--missing", "?"], capsys)
+    code, out, _ = run(["explain", model_path, csv_file, "--row", "17"], capsys)
+    assert code == 0
+    assert "row 17, line 19" in out and "P(c | x)" in out
+    assert "colour is missing" in out  # row 17 holds '?': skipped, as the seeds' missing values
+    code, _, err = run(["explain", model_path, csv_file, "--row", "5000"], capsys)
+    assert code == 1 and "there is no row 5,000" in err
+
+
+def test_cross_validation_matches_an_independent_loop(csv_file: Path, capsys):
+    code, out, _ = run(["cv", csv_file, "--target", "y", "--folds", "5", "--missing", "?"], capsys)
+    assert code == 0
+    frame = pl.read_csv(csv_file, null_values="?")
+    labels = frame.get_column("y").to_numpy()
+    scores = []
+    for test in stratified_folds(labels, 5, seed=0):
+        train = np.setdiff1d(np.arange(frame.height), test)
+        model = nbayes.NaiveBayes(missing_values="?").fit(frame[train], target="y")
+        scores.append(np.mean(model.predict(frame[test].drop("y")) == labels[test]))
+    assert f"mean accuracy over folds {np.mean(scores):.4f}" in out
+
+
+def test_loss_file_changes_decisions(tmp_path: Path, csv_file: Path, capsys):
+    loss = tmp_path / "loss.csv"
+    loss.write_text("decision,a,b,c\na,0,1,1\nb,1,0,1\nc,20,20,0\n")
+    model_path = tmp_path / "m.nbm"
+    assert run(["fit", csv_file, "--target", "y", "-o", model_path, "--loss", loss], capsys)[0] == 0
+    model = nbayes.load(model_path)
+    matrix = np.array([[0, 1, 1], [1, 0, 1], [20, 20, 0]])
+    np.testing.assert_array_equal(model.loss, matrix)
+    _, out, _ = run(["predict", model_path, csv_file], capsys)
+    got = pl.read_csv(out.encode()).get_column("prediction").to_numpy()
+    features = pl.read_csv(csv_file).drop("y")
+    risk = model.predict_proba(features) @ matrix.T
+    np.testing.assert_array_equal(got, model.classes_[np.argmin(risk, axis=1)])
+    loss.write_text("decision,a,b\na,0,1\nb,1,0\n")
+    code, _, err = run(["fit", csv_file, "--target", "y", "-o", model_path, "--loss", loss], capsys)
+    assert code == 2 and "every class" in err
+
+
+@pytest.mark.parametrize(
+    "content, args, message",
+    [
+        (b"a,b,y\n1,2,x\n3,4,y,z\n5,6,x\n", [], "data.csv: line 3: this row has 4 fields"),
+        (b"", [], "data.csv: the file is empty"),
+        (b"a,b,y\n", [], "data.csv: the file has no data rows"),
+        (b"a,b,c\n1,2,x\n3,4,y\n", [], "there is no target column 'y'"),
+        (b"a,b,y\n1,2,\n3,4,\n", [], "the target column 'y' is entirely missing"),
+        (b"a,b,y\n1,2,x\n3,4,x\n", [], "single class"),
+        (b"a,b,y\n1,-2,x\n3,4,z\n", ["--family", "b=poisson"], "column 'b' has the negative value"),
+    ],
+)
+def test_data_errors_exit_1_with_one_line(tmp_path: Path, capsys, content, args, message):
+    path = tmp_path / "data.csv"
+    path.write_bytes(content)
+    code, out, err = run(["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", *args], capsys)
+    assert code == 1 and out == ""
+    assert message in err
+    errors = [line for line in err.splitlines() if line.startswith("nbayes: error:")]
+    assert len(errors) == 1 and "Traceback" not in err
+    assert not (tmp_path / "m.nbm").exists()
+
+
+def test_skip_bad_rows_and_non_utf8(tmp_path: Path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"a,b,y\n1,caf\xe9,x\n3,4,y,z\n5,6,x\n7,8,y\n")
+    code, _, err = run(
+        ["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", "--skip-bad-rows"], capsys
+    )
+    assert code == 0
+    assert "1 bad rows skipped" in err and "not UTF-8" in err and "line 2" in err
+    assert nbayes.load(tmp_path / "m.nbm").class_count_.sum() == 3
+
+
+def test_debug_shows_the_traceback(tmp_path: Path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        main(["--debug", "fit", str(path), "--target", "y", "-o", str(tmp_path / "m.nbm")])
+
+
+def test_model_file_errors_exit_1(tmp_path: Path, csv_file: Path, capsys):
+    bad = tmp_path / "bad.nbm"
+    bad.write_bytes(b"not a model")
+    code, _, err = run(["predict", bad, csv_file], capsys)
+    assert code == 1 and "not an nbayes model file" in err
+
+
+def test_console_script_usage_errors_exit_2_and_help_everywhere():
+    script = Path(sys.executable).with_name("nbayes")
+    result = subprocess.run([script, "fit", "data.csv"], capture_output=True, text=True)
+    assert result.returncode == 2 and "required" in result.stderr
+    for command in ("fit", "predict", "evaluate", "explain", "inspect", "cv", "demo"):
+        result = subprocess.run([script, command, "--help"], capture_output=True, text=True)
+        assert result.returncode == 0 and "usage: nbayes" in result.stdout
+
+
+def test_demo_prints_the_seed_figures(capsys):
+    code, out, _ = run(["demo"], capsys)
+    assert code == 0
+    for figure in (
+        "0.222",
+        "0.444",
+        "0.667",
+        "0.600",
+        "0.400",
+        "0.200",
+        "0.044",
+        "0.019",
+        "0.028",
+        "0.007",
+    ):
+        assert figure in out
+    assert "decision: yes" in out
+    assert "accuracy  0.95" in out

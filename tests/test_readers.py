@@ -1,0 +1,149 @@
+"""Chunked readers: every format and compression, any chunk size, located errors."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+import zstandard
+
+from nbayes.readers import DataError, TableReader, read_all
+
+
+def sample(n: int = 400) -> pl.DataFrame:
+    rng = np.random.default_rng(1)
+    return pl.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "k": rng.integers(0, 5, n),
+            "word": rng.choice(["alpha", "beta, with comma", 'say "hi"', "two\nlines"], n).tolist(),
+            "y": rng.choice(["a", "b"], n).tolist(),
+        }
+    )
+
+
+def write(frame: pl.DataFrame, path: Path, fmt: str, compression: str | None) -> Path:
+    buffer = io.BytesIO()
+    if fmt == "csv":
+        frame.write_csv(buffer)
+    elif fmt == "tsv":
+        frame.write_csv(buffer, separator="\t")
+    elif fmt == "jsonl":
+        frame.write_ndjson(buffer)
+    else:
+        frame.write_parquet(buffer)
+    data = buffer.getvalue()
+    if compression == "gz":
+        data = gzip.compress(data)
+    elif compression == "zst":
+        data = zstandard.ZstdCompressor().compress(data)
+    target = path.with_suffix(f".{fmt}" + (f".{compression}" if compression else ""))
+    target.write_bytes(data)
+    return target
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "parquet"])
+@pytest.mark.parametrize("compression", [None, "gz", "zst"])
+@pytest.mark.parametrize("chunk", [1024, 64 * 2**20])
+def test_every_format_reads_back_the_same_rows(tmp_path: Path, fmt, compression, chunk):
+    if fmt == "parquet" and compression:
+        pytest.skip("Parquet compresses inside the file")
+    frame = sample()
+    path = write(frame, tmp_path / "data", fmt, compression)
+    reader = TableReader(path, chunk_bytes=chunk)
+    batches = list(reader)
+    if chunk == 1024 and fmt != "parquet":
+        assert len(batches) > 3
+    got = pl.concat([b.frame for b in batches])
+    assert got.columns == frame.columns
+    assert got.equals(frame.select(got.columns))
+    assert reader.rows == frame.height
+    assert [b.first_row for b in batches] == list(
+        np.cumsum([0] + [b.frame.height for b in batches[:-1]])
+    )
+
+
+def test_standard_input_streams(monkeypatch):
+    frame = sample()
+    data = io.BytesIO()
+    frame.write_csv(data)
+
+    class Stdin:
+        buffer = io.BytesIO(data.getvalue())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    got = read_all(TableReader("-", chunk_bytes=2048))
+    assert got.equals(frame)
+
+
+def test_line_numbers_of_bad_rows(tmp_path: Path):
+    path = tmp_path / "bad.csv"
+    path.write_text('a,b,c\n1,2,x\n3,4,"quoted\nnewline"\n5,6,z,extra\n7,8\n\n9,10,w\n')
+    with pytest.raises(
+        DataError, match=r"bad.csv: line 5: this row has 4 fields but the header has 3"
+    ):
+        list(TableReader(path))
+    reader = TableReader(path, skip_bad_rows=True)
+    got = read_all(reader)
+    assert reader.bad_rows == 2
+    assert got.get_column("a").to_list() == [1, 3, 9]
+    assert got.get_column("c").to_list() == ["x", "quoted\nnewline", "w"]
+
+
+def test_too_few_fields_found_in_a_long_clean_file(tmp_path: Path):
+    lines = ["a,b,c"] + [f"{i},{i * 2},v{i % 7}" for i in range(5000)]
+    lines[3001] = "3000,6000"  # line 3002 of the file lacks a field
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="line 3,002: this row has 2 fields"):
+        list(TableReader(path, chunk_bytes=4096))
+
+
+def test_value_not_fitting_the_inferred_type_names_line_and_column(tmp_path: Path):
+    rows = [f"{i},{i % 3}" for i in range(30000)] + ["30000,oops"]
+    path = tmp_path / "types.csv"
+    path.write_text("n,code\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match=r"line 30,002: column 'code': the value 'oops'"):
+        list(TableReader(path, chunk_bytes=64 * 1024))
+
+
+def test_non_utf8_bytes_are_replaced_with_a_warning(tmp_path: Path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"name,y\ncaf\xe9,a\nplain,b\n")
+    with pytest.warns(UserWarning, match="not UTF-8.*line 2"):
+        got = read_all(TableReader(path))
+    assert got.get_column("name").to_list() == ["caf\ufffd", "plain"]
+
+
+def test_empty_and_header_only_files(tmp_path: Path):
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    with pytest.raises(DataError, match="empty"):
+        list(TableReader(empty))
+    header = tmp_path / "header.csv"
+    header.write_text("a,b\n")
+    reader = TableReader(header)
+    assert list(reader) == []
+    assert reader.columns == ["a", "b"]
+
+
+def test_missing_markers_and_crlf(tmp_path: Path):
+    path = tmp_path / "crlf.csv"
+    path.write_bytes(b"x,k\r\n1.5,?\r\n?,b\r\n")
+    got = read_all(TableReader(path, missing=["?"]))
+    assert got.get_column("x").to_list() == [1.5, None]
+    assert got.get_column("k").to_list() == [None, "b"]
+
+
+def test_unknown_format_and_duplicate_header(tmp_path: Path):
+    with pytest.raises(DataError, match="--format"):
+        TableReader(tmp_path / "data.weird")
+    path = tmp_path / "dup.csv"
+    path.write_text("a,a\n1,2\n")
+    with pytest.raises(DataError, match="duplicate column names"):
+        list(TableReader(path))
