@@ -197,6 +197,8 @@ class NaiveBayesClassifier(ParamsMixin):
 
     # ----------------------------------------------------------------- fitting
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # a prior vector's length can only be checked once the classes are known
+        validate_prior(self._prior_param(), len(classes), name=self._prior_param_name())
         self.classes_ = classes
         self.n_features_in_ = n_features
         names = getattr(self, "_feature_names_seen", None)

@@ -64,6 +64,10 @@ class _DiscreteNB(NaiveBayesClassifier):
             return np.maximum(alpha, _ALPHA_FLOOR)
         return alpha
 
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        check_alpha(self.alpha, n_features)  # a per-feature λ must match the data's features
+        super()._reset(classes, n_features)
+
     def _check_params(self) -> None:
         super()._check_params()
         check_alpha(self.alpha, None)
@@ -367,7 +371,16 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
                 "are coded 0, 1, 2, …"
             )
         return X
-    check_values(X, estimator=estimator, names=names, allow_nan=True, nonnegative=True)
+    check_values(X, estimator=estimator, names=names, allow_nan=True, nonnegative=False)
+    with np.errstate(invalid="ignore"):
+        negative = X < 0
+    if negative.any():
+        i, j = np.unravel_index(int(np.argmax(negative)), X.shape)
+        raise ValueError(
+            f"Negative values in data passed to {estimator} (input X): "
+            f"{feature_label(int(j), names)} has code {float(X[i, j])!r} at row {int(i)}; "
+            "categories are coded 0, 1, 2, …"
+        )
     with np.errstate(invalid="ignore"):
         fractional = X != np.floor(X)
     fractional &= ~np.isnan(X)
@@ -375,9 +388,9 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
         i, j = np.unravel_index(int(np.argmax(fractional)), X.shape)
         raise ValueError(
             f"Non-integer category codes in data passed to {estimator} (input X): "
-            f"{feature_label(int(j), names)} has {X[i, j]!r} at row {int(i)}. {estimator} needs "
-            "integer codes 0, 1, 2, … (NaN for missing); encode strings with an OrdinalEncoder, "
-            "or use nbayes.NaiveBayes, which takes them directly."
+            f"{feature_label(int(j), names)} has {float(X[i, j])!r} at row {int(i)}. "
+            f"{estimator} needs integer codes 0, 1, 2, … (NaN for missing); encode strings with "
+            "an OrdinalEncoder, or use nbayes.NaiveBayes, which takes them directly."
         )
     return X
 
