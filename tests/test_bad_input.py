@@ -162,6 +162,21 @@ def test_negative_category_codes_rejected(dtype):
         nbayes.CategoricalNB().fit(data, Y)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_bernoulli_without_binarize_needs_binary_values(sparse):
+    data = np.minimum(X, 1.0)
+    data[3, 2] = 4.0
+    with pytest.raises(
+        ValueError, match=r"binarize=None takes binary.*feature 2 has 4\.0 at row 3"
+    ):
+        nbayes.BernoulliNB(binarize=None).fit(sp.csr_array(data) if sparse else data, Y)
+    model = nbayes.BernoulliNB(binarize=None).fit(np.minimum(X, 1.0), Y)
+    frame = pd.DataFrame(-np.minimum(X, 1.0), columns=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"feature 0 \('a'\) has -1\.0 at row 0"):
+        nbayes.BernoulliNB(binarize=None).fit(frame.abs(), Y).predict(frame)
+    assert model.predict(np.minimum(X, 1.0)).shape == (4,)
+
+
 def test_strings_in_x_are_rejected_with_a_hint():
     data = np.array([["a", "b"], ["c", "d"]], dtype=object)
     with pytest.raises(ValueError, match=r"not numbers.*Encode them"):

@@ -23,7 +23,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import NaiveBayesClassifier
-from ._validation import check_alpha, check_positive_number, check_values, feature_label
+from ._validation import (
+    _sparse_position,
+    check_alpha,
+    check_positive_number,
+    check_values,
+    feature_label,
+)
 from .exceptions import UnseenCategoryWarning
 from .families import bernoulli, complement, multinomial, poisson
 from .families.categorical import UNKNOWN_MODES, CategoricalCounts
@@ -208,6 +214,7 @@ class BernoulliNB(_DiscreteNB):
             X, estimator=self._name, names=self._names(), allow_nan=False, nonnegative=False
         )
         if self.binarize is None:
+            check_binary(X, estimator=self._name, names=self._names())
             return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         threshold = float(self.binarize)
         if sp.issparse(X):
@@ -354,6 +361,25 @@ class CategoricalNB(_DiscreteNB):
         table, _ = self._stats.log_prob(self._alpha())
         offsets = self._stats.offsets
         return [table[offsets[j] : offsets[j + 1]].T.copy() for j in range(self.n_features_in_)]
+
+
+def check_binary(X: np.ndarray | sp.csr_array, *, estimator: str, names: Any) -> None:
+    """With ``binarize=None`` X must already be binary: a value outside [0, 1] would make
+    P(x_t = 1 | c) exceed 1 and the log-likelihood NaN, so it is rejected, naming where it is."""
+    values = X.data if sp.issparse(X) else X
+    outside = (values < 0) | (values > 1)
+    if not outside.any():
+        return
+    k = int(np.argmax(outside.ravel()))
+    if sp.issparse(X):
+        i, j = _sparse_position(X, k)
+    else:
+        i, j = (int(v) for v in np.unravel_index(k, X.shape))
+    raise ValueError(
+        f"{estimator} with binarize=None takes binary features (values in [0, 1]): "
+        f"{feature_label(j, names)} has {float(values.ravel()[k])!r} at row {i}. Set binarize to "
+        "the threshold above which a value counts as present (binarize=0.0 for counts)."
+    )
 
 
 def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
