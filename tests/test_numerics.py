@@ -391,3 +391,70 @@ def test_changing_smoothing_after_fit_takes_effect(cls, name, old, new, kind):
     # and back again
     setattr(model, name, old)
     np.testing.assert_allclose(model.predict_proba(Z), before, rtol=1e-13, atol=1e-15)
+
+
+# ------------------------------------------------------------------------ warnings, once per call
+def _many_chunks_problem():
+    """Enough features that one prediction call runs over several row chunks."""
+    d = 5000
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 2, (20, d))
+    y = np.arange(20) % 2
+    Z = rng.integers(0, 2, (1000, d))
+    return X, y, Z
+
+
+def test_one_unseen_category_warning_per_call_with_the_total_count():
+    X, y, Z = _many_chunks_problem()
+    model = nbayes.CategoricalNB().fit(X, y)
+    Z[:, 0] = 5
+    Z[700, 3] = 9
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict_proba(Z)
+    assert len(caught) == 1
+    assert caught[0].category is nbayes.UnseenCategoryWarning
+    assert "feature 0: 1000, feature 3: 1." in str(caught[0].message)
+    assert caught[0].filename == __file__  # points at the caller, not into nbayes
+    error = nbayes.CategoricalNB(unknown="error").fit(X, y)
+    Z[:, 0] = 1
+    with pytest.raises(ValueError, match=r"first at row 700\)"):  # counted from the first row
+        error.predict(Z)
+
+
+def test_one_zero_likelihood_warning_per_call_with_the_total_count():
+    X, y, Z = _many_chunks_problem()
+    X[:, 0] = y  # class c always has feature 0 = c
+    X[:, 1] = 1 - y
+    model = nbayes.CategoricalNB(alpha=0.0).fit(X, y)
+    Z[:, 2:] = X[1, 2:]  # the rest of the row is that of a class-1 training row
+    Z[:, 0] = 1
+    Z[:, 1] = 1  # impossible under both classes
+    Z[-10:, 1] = 0  # these are ordinary class-1 rows
+    for method in ("predict", "predict_proba", "predict_log_proba", "predict_risk"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(model, method)(Z)
+        assert len(caught) == 1, method
+        assert caught[0].category is nbayes.ZeroLikelihoodWarning
+        assert str(caught[0].message).startswith("990 row(s)"), method
+        assert caught[0].filename == __file__, method
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict_joint_log_proba(Z)  # −inf is the answer there, not a substitution
+
+
+def test_small_alpha_warns_once_per_call_at_the_caller():
+    (
+        X,
+        y,
+        _,
+    ) = _many_chunks_problem()
+    model = nbayes.MultinomialNB(alpha=0.0, force_alpha=False, class_prior="smoothed")
+    model.fit(X[:, :50], y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict(X[:, :50])
+    assert [w.category for w in caught] == [UserWarning]
+    assert "alpha too small" in str(caught[0].message)
+    assert caught[0].filename == __file__

@@ -30,7 +30,7 @@ from ._validation import (
     check_values,
     feature_label,
 )
-from .exceptions import UnseenCategoryWarning
+from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .families import bernoulli, complement, multinomial, poisson
 from .families.categorical import UNKNOWN_MODES, CategoricalCounts
 from .families.counts import FeatureSums
@@ -52,21 +52,22 @@ class _DiscreteNB(NaiveBayesClassifier):
     def _prior_alpha(self) -> float:
         if self.prior_alpha is not None:
             return check_positive_number(self.prior_alpha, "prior_alpha")
-        alpha = self._alpha()
+        alpha = self._alpha(warn=False)  # the likelihood's use of alpha warns, once
         return float(alpha) if np.ndim(alpha) == 0 else 1.0
 
-    def _alpha(self) -> float | np.ndarray:
+    def _alpha(self, *, warn: bool = True) -> float | np.ndarray:
         """λ, validated; below 1e-10 it is raised to 1e-10 unless ``force_alpha`` (as sklearn)."""
         n_features = getattr(self, "n_features_in_", None)
         alpha = check_alpha(self.alpha, n_features)
         if np.min(alpha) < _ALPHA_FLOOR and not self.force_alpha:
-            warnings.warn(
-                "alpha too small will result in numeric errors, setting alpha = "
-                f"{_ALPHA_FLOOR:.1e}. "
-                "Use `force_alpha=True` to keep alpha unchanged.",
-                UserWarning,
-                stacklevel=4,
-            )
+            if warn:
+                warnings.warn(
+                    "alpha too small will result in numeric errors, setting alpha = "
+                    f"{_ALPHA_FLOOR:.1e}. "
+                    "Use `force_alpha=True` to keep alpha unchanged.",
+                    UserWarning,
+                    stacklevel=caller_stacklevel(),
+                )
             return np.maximum(alpha, _ALPHA_FLOOR)
         return alpha
 
@@ -333,14 +334,34 @@ class CategoricalNB(_DiscreteNB):
         return category_codes(X, estimator=self._name, names=self._names())
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
+        notes: dict = {}
+        out = self._chunk_log_likelihood(X, 0, notes)
+        self._report(notes)
+        return out
+
+    def _chunk_log_likelihood(self, X: np.ndarray, start: int, notes: dict) -> np.ndarray:
         stats: CategoricalCounts = self._stats
         mode = "smooth" if self.unknown == "smooth" else "ignore"
         if self.unknown == "error":
-            report_unseen(X, stats.n_categories, self._feature_names, self._name, raise_error=True)
+            report_unseen(
+                X,
+                stats.n_categories,
+                self._feature_names,
+                self._name,
+                raise_error=True,
+                first_row=start,
+            )
         out, unseen = stats.log_likelihood(X, self._alpha(), mode)
         if unseen and self.unknown == "ignore":
-            report_unseen(X, stats.n_categories, self._feature_names, self._name, raise_error=False)
+            per_feature = report_unseen(
+                X, stats.n_categories, self._feature_names, self._name, raise_error=False
+            )
+            notes["unseen"] = notes.get("unseen", 0) + per_feature
         return out
+
+    def _report(self, notes: dict) -> None:
+        if "unseen" in notes:
+            warn_unseen(notes["unseen"], self._feature_names, self._name)
 
     @property
     def n_categories_(self) -> np.ndarray:
@@ -422,29 +443,43 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
 
 
 def report_unseen(
-    X: np.ndarray, n_categories: np.ndarray, names: Any, estimator: str, *, raise_error: bool
-) -> None:
-    """Warn (or raise) about codes ≥ S_j, naming each feature and how often it happened."""
+    X: np.ndarray,
+    n_categories: np.ndarray,
+    names: Any,
+    estimator: str,
+    *,
+    raise_error: bool,
+    first_row: int = 0,
+) -> np.ndarray:
+    """Count the codes ≥ S_j per feature; with ``raise_error`` raise if there are any, naming
+    each feature, how often, and the first row (X's row 0 being row ``first_row`` of the call)."""
     with np.errstate(invalid="ignore"):
         unseen = X >= n_categories
     per_feature = unseen.sum(axis=0)
-    if not per_feature.any():
-        return
-    detail = ", ".join(
-        f"{feature_label(int(j), names)}: {int(per_feature[j])}"
-        for j in np.flatnonzero(per_feature)
-    )
-    if raise_error:
-        i = int(np.argmax(unseen.any(axis=1)))
+    if raise_error and per_feature.any():
+        i = first_row + int(np.argmax(unseen.any(axis=1)))
         raise ValueError(
             f"{estimator}: category codes not seen in fitting (first at row {i}); per feature: "
-            f"{detail}. Set unknown='ignore' or 'smooth' to accept them."
+            f"{_unseen_detail(per_feature, names)}. Set unknown='ignore' or 'smooth' to accept "
+            "them."
         )
+    return per_feature
+
+
+def warn_unseen(per_feature: np.ndarray, names: Any, estimator: str) -> None:
+    """The one UnseenCategoryWarning of a prediction call, with its counts per feature."""
     warnings.warn(
         f"{estimator}: category codes not seen in fitting were skipped (their feature left out "
-        f"for that row); per feature: {detail}.",
+        f"for that row); per feature: {_unseen_detail(per_feature, names)}.",
         UnseenCategoryWarning,
-        stacklevel=6,
+        stacklevel=caller_stacklevel(),
+    )
+
+
+def _unseen_detail(per_feature: np.ndarray, names: Any) -> str:
+    return ", ".join(
+        f"{feature_label(int(j), names)}: {int(per_feature[j])}"
+        for j in np.flatnonzero(per_feature)
     )
 
 
