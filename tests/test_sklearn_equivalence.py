@@ -594,3 +594,30 @@ def test_random_small_problems_match_sklearn(name, problem):
         warnings.simplefilter("ignore", RuntimeWarning)
         theirs_decision = theirs.predict(X_test)
     np.testing.assert_array_equal(ours.predict(X_test)[clear], theirs_decision[clear])
+
+
+# --------------------------------------------------------------------------- PoissonNB (no twin)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 3.0])
+def test_poisson_matches_scipy_logpmf(sparse, alpha):
+    """scikit-learn has no PoissonNB: λ_cj = (Σ_i w_i x_ij + α) / (N_c + α), and the joint is
+    log P(c) + Σ_j log Poisson(x_j; λ_cj), with scipy.stats as the reference density."""
+    from scipy.stats import poisson
+
+    X, y, X_test, weight = count_data(20)
+    model = nbayes.PoissonNB(alpha=alpha).fit(
+        sp.csr_array(X) if sparse else X, y, sample_weight=weight
+    )
+    N_c = np.array([weight[y == c].sum() for c in range(3)])
+    sums = np.stack([(weight[y == c, None] * X[y == c]).sum(axis=0) for c in range(3)])
+    rate = (sums + alpha) / (N_c[:, None] + alpha)
+    np.testing.assert_allclose(model.rate_, rate, rtol=1e-13)
+    joint = np.log(N_c / N_c.sum()) + np.stack(
+        [poisson.logpmf(X_test, rate[c]).sum(axis=1) for c in range(3)], axis=1
+    )
+    Z = sp.csr_array(X_test) if sparse else X_test
+    np.testing.assert_allclose(model.predict_joint_log_proba(Z), joint, rtol=1e-12, atol=ATOL)
+    expected = np.exp(joint - joint.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(
+        model.predict_proba(Z), expected / expected.sum(axis=1, keepdims=True), atol=ATOL
+    )
