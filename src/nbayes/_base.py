@@ -147,6 +147,14 @@ class NaiveBayesClassifier(ParamsMixin):
         """Σ_j log P(x_j | c) for each row of a chunk, shape (rows, K)."""
         raise NotImplementedError
 
+    def _chunk_log_likelihood(self, X: Any, start: int, notes: dict) -> np.ndarray:
+        """``_log_likelihood`` of the chunk whose first row is row ``start`` of the call's X;
+        what should be reported once per call (not per chunk) goes into ``notes``."""
+        return self._log_likelihood(X)
+
+    def _report(self, notes: dict) -> None:
+        """Warn once per prediction call about what the chunks put into ``notes``."""
+
     def _prior_spec(self) -> str | np.ndarray:
         raise NotImplementedError
 
@@ -197,6 +205,8 @@ class NaiveBayesClassifier(ParamsMixin):
 
     # ----------------------------------------------------------------- fitting
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # a prior vector's length can only be checked once the classes are known
+        validate_prior(self._prior_param(), len(classes), name=self._prior_param_name())
         self.classes_ = classes
         self.n_features_in_ = n_features
         names = getattr(self, "_feature_names_seen", None)
@@ -335,22 +345,37 @@ class NaiveBayesClassifier(ParamsMixin):
         self._check_fitted()
         return self._prepare(self._validate_X(X, reset=False), fitting=False)
 
-    def _scores(self, prepared: Any, priors: Any) -> Iterator[tuple[int, int, np.ndarray]]:
-        """Yield (start, stop, jll) per row chunk, with the zero-likelihood rows repaired."""
+    def _scores(
+        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True
+    ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+        """Yield (start, stop, jll, log prior) per row chunk.
+
+        Warnings are issued once, after the last chunk, with the counts of the whole call: about
+        what the family noted (unseen categories) and, with ``prior_for_dead``, about the rows
+        whose likelihood is 0 under every class (the caller gives them the prior).
+        """
         lp = self._class_log_prior(priors)
         n_rows, n_columns = prepared.shape
         size = chunk_rows(16 if sp.issparse(prepared) else n_columns, len(self.classes_))
         add_prior = self._uses_prior() or len(self.classes_) == 1
+        notes: dict = {}
+        dead = 0
         for start, stop in row_chunks(n_rows, size):
-            jll = self._log_likelihood(take_rows(prepared, start, stop))
+            jll = self._chunk_log_likelihood(take_rows(prepared, start, stop), start, notes)
             if add_prior:
                 jll += lp
+            if prior_for_dead:
+                dead += int(np.count_nonzero(~np.any(jll > -np.inf, axis=1)))
             yield start, stop, jll, lp
+        self._report(notes)
+        decision._warn_dead(dead)
 
-    def _collect(self, X: Any, priors: Any, transform) -> np.ndarray:
+    def _collect(
+        self, X: Any, priors: Any, transform, *, prior_for_dead: bool = True
+    ) -> np.ndarray:
         prepared = self._input(X)
         out = np.empty((prepared.shape[0], len(self.classes_)))
-        for start, stop, jll, lp in self._scores(prepared, priors):
+        for start, stop, jll, lp in self._scores(prepared, priors, prior_for_dead=prior_for_dead):
             transform(jll, lp, out[start:stop])
         return out
 
@@ -363,17 +388,21 @@ class NaiveBayesClassifier(ParamsMixin):
         def copy(jll: np.ndarray, lp: np.ndarray, out: np.ndarray) -> None:
             out[...] = jll
 
-        return self._collect(X, priors, copy)
+        return self._collect(X, priors, copy, prior_for_dead=False)
 
     def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c | x), normalised by log-sum-exp; shape (n, K), columns in ``classes_`` order."""
         return self._collect(
-            X, priors, lambda jll, lp, out: decision.posterior(jll, lp, log=True, out=out)
+            X,
+            priors,
+            lambda jll, lp, out: decision.posterior(jll, lp, log=True, out=out, warn=False),
         )
 
     def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """P(c | x) by Bayes' rule; shape (n, K), rows sum to 1, never NaN."""
-        return self._collect(X, priors, lambda jll, lp, out: decision.posterior(jll, lp, out=out))
+        return self._collect(
+            X, priors, lambda jll, lp, out: decision.posterior(jll, lp, out=out, warn=False)
+        )
 
     def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """The Bayes decision per row: MAP, or the minimum conditional risk under ``loss``.
@@ -385,7 +414,7 @@ class NaiveBayesClassifier(ParamsMixin):
         matrix = self._loss_matrix(loss)
         out = np.empty(prepared.shape[0], dtype=np.intp)
         for start, stop, jll, lp in self._scores(prepared, priors):
-            out[start:stop] = decision.decide(jll, lp, matrix)
+            out[start:stop] = decision.decide(jll, lp, matrix, warn=False)
         return self.classes_[out]
 
     def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
@@ -394,7 +423,7 @@ class NaiveBayesClassifier(ParamsMixin):
         matrix = self._loss_matrix(loss)
 
         def risk(jll: np.ndarray, lp: np.ndarray, out: np.ndarray) -> None:
-            out[...] = decision.conditional_risk(decision.posterior(jll, lp), matrix)
+            out[...] = decision.conditional_risk(decision.posterior(jll, lp, warn=False), matrix)
 
         return self._collect(X, priors, risk)
 

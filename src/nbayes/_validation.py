@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .exceptions import DataConversionWarning, sklearn_compatible
+from .exceptions import DataConversionWarning, caller_stacklevel, sklearn_compatible
 
 
 def feature_label(j: int, names: Sequence[str] | None) -> str:
@@ -204,14 +204,14 @@ def check_feature_names(
         warnings.warn(
             f"X has feature names, but {estimator} was fitted without feature names",
             UserWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
         return
     if given is None:
         warnings.warn(
             f"X does not have valid feature names, but {estimator} was fitted with feature names",
             UserWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
         return
     if len(fitted) != len(given) or np.any(fitted != given):
@@ -241,7 +241,7 @@ def check_target(y: Any, n_samples: int, *, estimator: str) -> np.ndarray:
             "A column-vector y was passed when a 1d array was expected. Please change the shape "
             "of y to (n_samples, ), for example using ravel().",
             sklearn_compatible(DataConversionWarning),
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
         y = y[:, 0]
     if y.ndim != 1:

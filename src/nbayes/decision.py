@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 from . import _kernels
-from .exceptions import ZeroLikelihoodWarning
+from .exceptions import ZeroLikelihoodWarning, caller_stacklevel
 
 
 def _warn_dead(count: int) -> None:
@@ -40,14 +40,23 @@ def _warn_dead(count: int) -> None:
             f"{count} row(s) had likelihood 0 under every class (alpha=0 and values never seen "
             "with any class); they were given the class prior as posterior.",
             ZeroLikelihoodWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
 
 
 def posterior(
-    jll: np.ndarray, log_prior: np.ndarray, *, log: bool = False, out: np.ndarray | None = None
+    jll: np.ndarray,
+    log_prior: np.ndarray,
+    *,
+    log: bool = False,
+    out: np.ndarray | None = None,
+    warn: bool = True,
 ) -> np.ndarray:
-    """P(c | x) (or log P(c | x) with ``log=True``) for each row of ``jll``, into ``out``."""
+    """P(c | x) (or log P(c | x) with ``log=True``) for each row of ``jll``, into ``out``.
+
+    ``warn=False`` leaves the warning about zero-likelihood rows to the caller (who may see the
+    rows in several chunks and should warn once).
+    """
     out = np.empty(jll.shape) if out is None else out
     dead = _kernels.normalize_rows(
         np.ascontiguousarray(jll, dtype=np.float64),
@@ -55,7 +64,8 @@ def posterior(
         log,
         out,
     )
-    _warn_dead(int(dead))
+    if warn:
+        _warn_dead(int(dead))
     return out
 
 
@@ -104,13 +114,16 @@ def conditional_risk(proba: np.ndarray, loss: np.ndarray | None) -> np.ndarray:
     return proba @ loss.T
 
 
-def decide(jll: np.ndarray, log_prior: np.ndarray, loss: np.ndarray | None) -> np.ndarray:
+def decide(
+    jll: np.ndarray, log_prior: np.ndarray, loss: np.ndarray | None, *, warn: bool = True
+) -> np.ndarray:
     """Index of the Bayes decision per row: MAP for 0-1 loss, minimum conditional risk otherwise."""
     if is_zero_one(loss):
         choice = np.argmax(jll, axis=1)
         dead = jll.max(axis=1) == -np.inf
         if dead.any():
             choice[dead] = int(np.argmax(log_prior))
-            _warn_dead(int(dead.sum()))
+            if warn:
+                _warn_dead(int(dead.sum()))
         return choice
-    return np.argmin(conditional_risk(posterior(jll, log_prior), loss), axis=1)
+    return np.argmin(conditional_risk(posterior(jll, log_prior, warn=warn), loss), axis=1)

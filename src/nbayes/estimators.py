@@ -23,8 +23,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import NaiveBayesClassifier
-from ._validation import check_alpha, check_positive_number, check_values, feature_label
-from .exceptions import UnseenCategoryWarning
+from ._validation import (
+    _sparse_position,
+    check_alpha,
+    check_positive_number,
+    check_values,
+    feature_label,
+)
+from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .families import bernoulli, complement, multinomial, poisson
 from .families.categorical import UNKNOWN_MODES, CategoricalCounts
 from .families.counts import FeatureSums
@@ -46,23 +52,28 @@ class _DiscreteNB(NaiveBayesClassifier):
     def _prior_alpha(self) -> float:
         if self.prior_alpha is not None:
             return check_positive_number(self.prior_alpha, "prior_alpha")
-        alpha = self._alpha()
+        alpha = self._alpha(warn=False)  # the likelihood's use of alpha warns, once
         return float(alpha) if np.ndim(alpha) == 0 else 1.0
 
-    def _alpha(self) -> float | np.ndarray:
+    def _alpha(self, *, warn: bool = True) -> float | np.ndarray:
         """λ, validated; below 1e-10 it is raised to 1e-10 unless ``force_alpha`` (as sklearn)."""
         n_features = getattr(self, "n_features_in_", None)
         alpha = check_alpha(self.alpha, n_features)
         if np.min(alpha) < _ALPHA_FLOOR and not self.force_alpha:
-            warnings.warn(
-                "alpha too small will result in numeric errors, setting alpha = "
-                f"{_ALPHA_FLOOR:.1e}. "
-                "Use `force_alpha=True` to keep alpha unchanged.",
-                UserWarning,
-                stacklevel=4,
-            )
+            if warn:
+                warnings.warn(
+                    "alpha too small will result in numeric errors, setting alpha = "
+                    f"{_ALPHA_FLOOR:.1e}. "
+                    "Use `force_alpha=True` to keep alpha unchanged.",
+                    UserWarning,
+                    stacklevel=caller_stacklevel(),
+                )
             return np.maximum(alpha, _ALPHA_FLOOR)
         return alpha
+
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        check_alpha(self.alpha, n_features)  # a per-feature λ must match the data's features
+        super()._reset(classes, n_features)
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -207,6 +218,7 @@ class BernoulliNB(_DiscreteNB):
             X, estimator=self._name, names=self._names(), allow_nan=False, nonnegative=False
         )
         if self.binarize is None:
+            check_binary(X, estimator=self._name, names=self._names())
             return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         threshold = float(self.binarize)
         if sp.issparse(X):
@@ -326,14 +338,34 @@ class CategoricalNB(_DiscreteNB):
         return category_codes(X, estimator=self._name, names=self._names())
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
+        notes: dict = {}
+        out = self._chunk_log_likelihood(X, 0, notes)
+        self._report(notes)
+        return out
+
+    def _chunk_log_likelihood(self, X: np.ndarray, start: int, notes: dict) -> np.ndarray:
         stats: CategoricalCounts = self._stats
         mode = "smooth" if self.unknown == "smooth" else "ignore"
         if self.unknown == "error":
-            report_unseen(X, stats.n_categories, self._feature_names, self._name, raise_error=True)
+            report_unseen(
+                X,
+                stats.n_categories,
+                self._feature_names,
+                self._name,
+                raise_error=True,
+                first_row=start,
+            )
         out, unseen = stats.log_likelihood(X, self._alpha(), mode)
         if unseen and self.unknown == "ignore":
-            report_unseen(X, stats.n_categories, self._feature_names, self._name, raise_error=False)
+            per_feature = report_unseen(
+                X, stats.n_categories, self._feature_names, self._name, raise_error=False
+            )
+            notes["unseen"] = notes.get("unseen", 0) + per_feature
         return out
+
+    def _report(self, notes: dict) -> None:
+        if "unseen" in notes:
+            warn_unseen(notes["unseen"], self._feature_names, self._name)
 
     @property
     def n_categories_(self) -> np.ndarray:
@@ -356,6 +388,25 @@ class CategoricalNB(_DiscreteNB):
         return [table[offsets[j] : offsets[j + 1]].T.copy() for j in range(self.n_features_in_)]
 
 
+def check_binary(X: np.ndarray | sp.csr_array, *, estimator: str, names: Any) -> None:
+    """With ``binarize=None`` X must already be binary: a value outside [0, 1] would make
+    P(x_t = 1 | c) exceed 1 and the log-likelihood NaN, so it is rejected, naming where it is."""
+    values = X.data if sp.issparse(X) else X
+    outside = (values < 0) | (values > 1)
+    if not outside.any():
+        return
+    k = int(np.argmax(outside.ravel()))
+    if sp.issparse(X):
+        i, j = _sparse_position(X, k)
+    else:
+        i, j = (int(v) for v in np.unravel_index(k, X.shape))
+    raise ValueError(
+        f"{estimator} with binarize=None takes binary features (values in [0, 1]): "
+        f"{feature_label(j, names)} has {float(values.ravel()[k])!r} at row {i}. Set binarize to "
+        "the threshold above which a value counts as present (binarize=0.0 for counts)."
+    )
+
+
 def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
     """Check that X holds category codes (integers ≥ 0, NaN = missing); never copies ints."""
     if X.dtype == bool:
@@ -371,7 +422,16 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
                 "are coded 0, 1, 2, …"
             )
         return X
-    check_values(X, estimator=estimator, names=names, allow_nan=True, nonnegative=True)
+    check_values(X, estimator=estimator, names=names, allow_nan=True, nonnegative=False)
+    with np.errstate(invalid="ignore"):
+        negative = X < 0
+    if negative.any():
+        i, j = np.unravel_index(int(np.argmax(negative)), X.shape)
+        raise ValueError(
+            f"Negative values in data passed to {estimator} (input X): "
+            f"{feature_label(int(j), names)} has code {float(X[i, j])!r} at row {int(i)}; "
+            "categories are coded 0, 1, 2, …"
+        )
     with np.errstate(invalid="ignore"):
         fractional = X != np.floor(X)
     fractional &= ~np.isnan(X)
@@ -379,37 +439,51 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
         i, j = np.unravel_index(int(np.argmax(fractional)), X.shape)
         raise ValueError(
             f"Non-integer category codes in data passed to {estimator} (input X): "
-            f"{feature_label(int(j), names)} has {X[i, j]!r} at row {int(i)}. {estimator} needs "
-            "integer codes 0, 1, 2, … (NaN for missing); encode strings with an OrdinalEncoder, "
-            "or use nbayes.NaiveBayes, which takes them directly."
+            f"{feature_label(int(j), names)} has {float(X[i, j])!r} at row {int(i)}. "
+            f"{estimator} needs integer codes 0, 1, 2, … (NaN for missing); encode strings with "
+            "an OrdinalEncoder, or use nbayes.NaiveBayes, which takes them directly."
         )
     return X
 
 
 def report_unseen(
-    X: np.ndarray, n_categories: np.ndarray, names: Any, estimator: str, *, raise_error: bool
-) -> None:
-    """Warn (or raise) about codes ≥ S_j, naming each feature and how often it happened."""
+    X: np.ndarray,
+    n_categories: np.ndarray,
+    names: Any,
+    estimator: str,
+    *,
+    raise_error: bool,
+    first_row: int = 0,
+) -> np.ndarray:
+    """Count the codes ≥ S_j per feature; with ``raise_error`` raise if there are any, naming
+    each feature, how often, and the first row (X's row 0 being row ``first_row`` of the call)."""
     with np.errstate(invalid="ignore"):
         unseen = X >= n_categories
     per_feature = unseen.sum(axis=0)
-    if not per_feature.any():
-        return
-    detail = ", ".join(
-        f"{feature_label(int(j), names)}: {int(per_feature[j])}"
-        for j in np.flatnonzero(per_feature)
-    )
-    if raise_error:
-        i = int(np.argmax(unseen.any(axis=1)))
+    if raise_error and per_feature.any():
+        i = first_row + int(np.argmax(unseen.any(axis=1)))
         raise ValueError(
             f"{estimator}: category codes not seen in fitting (first at row {i}); per feature: "
-            f"{detail}. Set unknown='ignore' or 'smooth' to accept them."
+            f"{_unseen_detail(per_feature, names)}. Set unknown='ignore' or 'smooth' to accept "
+            "them."
         )
+    return per_feature
+
+
+def warn_unseen(per_feature: np.ndarray, names: Any, estimator: str) -> None:
+    """The one UnseenCategoryWarning of a prediction call, with its counts per feature."""
     warnings.warn(
         f"{estimator}: category codes not seen in fitting were skipped (their feature left out "
-        f"for that row); per feature: {detail}.",
+        f"for that row); per feature: {_unseen_detail(per_feature, names)}.",
         UnseenCategoryWarning,
-        stacklevel=6,
+        stacklevel=caller_stacklevel(),
+    )
+
+
+def _unseen_detail(per_feature: np.ndarray, names: Any) -> str:
+    return ", ".join(
+        f"{feature_label(int(j), names)}: {int(per_feature[j])}"
+        for j in np.flatnonzero(per_feature)
     )
 
 

@@ -6,7 +6,25 @@ against ``sklearn.exceptions`` keeps working without importing scikit-learn here
 
 from __future__ import annotations
 
+import os
 import sys
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` that points at the first frame outside nbayes.
+
+    Call it in the function that calls ``warnings.warn``. A fixed number would be right for one
+    call path only, and the same warning is reached through several (``predict``,
+    ``predict_proba``, a generator over row chunks).
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class NotFittedError(ValueError, AttributeError):

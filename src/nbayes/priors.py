@@ -48,7 +48,9 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
         k = int(np.argmax(~(np.isfinite(priors) & (priors >= 0))))
         raise ValueError(f"Priors must be non-negative: {name}[{k}] = {priors[k]}.")
     if not np.isclose(priors.sum(), 1.0):
-        raise ValueError(f"The sum of the priors should be 1: {name} sums to {priors.sum()!r}.")
+        raise ValueError(
+            f"The sum of the priors should be 1: {name} sums to {float(priors.sum())!r}."
+        )
     return priors
 
 
