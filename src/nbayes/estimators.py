@@ -4,7 +4,8 @@ Constructor parameters, fitted attributes and methods follow scikit-learn 1.9's 
 same names, so switching is one changed import. On top of them every class has:
 
 * ``class_prior`` (``priors`` for GaussianNB) also accepts ``"mle"`` (N_c/N), ``"smoothed"``
-  ((N_c+λ)/(N+Kλ), λ = ``prior_alpha``, by default the model's ``alpha``) and ``"uniform"``; and
+  ((N_c+λ)/(N+Kλ), λ = ``prior_alpha``, by default the model's ``alpha``, or 1 when ``alpha``
+  is one value per feature) and ``"uniform"``; and
   ``predict*(X, priors=...)`` overrides the prior for one call;
 * ``loss`` (K × K, ``loss[i][j]`` = cost of deciding class i when the truth is j): ``predict``
   then returns the minimum-conditional-risk decision, and ``predict_risk`` the risks;
