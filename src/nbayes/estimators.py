@@ -279,8 +279,10 @@ class CategoricalNB(_DiscreteNB):
 
     Beyond scikit-learn: NaN is a missing value (skipped in fitting and prediction), and a code
     never seen in fitting is handled by ``unknown``: ``"ignore"`` (default: that feature is left
-    out for that row, with one :class:`UnseenCategoryWarning` per call), ``"smooth"`` (it gets
-    the Lidstone mass λ / (N_{c,j} + (S_j+1)λ) of one extra value) or ``"error"``.
+    out for that row, with one :class:`UnseenCategoryWarning` per call), ``"smooth"`` (every
+    feature gets one extra value: unseen codes take its mass λ / (N_{c,j} + (S_j+1)λ), and the
+    seen values' denominators become N_{c,j} + (S_j+1)λ too, so each conditional still sums to
+    1) or ``"error"``.
     ``alpha`` may be one λ per feature.
     """
 
