@@ -144,17 +144,27 @@ def _object_or_array(name: str, values: Any) -> pl.Series:
 def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
     """Turn NaN and each user marker (e.g. ``"?"``) into null, column by column."""
     text_markers = [m for m in markers if isinstance(m, str)]
-    number_markers = [m for m in markers if isinstance(m, (int, float)) and not isinstance(m, bool)]
+    number_markers = [
+        m
+        for m in markers
+        if isinstance(m, (int, float, np.integer, np.floating)) and not isinstance(m, bool)
+    ]
     expressions = []
     for name, dtype in frame.schema.items():
-        column = pl.col(name)
+        column = probe = pl.col(name)
         if dtype.is_float():
-            column = column.fill_nan(None)
-        chosen = (
-            text_markers if dtype == pl.String else number_markers if dtype.is_numeric() else []
-        )
+            column = probe = column.fill_nan(None)
+        # Polars 2 compares only values of one type: each marker in the column's own type
+        if dtype == pl.String:
+            chosen = text_markers
+        elif dtype.is_integer():
+            chosen = [int(m) for m in number_markers if float(m).is_integer()]
+        elif dtype.is_float():
+            chosen = [float(m) for m in number_markers]
+        else:
+            chosen = []
         if chosen:
-            column = pl.when(column.is_in(chosen)).then(None).otherwise(column)
+            column = pl.when(probe.is_in(chosen)).then(None).otherwise(column)
         expressions.append(column.alias(name))
     return frame.select(expressions)
 
@@ -163,6 +173,6 @@ def missing_markers(missing_values: Any) -> list[Any]:
     """The user's ``missing_values`` as a list of markers."""
     if missing_values is None:
         return []
-    if isinstance(missing_values, (str, int, float)):
+    if isinstance(missing_values, (str, int, float, np.generic)):
         return [missing_values]
     return list(missing_values)
