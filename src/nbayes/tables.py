@@ -157,6 +157,8 @@ def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
         # Polars 2 compares only values of one type: each marker in the column's own type
         if dtype == pl.String:
             chosen = text_markers
+        elif isinstance(dtype, (pl.Categorical, pl.Enum)):
+            chosen, probe = text_markers, column.cast(pl.String)
         elif dtype.is_integer():
             chosen = [int(m) for m in number_markers if float(m).is_integer()]
         elif dtype.is_float():
