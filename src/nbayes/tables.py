@@ -45,7 +45,7 @@ def _pandas_column(name: str, column: Any) -> pl.Series:
 
 def _object_series(name: str, values: list) -> pl.Series:
     """A Series from Python objects: all strings, all bools or all numbers, else an error."""
-    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+    present = [v for v in values if not _is_missing(v)]
     kinds = {_kind(v) for v in present}
     if len(kinds) > 1:
         examples = {}
@@ -55,12 +55,21 @@ def _object_series(name: str, values: list) -> pl.Series:
         raise ValueError(
             f"column {name!r} mixes types: {shown}. Make it one type (e.g. all strings)."
         )
-    cleaned = [None if (isinstance(v, float) and v != v) else v for v in values]
+    cleaned = [None if _is_missing(v) else v for v in values]
     kind = kinds.pop() if kinds else "string"
     dtype = {"string": pl.String, "bool": pl.Boolean, "number": pl.Float64}[kind]
     if kind == "number" and all(isinstance(v, (int, np.integer)) for v in present):
         dtype = pl.Int64
     return pl.Series(name, cleaned, dtype=dtype)
+
+
+def _is_missing(value: object) -> bool:
+    """None, a float NaN, or pandas' NA / NaT (recognised by type, without importing pandas)."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return value != value
+    return type(value).__name__ in ("NAType", "NaTType")
 
 
 def _kind(value: object) -> str:
