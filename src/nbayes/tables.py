@@ -57,6 +57,11 @@ def _object_series(name: str, values: list) -> pl.Series:
         )
     cleaned = [None if _is_missing(v) else v for v in values]
     kind = kinds.pop() if kinds else "string"
+    if kind not in ("string", "bool", "number"):
+        raise ValueError(
+            f"column {name!r} holds {kind} values (e.g. {present[0]!r}), which nbayes cannot "
+            "model; convert them to numbers, strings or booleans."
+        )
     dtype = {"string": pl.String, "bool": pl.Boolean, "number": pl.Float64}[kind]
     if kind == "number" and all(isinstance(v, (int, np.integer)) for v in present):
         dtype = pl.Int64
