@@ -141,6 +141,8 @@ def _has_strings(X: Any) -> bool:
 
 
 def _object_or_array(name: str, values: Any) -> pl.Series:
+    if isinstance(values, (list, tuple)):  # Python objects: NumPy would coerce [1, "a"] to text
+        return _object_series(name, list(values))
     array = np.asarray(values)
     if array.dtype.kind in "iub":
         return pl.Series(name, array)
