@@ -114,6 +114,7 @@ def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
         if isinstance(frame, pl.Series):
             frame = frame.to_frame()
     elif isinstance(X, dict):
+        _check_unique([str(k) for k in X])
         frame = pl.DataFrame([_object_or_array(str(k), v) for k, v in X.items()])
     else:
         array = np.asarray(X, dtype=object if _has_strings(X) else None)
