@@ -182,7 +182,8 @@ class NaiveBayes(NaiveBayesClassifier):
     # ------------------------------------------------------------------ input
     def _frame(self, X: Any) -> pl.DataFrame:
         columns = getattr(self, "_fit_columns", None) if isinstance(X, np.ndarray) else None
-        return apply_missing(to_frame(X, columns=columns), missing_markers(self.missing_values))
+        markers = missing_markers(self.missing_values)
+        return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
     def _split_target(
         self, frame: pl.DataFrame, y: Any, target: str | None
@@ -199,7 +200,12 @@ class NaiveBayes(NaiveBayesClassifier):
         elif y is None:
             raise ValueError("NaiveBayes needs the class labels: pass y, or target='column name'.")
         else:
-            labels = to_frame({"y": y}).get_column("y") if not isinstance(y, pl.Series) else y
+            markers = missing_markers(self.missing_values)
+            labels = (
+                to_frame({"y": y}, markers=markers).get_column("y")
+                if not isinstance(y, pl.Series)
+                else y
+            )
             if labels.len() != frame.height:
                 raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
         labels = apply_missing(

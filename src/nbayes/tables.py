@@ -15,13 +15,13 @@ import numpy as np
 import polars as pl
 
 
-def _pandas_column(name: str, column: Any) -> pl.Series:
+def _pandas_column(name: str, column: Any, markers: Sequence[str] = ()) -> pl.Series:
     """One pandas column as a Polars Series, without going through pyarrow."""
     dtype = column.dtype
     kind = getattr(dtype, "kind", "O")
     if str(dtype) == "category":
         values = column.astype(object).where(column.notna(), None).tolist()
-        return _object_series(name, values)
+        return _object_series(name, values, markers)
     if kind in "iu" and not hasattr(dtype, "na_value"):
         return pl.Series(name, column.to_numpy())
     if kind == "b" and str(dtype) == "bool":
@@ -40,11 +40,16 @@ def _pandas_column(name: str, column: Any) -> pl.Series:
             "or a category first."
         )
     values = column.astype(object).where(column.notna(), None).tolist()
-    return _object_series(name, values)
+    return _object_series(name, values, markers)
 
 
-def _object_series(name: str, values: list) -> pl.Series:
-    """A Series from Python objects: all strings, all bools or all numbers, else an error."""
+def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.Series:
+    """A Series from Python objects: all strings, all bools or all numbers, else an error.
+
+    A string in ``markers`` (e.g. ``"?"``) is missing here already, so that a column of
+    numbers with ``"?"`` for the missing ones is a column of numbers."""
+    if markers:
+        values = [None if isinstance(v, str) and v in markers else v for v in values]
     present = [v for v in values if not _is_missing(v)]
     kinds = {_kind(v) for v in present}
     if len(kinds) > 1:
@@ -93,8 +98,14 @@ def _check_unique(names: Sequence[str]) -> None:
         raise ValueError(f"duplicate column names: {repeated}; every column needs its own name.")
 
 
-def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
-    """Convert a table-like ``X`` to a Polars DataFrame (a new object; ``X`` is not modified)."""
+def to_frame(
+    X: Any, columns: Sequence[str] | None = None, markers: Sequence[Any] = ()
+) -> pl.DataFrame:
+    """Convert a table-like ``X`` to a Polars DataFrame (a new object; ``X`` is not modified).
+
+    String ``markers`` of missing values are applied to columns of Python objects here (see
+    :func:`_object_series`); :func:`apply_missing` applies all markers to the typed columns."""
+    markers = [m for m in markers if isinstance(m, str)]
     if isinstance(X, pl.DataFrame):
         frame = X
     elif isinstance(X, pl.LazyFrame):
@@ -107,7 +118,9 @@ def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
     ):
         names = [str(c) for c in X.columns]
         _check_unique(names)
-        frame = pl.DataFrame([_pandas_column(n, X.iloc[:, j]) for j, n in enumerate(names)])
+        frame = pl.DataFrame(
+            [_pandas_column(n, X.iloc[:, j], markers) for j, n in enumerate(names)]
+        )
     elif hasattr(X, "column_names") and hasattr(X, "schema") and hasattr(X, "num_rows"):
         _check_unique(list(X.column_names))
         frame = pl.from_arrow(X)
@@ -115,7 +128,7 @@ def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
             frame = frame.to_frame()
     elif isinstance(X, dict):
         _check_unique([str(k) for k in X])
-        frame = pl.DataFrame([_object_or_array(str(k), v) for k, v in X.items()])
+        frame = pl.DataFrame([_object_or_array(str(k), v, markers) for k, v in X.items()])
     else:
         array = np.asarray(X, dtype=object if _has_strings(X) else None)
         if array.ndim != 2:
@@ -126,7 +139,9 @@ def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
         if len(columns) != array.shape[1]:
             raise ValueError(f"{len(columns)} column names given for {array.shape[1]} columns.")
         _check_unique(columns)
-        frame = pl.DataFrame([_object_or_array(n, array[:, j]) for j, n in enumerate(columns)])
+        frame = pl.DataFrame(
+            [_object_or_array(n, array[:, j], markers) for j, n in enumerate(columns)]
+        )
     if (
         columns is not None
         and not isinstance(X, np.ndarray)
@@ -141,9 +156,9 @@ def _has_strings(X: Any) -> bool:
     return array.dtype.kind in "OUS"
 
 
-def _object_or_array(name: str, values: Any) -> pl.Series:
+def _object_or_array(name: str, values: Any, markers: Sequence[str] = ()) -> pl.Series:
     if isinstance(values, (list, tuple)):  # Python objects: NumPy would coerce [1, "a"] to text
-        return _object_series(name, list(values))
+        return _object_series(name, list(values), markers)
     array = np.asarray(values)
     if array.dtype.kind in "iub":
         return pl.Series(name, array)
@@ -155,7 +170,7 @@ def _object_or_array(name: str, values: Any) -> pl.Series:
         raise ValueError(
             f"column {name!r} holds dates or times; convert it to a number or category."
         )
-    return _object_series(name, list(array))
+    return _object_series(name, list(array), markers)
 
 
 def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
