@@ -294,6 +294,7 @@ class NaiveBayes(NaiveBayesClassifier):
         ``y``). Rows whose label is missing are dropped, with a warning.
         """
         self._check_params()
+        self._fit_columns = None  # a new fit: NumPy columns are not named after an old one's
         frame = self._frame(X)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
