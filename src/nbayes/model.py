@@ -180,8 +180,9 @@ class NaiveBayes(NaiveBayesClassifier):
         return tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
 
     # ------------------------------------------------------------------ input
-    def _frame(self, X: Any) -> pl.DataFrame:
-        columns = getattr(self, "_fit_columns", None) if isinstance(X, np.ndarray) else None
+    def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
+        if columns is None and isinstance(X, np.ndarray):
+            columns = getattr(self, "_fit_columns", None)
         markers = missing_markers(self.missing_values)
         return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
@@ -286,16 +287,24 @@ class NaiveBayes(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ fitting
     def fit(
-        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        sample_weight: Any = None,
+        columns: Any = None,
     ) -> NaiveBayes:
         """Fit on a table (pandas, Polars, PyArrow, NumPy with ``columns``, dict of columns).
 
         The class labels are ``y`` (an array) or the column named by ``target`` (or a string
-        ``y``). Rows whose label is missing are dropped, with a warning.
+        ``y``). Rows whose label is missing are dropped, with a warning. ``columns`` names the
+        columns of a NumPy array (default ``x0``, ``x1``, …); prediction on NumPy arrays then
+        uses the same names.
         """
         self._check_params()
         self._fit_columns = None  # a new fit: NumPy columns are not named after an old one's
-        frame = self._frame(X)
+        frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
@@ -319,13 +328,15 @@ class NaiveBayes(NaiveBayesClassifier):
         target: str | None = None,
         classes: Any = None,
         sample_weight: Any = None,
+        columns: Any = None,
     ) -> NaiveBayes:
         """Add one batch. The schema comes from the first batch; classes may grow from batch to
-        batch (or be given up front with ``classes``)."""
+        batch (or be given up front with ``classes``). ``columns`` names a NumPy array's columns,
+        as in :meth:`fit`."""
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
-        frame = self._frame(X)
+        frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
