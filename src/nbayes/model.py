@@ -435,7 +435,9 @@ class NaiveBayes(NaiveBayesClassifier):
         log_likelihood = np.array(rows) if rows else np.zeros((0, len(self.classes_)))
         jll = log_prior + np.nansum(log_likelihood, axis=0)
         post = normalise(jll[None, :], log_prior)[0]
-        decision = self.predict(row, priors=priors)[0]
+        with warnings.catch_warnings():  # _input above has already warned about this row
+            warnings.simplefilter("ignore", UnseenCategoryWarning)
+            decision = self.predict(row, priors=priors)[0]
         return Explanation(
             self.classes_, names, values, densities, log_prior, log_likelihood, post, decision
         )
