@@ -92,7 +92,7 @@ class ColumnGroup:
                 frame.select(casts)
                 .to_numpy()
                 .astype(np.float64, copy=False)
-                .reshape(frame.height, -1)
+                .reshape(frame.height, len(self.names))
             )
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
             raise ValueError(
@@ -175,7 +175,10 @@ class CategoricalColumns(ColumnGroup):
             # replace_strict would send null to the default too: keep missing values missing
             codes.append(pl.when(pl.col(name).is_null()).then(None).otherwise(coded).alias(name))
         block = (
-            casted.select(codes).to_numpy().astype(np.float64, copy=False).reshape(frame.height, -1)
+            casted.select(codes)
+            .to_numpy()
+            .astype(np.float64, copy=False)
+            .reshape(frame.height, len(self.names))
         )
         for j, inexact in fractional.items():
             block[inexact, j] = UNSEEN
