@@ -487,7 +487,8 @@ def feature_log_likelihoods(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnseenCategoryWarning)
             rows.append(group.log_likelihood(alone, settings)[0])
-    width = next((r.shape[0] for r in rows if r is not None), 0)
+    # K columns even when every value is missing (the log-likelihood of an empty row is 0 · K)
+    width = group.log_likelihood(np.full((1, d), np.nan), settings).shape[1]
     out = np.full((d, width), np.nan)
     for j, r in enumerate(rows):
         if r is not None:
