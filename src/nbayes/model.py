@@ -177,7 +177,9 @@ class NaiveBayes(NaiveBayesClassifier):
         return float(self.alpha) if not isinstance(self.alpha, dict) else 1.0
 
     def _merge_key(self) -> tuple:
-        return tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
+        schema = tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
+        # the value sketches of kde and interval columns pool on a grid chosen by max_bins
+        return (*schema, ("max_bins", self.max_bins))
 
     # ------------------------------------------------------------------ input
     def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
