@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -212,3 +213,15 @@ def test_merge_keeps_the_inputs_unchanged_and_unions_classes_and_vocabularies():
     both = pl.concat([first, second])
     labels = np.concatenate([y[y != "c"], y[y != "a"]])
     assert_same(merged, nbayes.NaiveBayes(**params).fit(both, labels))
+
+
+def test_models_whose_sketches_pool_differently_do_not_merge():
+    frame, y = make_table(60, 8, missing=False, distinct=True)
+    coarse = nbayes.NaiveBayes(families=FAMILIES, max_bins=8).fit(frame[:30], y[:30])
+    fine = nbayes.NaiveBayes(families=FAMILIES).fit(frame[30:], y[30:])
+    # the merged sketch would be pooled on the coarse grid yet claim max_bins=2048: neither
+    # model's single fit on all the rows
+    with pytest.raises(ValueError, match="max_bins"):
+        nbayes.merge(fine, coarse)
+    with pytest.raises(ValueError, match="max_bins"):
+        coarse.merge(fine)
