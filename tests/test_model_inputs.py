@@ -332,24 +332,6 @@ def test_mixed_table_is_the_sum_of_the_two_sklearn_models_minus_one_prior():
     np.testing.assert_array_equal(ours.predict(frame), ours.classes_[expected.argmax(axis=1)])
 
 
-def test_the_callers_objects_are_not_modified():
-    columns, y = mixed_data(9)
-    frame = as_pandas(columns)
-    frame_copy = frame.copy(deep=True)
-    y_copy = y.copy()
-    array = as_numpy(columns)
-    array_copy = array.copy()
-    model = nbayes.NaiveBayes(missing_values=["?", -1]).fit(frame, y)
-    model.predict_proba(frame)
-    nbayes.NaiveBayes().fit(array, y, columns=["colour", "height", "rating", "flag"])
-    pd.testing.assert_frame_equal(frame, frame_copy)
-    np.testing.assert_array_equal(y, y_copy)
-    assert all(
-        (a is b) or (a == b) or (a != a and b != b)
-        for a, b in zip(array.ravel(), array_copy.ravel(), strict=True)
-    )
-
-
 def test_a_table_with_no_rows_gives_empty_results():
     columns, y = mixed_data(10)
     frame = as_polars(columns)

@@ -248,6 +248,10 @@ class NaiveBayes(NaiveBayesClassifier):
             self.max_int_categories,
             require_observed=require_observed,
         )
+        if isinstance(self.alpha, dict):  # a misspelt name would silently get λ = 1
+            unknown = sorted(set(self.alpha) - {s.name for s in self.schema_}, key=str)
+            if unknown:
+                raise ValueError(f"alpha names columns that are not in the data: {unknown}.")
         by_family: dict[str, list[ColumnSpec]] = {}
         for spec in self.schema_:
             by_family.setdefault(spec.family, []).append(spec)
