@@ -155,6 +155,14 @@ class NaiveBayes(NaiveBayesClassifier):
         check_positive_number(self.var_smoothing, "var_smoothing")
         if not isinstance(self.bins, int) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if (
+            not isinstance(self.max_int_categories, (int, np.integer))
+            or isinstance(self.max_int_categories, bool)
+            or self.max_int_categories < 0
+        ):
+            raise ValueError(
+                f"max_int_categories must be an integer >= 0, got {self.max_int_categories!r}."
+            )
         if not isinstance(self.max_bins, int) or self.max_bins < 2:
             raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")
         if isinstance(self.bandwidth, str):
