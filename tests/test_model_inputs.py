@@ -206,6 +206,11 @@ def test_family_inference_follows_the_schema_table():
         "int8": "categorical",
         "uint-many": "gaussian",
     }
+    # the same table from pandas (NumPy bool, int and float dtypes, category, str) infers alike
+    from_pandas = nbayes.NaiveBayes().fit(
+        frame.to_pandas().astype({"categorical": "category", "int-20-and-null": "Int64"}), y
+    )
+    assert {s.name: s.family for s in from_pandas.schema_} == families
     # the threshold is max_int_categories; continuous= names the family of numeric columns
     model = nbayes.NaiveBayes(max_int_categories=2, continuous="kde").fit(frame, y)
     families = {s.name: s.family for s in model.schema_}
