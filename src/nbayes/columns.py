@@ -97,7 +97,7 @@ class ColumnGroup:
                 frame.select(casts)
                 .to_numpy()
                 .astype(np.float64, copy=False)
-                .reshape(frame.height, -1)
+                .reshape(frame.height, len(self.names))
             )
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
             raise ValueError(
@@ -148,6 +148,25 @@ class CategoricalColumns(ColumnGroup):
         return pl.col(name).cast(dtype, strict=True)
 
     def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
+        # a fractional number in an integer category column is no category of it: casting
+        # would truncate 2.5 to 2, so such values are refused in fitting and unseen afterwards
+        fractional = {}
+        for j, name in enumerate(self.names):
+            if self.dtypes[j] == pl.Int64 and frame.schema[name].is_float():
+                values = frame.get_column(name).to_numpy()
+                with np.errstate(invalid="ignore"):
+                    inexact = np.isfinite(values) & (values != np.floor(values))
+                if inexact.any():
+                    if fitting:
+                        i = int(np.argmax(inexact))
+                        raise ValueError(
+                            f"column {name!r} holds the fractional value {values[i]!r} (row {i}), "
+                            "but its categories are integers."
+                        )
+                    fractional[j] = inexact
+                    frame = frame.with_columns(
+                        pl.when(pl.Series(inexact)).then(None).otherwise(pl.col(name)).alias(name)
+                    )
         try:
             casted = frame.select([self._cast(frame, j).alias(n) for j, n in enumerate(self.names)])
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
@@ -175,9 +194,15 @@ class CategoricalColumns(ColumnGroup):
             )
             # replace_strict would send null to the default too: keep missing values missing
             codes.append(pl.when(pl.col(name).is_null()).then(None).otherwise(coded).alias(name))
-        return (
-            casted.select(codes).to_numpy().astype(np.float64, copy=False).reshape(frame.height, -1)
+        block = (
+            casted.select(codes)
+            .to_numpy()
+            .astype(np.float64, copy=False)
+            .reshape(frame.height, len(self.names))
         )
+        for j, inexact in fractional.items():
+            block[inexact, j] = UNSEEN
+        return block
 
     def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
         counts = (block == UNSEEN).sum(axis=0)
@@ -480,7 +505,8 @@ def feature_log_likelihoods(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnseenCategoryWarning)
             rows.append(group.log_likelihood(alone, settings)[0])
-    width = next((r.shape[0] for r in rows if r is not None), 0)
+    # K columns even when every value is missing (the log-likelihood of an empty row is 0 · K)
+    width = group.log_likelihood(np.full((1, d), np.nan), settings).shape[1]
     out = np.full((d, width), np.nan)
     for j, r in enumerate(rows):
         if r is not None:

@@ -171,6 +171,14 @@ class NaiveBayes(NaiveBayesClassifier):
         check_positive_number(self.var_smoothing, "var_smoothing")
         if not isinstance(self.bins, int) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if (
+            not isinstance(self.max_int_categories, (int, np.integer))
+            or isinstance(self.max_int_categories, bool)
+            or self.max_int_categories < 0
+        ):
+            raise ValueError(
+                f"max_int_categories must be an integer >= 0, got {self.max_int_categories!r}."
+            )
         if not isinstance(self.max_bins, int) or self.max_bins < 2:
             raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")
         if isinstance(self.bandwidth, str):
@@ -193,12 +201,16 @@ class NaiveBayes(NaiveBayesClassifier):
         return float(self.alpha) if not isinstance(self.alpha, dict) else 1.0
 
     def _merge_key(self) -> tuple:
-        return tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
+        schema = tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
+        # the value sketches of kde and interval columns pool on a grid chosen by max_bins
+        return (*schema, ("max_bins", self.max_bins))
 
     # ------------------------------------------------------------------ input
-    def _frame(self, X: Any) -> pl.DataFrame:
-        columns = getattr(self, "_fit_columns", None) if isinstance(X, np.ndarray) else None
-        return apply_missing(to_frame(X, columns=columns), missing_markers(self.missing_values))
+    def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
+        if columns is None and isinstance(X, np.ndarray):
+            columns = getattr(self, "_fit_columns", None)
+        markers = missing_markers(self.missing_values)
+        return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
     def _split_target(
         self, frame: pl.DataFrame, y: Any, target: str | None
@@ -215,7 +227,12 @@ class NaiveBayes(NaiveBayesClassifier):
         elif y is None:
             raise ValueError("NaiveBayes needs the class labels: pass y, or target='column name'.")
         else:
-            labels = to_frame({"y": y}).get_column("y") if not isinstance(y, pl.Series) else y
+            markers = missing_markers(self.missing_values)
+            labels = (
+                to_frame({"y": y}, markers=markers).get_column("y")
+                if not isinstance(y, pl.Series)
+                else y
+            )
             if labels.len() != frame.height:
                 raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
         labels = apply_missing(
@@ -257,6 +274,10 @@ class NaiveBayes(NaiveBayesClassifier):
             self.max_int_categories,
             require_observed=require_observed,
         )
+        if isinstance(self.alpha, dict):  # a misspelt name would silently get λ = 1
+            unknown = sorted(set(self.alpha) - {s.name for s in specs}, key=str)
+            if unknown:
+                raise ValueError(f"alpha names columns that are not in the data: {unknown}.")
         self._make_groups(specs, n_classes)
 
     def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:
@@ -303,15 +324,24 @@ class NaiveBayes(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ fitting
     def fit(
-        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        sample_weight: Any = None,
+        columns: Any = None,
     ) -> NaiveBayes:
         """Fit on a table (pandas, Polars, PyArrow, NumPy with ``columns``, dict of columns).
 
         The class labels are ``y`` (an array) or the column named by ``target`` (or a string
-        ``y``). Rows whose label is missing are dropped, with a warning.
+        ``y``). Rows whose label is missing are dropped, with a warning. ``columns`` names the
+        columns of a NumPy array (default ``x0``, ``x1``, …); prediction on NumPy arrays then
+        uses the same names.
         """
         self._check_params()
-        frame = self._frame(X)
+        self._fit_columns = None  # a new fit: NumPy columns are not named after an old one's
+        frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
@@ -335,13 +365,15 @@ class NaiveBayes(NaiveBayesClassifier):
         target: str | None = None,
         classes: Any = None,
         sample_weight: Any = None,
+        columns: Any = None,
     ) -> NaiveBayes:
         """Add one batch. The schema comes from the first batch; classes may grow from batch to
-        batch (or be given up front with ``classes``)."""
+        batch (or be given up front with ``classes``). ``columns`` names a NumPy array's columns,
+        as in :meth:`fit`."""
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
-        frame = self._frame(X)
+        frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         if labels.null_count() == frame.height:  # nothing labelled in this batch: nothing to add
@@ -448,7 +480,9 @@ class NaiveBayes(NaiveBayesClassifier):
         log_likelihood = np.array(rows) if rows else np.zeros((0, len(self.classes_)))
         jll = log_prior + np.nansum(log_likelihood, axis=0)
         post = normalise(jll[None, :], log_prior)[0]
-        decision = self.predict(row, priors=priors)[0]
+        with warnings.catch_warnings():  # _input above has already warned about this row
+            warnings.simplefilter("ignore", UnseenCategoryWarning)
+            decision = self.predict(row, priors=priors)[0]
         return Explanation(
             self.classes_, names, values, densities, log_prior, log_likelihood, post, decision
         )

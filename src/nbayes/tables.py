@@ -15,13 +15,13 @@ import numpy as np
 import polars as pl
 
 
-def _pandas_column(name: str, column: Any) -> pl.Series:
+def _pandas_column(name: str, column: Any, markers: Sequence[str] = ()) -> pl.Series:
     """One pandas column as a Polars Series, without going through pyarrow."""
     dtype = column.dtype
     kind = getattr(dtype, "kind", "O")
     if str(dtype) == "category":
         values = column.astype(object).where(column.notna(), None).tolist()
-        return _object_series(name, values)
+        return _object_series(name, values, markers)
     if kind in "iu" and not hasattr(dtype, "na_value"):
         return pl.Series(name, column.to_numpy())
     if kind == "b" and str(dtype) == "bool":
@@ -40,12 +40,17 @@ def _pandas_column(name: str, column: Any) -> pl.Series:
             "or a category first."
         )
     values = column.astype(object).where(column.notna(), None).tolist()
-    return _object_series(name, values)
+    return _object_series(name, values, markers)
 
 
-def _object_series(name: str, values: list) -> pl.Series:
-    """A Series from Python objects: all strings, all bools or all numbers, else an error."""
-    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.Series:
+    """A Series from Python objects: all strings, all bools or all numbers, else an error.
+
+    A string in ``markers`` (e.g. ``"?"``) is missing here already, so that a column of
+    numbers with ``"?"`` for the missing ones is a column of numbers."""
+    if markers:
+        values = [None if isinstance(v, str) and v in markers else v for v in values]
+    present = [v for v in values if not _is_missing(v)]
     kinds = {_kind(v) for v in present}
     if len(kinds) > 1:
         examples = {}
@@ -55,12 +60,26 @@ def _object_series(name: str, values: list) -> pl.Series:
         raise ValueError(
             f"column {name!r} mixes types: {shown}. Make it one type (e.g. all strings)."
         )
-    cleaned = [None if (isinstance(v, float) and v != v) else v for v in values]
+    cleaned = [None if _is_missing(v) else v for v in values]
     kind = kinds.pop() if kinds else "string"
+    if kind not in ("string", "bool", "number"):
+        raise ValueError(
+            f"column {name!r} holds {kind} values (e.g. {present[0]!r}), which nbayes cannot "
+            "model; convert them to numbers, strings or booleans."
+        )
     dtype = {"string": pl.String, "bool": pl.Boolean, "number": pl.Float64}[kind]
     if kind == "number" and all(isinstance(v, (int, np.integer)) for v in present):
         dtype = pl.Int64
     return pl.Series(name, cleaned, dtype=dtype)
+
+
+def _is_missing(value: object) -> bool:
+    """None, a float NaN, or pandas' NA / NaT (recognised by type, without importing pandas)."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return value != value
+    return type(value).__name__ in ("NAType", "NaTType")
 
 
 def _kind(value: object) -> str:
@@ -79,8 +98,14 @@ def _check_unique(names: Sequence[str]) -> None:
         raise ValueError(f"duplicate column names: {repeated}; every column needs its own name.")
 
 
-def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
-    """Convert a table-like ``X`` to a Polars DataFrame (a new object; ``X`` is not modified)."""
+def to_frame(
+    X: Any, columns: Sequence[str] | None = None, markers: Sequence[Any] = ()
+) -> pl.DataFrame:
+    """Convert a table-like ``X`` to a Polars DataFrame (a new object; ``X`` is not modified).
+
+    String ``markers`` of missing values are applied to columns of Python objects here (see
+    :func:`_object_series`); :func:`apply_missing` applies all markers to the typed columns."""
+    markers = [m for m in markers if isinstance(m, str)]
     if isinstance(X, pl.DataFrame):
         frame = X
     elif isinstance(X, pl.LazyFrame):
@@ -93,14 +118,17 @@ def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
     ):
         names = [str(c) for c in X.columns]
         _check_unique(names)
-        frame = pl.DataFrame([_pandas_column(n, X.iloc[:, j]) for j, n in enumerate(names)])
+        frame = pl.DataFrame(
+            [_pandas_column(n, X.iloc[:, j], markers) for j, n in enumerate(names)]
+        )
     elif hasattr(X, "column_names") and hasattr(X, "schema") and hasattr(X, "num_rows"):
         _check_unique(list(X.column_names))
         frame = pl.from_arrow(X)
         if isinstance(frame, pl.Series):
             frame = frame.to_frame()
     elif isinstance(X, dict):
-        frame = pl.DataFrame([_object_or_array(str(k), v) for k, v in X.items()])
+        _check_unique([str(k) for k in X])
+        frame = pl.DataFrame([_object_or_array(str(k), v, markers) for k, v in X.items()])
     else:
         array = np.asarray(X, dtype=object if _has_strings(X) else None)
         if array.ndim != 2:
@@ -111,7 +139,9 @@ def to_frame(X: Any, columns: Sequence[str] | None = None) -> pl.DataFrame:
         if len(columns) != array.shape[1]:
             raise ValueError(f"{len(columns)} column names given for {array.shape[1]} columns.")
         _check_unique(columns)
-        frame = pl.DataFrame([_object_or_array(n, array[:, j]) for j, n in enumerate(columns)])
+        frame = pl.DataFrame(
+            [_object_or_array(n, array[:, j], markers) for j, n in enumerate(columns)]
+        )
     if (
         columns is not None
         and not isinstance(X, np.ndarray)
@@ -126,7 +156,9 @@ def _has_strings(X: Any) -> bool:
     return array.dtype.kind in "OUS"
 
 
-def _object_or_array(name: str, values: Any) -> pl.Series:
+def _object_or_array(name: str, values: Any, markers: Sequence[str] = ()) -> pl.Series:
+    if isinstance(values, (list, tuple)):  # Python objects: NumPy would coerce [1, "a"] to text
+        return _object_series(name, list(values), markers)
     array = np.asarray(values)
     if array.dtype.kind in "iub":
         return pl.Series(name, array)
@@ -138,23 +170,35 @@ def _object_or_array(name: str, values: Any) -> pl.Series:
         raise ValueError(
             f"column {name!r} holds dates or times; convert it to a number or category."
         )
-    return _object_series(name, list(array))
+    return _object_series(name, list(array), markers)
 
 
 def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
     """Turn NaN and each user marker (e.g. ``"?"``) into null, column by column."""
     text_markers = [m for m in markers if isinstance(m, str)]
-    number_markers = [m for m in markers if isinstance(m, (int, float)) and not isinstance(m, bool)]
+    number_markers = [
+        m
+        for m in markers
+        if isinstance(m, (int, float, np.integer, np.floating)) and not isinstance(m, bool)
+    ]
     expressions = []
     for name, dtype in frame.schema.items():
-        column = pl.col(name)
+        column = probe = pl.col(name)
         if dtype.is_float():
-            column = column.fill_nan(None)
-        chosen = (
-            text_markers if dtype == pl.String else number_markers if dtype.is_numeric() else []
-        )
+            column = probe = column.fill_nan(None)
+        # Polars 2 compares only values of one type: each marker in the column's own type
+        if dtype == pl.String:
+            chosen = text_markers
+        elif isinstance(dtype, (pl.Categorical, pl.Enum)):
+            chosen, probe = text_markers, column.cast(pl.String)
+        elif dtype.is_integer():
+            chosen = [int(m) for m in number_markers if float(m).is_integer()]
+        elif dtype.is_float():
+            chosen = [float(m) for m in number_markers]
+        else:
+            chosen = []
         if chosen:
-            column = pl.when(column.is_in(chosen)).then(None).otherwise(column)
+            column = pl.when(probe.is_in(chosen)).then(None).otherwise(column)
         expressions.append(column.alias(name))
     return frame.select(expressions)
 
@@ -163,6 +207,6 @@ def missing_markers(missing_values: Any) -> list[Any]:
     """The user's ``missing_values`` as a list of markers."""
     if missing_values is None:
         return []
-    if isinstance(missing_values, (str, int, float)):
+    if isinstance(missing_values, (str, int, float, np.generic)):
         return [missing_values]
     return list(missing_values)

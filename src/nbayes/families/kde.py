@@ -14,8 +14,10 @@ class's values taken from the sketch (exact while it holds the values themselves
 values are all equal gets the feature's pooled bandwidth, and a class that never observed the
 feature uses the density pooled over all classes. A number given as ``bandwidth`` is used as h.
 
-Kernels further than 8h from x contribute less than e^{-32} each and are skipped; when every
-kernel is that far, the nearest one alone gives the (finite) log-density.
+The sum is taken relative to the kernel nearest to x (in log space, so it stays finite and
+accurate far from every kernel), and kernels whose term is below e^{-32} times the nearest one's
+are skipped: only those within √(z₀² + 64) bandwidths of x count, z₀ being the nearest kernel's
+distance in bandwidths.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .._kernels import _JIT
 from .sketch import FeatureSketch
 
 BANDWIDTH_RULES = ("silverman", "scott")
-_REACH = 8.0
+_DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
 
 
 @numba.njit(parallel=True, **_JIT)
@@ -43,21 +45,29 @@ def _log_density(x, centres, weights, offsets, bandwidth, log_norm, out):  # pra
             continue
         for c in range(K):
             lo, hi = offsets[c], offsets[c + 1]
+            if hi <= lo:  # no kernels at all: density 0
+                out[i, c] += -np.inf
+                continue
             h = bandwidth[c]
-            start = lo + np.searchsorted(centres[lo:hi], v - _REACH * h)
-            stop = lo + np.searchsorted(centres[lo:hi], v + _REACH * h, side="right")
+            # distance (in bandwidths) to the nearest kernel: every term is taken relative to it
+            p = lo + np.searchsorted(centres[lo:hi], v)
+            gap = np.inf
+            if p < hi:
+                gap = centres[p] - v
+            if p > lo:
+                gap = min(gap, v - centres[p - 1])
+            z0 = gap / h
+            if not z0 * z0 < np.inf:  # x infinite or beyond the float range of the kernels
+                out[i, c] += -np.inf
+                continue
+            reach = math.sqrt(z0 * z0 + 2.0 * _DEPTH) * h
+            start = lo + np.searchsorted(centres[lo:hi], v - reach)
+            stop = lo + np.searchsorted(centres[lo:hi], v + reach, side="right")
             total = 0.0
             for b in range(start, stop):
                 z = (v - centres[b]) / h
-                total += weights[b] * math.exp(-0.5 * z * z)
-            if total > 0.0:
-                out[i, c] += math.log(total) + log_norm[c]
-            else:  # every kernel is far: the nearest one dominates; keep it in log space
-                nearest = min(max(start, lo), hi - 1)
-                if start > lo and abs(centres[start - 1] - v) < abs(centres[nearest] - v):
-                    nearest = start - 1
-                z = (v - centres[nearest]) / h
-                out[i, c] += math.log(weights[nearest]) - 0.5 * z * z + log_norm[c]
+                total += weights[b] * math.exp(-0.5 * (z * z - z0 * z0))
+            out[i, c] += math.log(total) - 0.5 * z0 * z0 + log_norm[c]
 
 
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
