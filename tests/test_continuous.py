@@ -326,3 +326,18 @@ def test_integer_sample_weights_equal_repeated_rows_for_every_method():
             rtol=1e-12,
             err_msg=family,
         )
+
+
+def test_cut_points_are_public_per_column():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 400)
+    frame = pl.DataFrame({"a": rng.normal(size=400) + 3 * y, "b": rng.uniform(0, 10, 400), "y": y})
+    model = nbayes.NaiveBayes(families={"a": "mdl", "b": "equal-width"}, bins=5).fit(
+        frame, target="y"
+    )
+    cuts = model.cut_points_
+    assert set(cuts) == {"a", "b"}
+    b = frame.get_column("b").to_numpy()
+    np.testing.assert_allclose(cuts["b"], np.linspace(b.min(), b.max(), 6)[1:-1])
+    assert cuts["a"].size >= 1 and np.all(np.diff(cuts["a"]) > 0)
+    assert nbayes.NaiveBayes().fit(frame, target="y").cut_points_ == {}

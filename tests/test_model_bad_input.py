@@ -257,3 +257,9 @@ def test_the_callers_objects_are_never_modified():
             a is b or a == b or (a != a and b != b)
             for a, b in zip(columns[name], snapshots[5][name], strict=True)
         ), name
+
+
+def test_labels_given_twice_is_an_error():
+    frame = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": ["a", "b", "a", "b"]})
+    with pytest.raises(ValueError, match="once: as y or as target"):
+        nbayes.NaiveBayes().fit(frame, ["a", "b", "a", "b"], target="y")

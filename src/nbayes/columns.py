@@ -174,14 +174,27 @@ class CategoricalColumns(ColumnGroup):
                 f"a categorical column could not be read as it was in fitting "
                 f"({dict(zip(self.names, self.dtypes, strict=True))}): {exc}"
             ) from exc
+        block = self._codes(casted, range(len(self.names)))
         if fitting:
-            for j, name in enumerate(self.names):
-                known = set(self.vocabularies[j])
-                seen = casted.get_column(name).drop_nulls().unique(maintain_order=True).to_list()
-                self.vocabularies[j].extend(v for v in seen if v not in known)
+            # values new to a vocabulary come out UNSEEN: add them (in order of appearance)
+            # and code those columns again; batches with nothing new need no extra pass
+            grown = np.flatnonzero((block == UNSEEN).any(axis=0))
+            for j in grown:
+                name = self.names[j]
+                new = casted.get_column(name).filter(pl.Series(block[:, j] == UNSEEN))
+                self.vocabularies[j].extend(new.unique(maintain_order=True).to_list())
+            if grown.size:
+                block[:, grown] = self._codes(casted, grown)
+        for j, inexact in fractional.items():
+            block[inexact, j] = UNSEEN
+        return block
+
+    def _codes(self, casted: pl.DataFrame, columns: Any) -> np.ndarray:
+        """The code of every value of the chosen columns in their vocabularies; NaN for a
+        missing value, UNSEEN for a value not in the vocabulary."""
         codes = []
-        for j, name in enumerate(self.names):
-            vocabulary = self.vocabularies[j]
+        for j in columns:
+            name, vocabulary = self.names[j], self.vocabularies[j]
             coded = (
                 pl.col(name).replace_strict(
                     vocabulary,
@@ -194,15 +207,8 @@ class CategoricalColumns(ColumnGroup):
             )
             # replace_strict would send null to the default too: keep missing values missing
             codes.append(pl.when(pl.col(name).is_null()).then(None).otherwise(coded).alias(name))
-        block = (
-            casted.select(codes)
-            .to_numpy()
-            .astype(np.float64, copy=False)
-            .reshape(frame.height, len(self.names))
-        )
-        for j, inexact in fractional.items():
-            block[inexact, j] = UNSEEN
-        return block
+        out = casted.select(codes).to_numpy()
+        return np.array(out, dtype=np.float64, order="C").reshape(casted.height, len(codes))
 
     def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
         counts = (block == UNSEEN).sum(axis=0)

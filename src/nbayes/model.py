@@ -217,6 +217,8 @@ class NaiveBayes(NaiveBayesClassifier):
     ) -> tuple[pl.DataFrame, np.ndarray]:
         if target is None and isinstance(y, str):
             target, y = y, None
+        elif target is not None and y is not None:
+            raise ValueError("give the class labels once: as y or as target='column', not both.")
         if target is not None:
             if target not in frame.columns:
                 raise ValueError(
@@ -523,6 +525,18 @@ class NaiveBayes(NaiveBayesClassifier):
         return model
 
     # ------------------------------------------------------------------ display
+    @property
+    def cut_points_(self) -> dict[str, np.ndarray]:
+        """The interval boundaries t_1 < … < t_{B−1} of every discretised column, by name
+        (equal-width, equal-frequency and MDL columns; see nbayes.families.intervals)."""
+        self._check_fitted()
+        settings = self._settings()
+        out = {}
+        for group in self._stats.groups:
+            if isinstance(group, groups.IntervalColumns):
+                out.update(zip(group.names, (c.copy() for c in group.cuts(settings)), strict=True))
+        return out
+
     def summary(self) -> str:
         """The fitted model as Weka and R print theirs: priors, then each column's conditionals."""
         self._check_fitted()
