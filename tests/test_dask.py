@@ -48,7 +48,7 @@ def cluster():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.CRITICAL,
         ) as local:
             yield local
@@ -158,7 +158,7 @@ def mixed_table(n: int, seed: int) -> pd.DataFrame:
     column with few distinct values in each part but many overall, missing values."""
     rng = np.random.default_rng(seed)
     row = np.arange(n)
-    label = np.where(rng.random(n) < 0.5, "yes", "no")
+    label = np.where(rng.random(n) < 0.5, "yes", "no").astype(object)
     label[row >= n // 2] = np.where(rng.random(n - n // 2) < 0.3, "maybe", label[row >= n // 2])
     shift = (label == "yes") * 1.5
     frame = pd.DataFrame(
