@@ -228,7 +228,8 @@ def _collections(
             if value.npartitions != X.npartitions:
                 raise ValueError(
                     f"{name}: {label} has {value.npartitions} partitions but X has "
-                    f"{X.npartitions}; repartition them alike (or put {label} in X's columns)."
+                    f"{X.npartitions}; repartition them alike"
+                    + (" (or put the labels in X and use target=)." if table else ".")
                 )
             parts.append(value)
         return "frame", X, parts
