@@ -837,8 +837,20 @@ def fit_files(
     (a ``distributed.Client`` if one is active, else local threads). ``read_options`` go to
     ``dask.dataframe.read_parquet`` or ``read_csv`` (for CSV the model's ``missing_values`` are
     passed as ``na_values`` unless given). Returns ``model``, fitted.
+
+    Raises ImportError, saying what to install, when Dask (or ``distributed``, for a
+    ``scheduler_address``) is not installed.
     """
-    import dask.dataframe as dd
+    try:
+        import dask.dataframe as dd
+
+        if scheduler_address is not None:
+            import distributed  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"fitting with Dask needs the optional dependencies: pip install 'nbayes[dask]' "
+            f"({exc})."
+        ) from exc
 
     fmt = file_format or _file_format(paths)
     files = [str(p) for p in paths] if not isinstance(paths, (str, Path)) else str(paths)
