@@ -3,8 +3,9 @@
 The data set (20 million rows by default: 10 Gaussian columns, 10 small-integer columns, a
 5-class target) is generated partition by partition on the workers and kept in their memory
 (``persist``), so the client never holds it and the timed fit measures fitting, not generation.
-Each cluster is a ``distributed.LocalCluster`` of worker processes with one thread each. Two
-fits per cluster:
+Three ``distributed.LocalCluster``s of worker processes with one thread each run side by side:
+1 worker, 2 workers, and 2 workers with Dask's work stealing on (off in the others); their fits
+alternate, so that the load of other jobs on a shared machine falls on each alike. Two models:
 
 * ``NaiveBayes()``: the families are inferred, so the schema is resolved first by one pass over
   the 10 integer columns (are there at most 20 distinct values in all the rows?);
@@ -26,6 +27,7 @@ import logging
 import os
 import sys
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 # this file is called dask.py: keep its folder behind site-packages so `import dask` finds Dask
@@ -59,34 +61,79 @@ def generate(index: int, rows: int) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-def count_tcp_bytes() -> int:
-    """Bytes this process has written on Dask's TCP comms (counting starts at the first call)."""
+def count_tcp_bytes(address: str | None = None) -> int:
+    """Bytes this process has written on Dask's TCP comms since the first call: all of them, or
+    those on comms with ``address`` at either end (one cluster's scheduler and client)."""
+    from collections import defaultdict
+
     from distributed.comm import tcp
 
     cls = tcp.TCP
-    if not hasattr(cls, "nbayes_bytes_written"):
+    if not hasattr(cls, "nbayes_bytes"):
         write = cls.write
 
         async def counting_write(self, msg, serializers=None, on_error="message"):
             n = await write(self, msg, serializers=serializers, on_error=on_error)
-            cls.nbayes_bytes_written += n
+            cls.nbayes_bytes[None] += n
+            cls.nbayes_bytes[self.local_address] += n
+            cls.nbayes_bytes[self.peer_address] += n
             return n
 
         cls.write = counting_write
-        cls.nbayes_bytes_written = 0
-    return cls.nbayes_bytes_written
+        cls.nbayes_bytes = defaultdict(int)
+    return cls.nbayes_bytes[address]
 
 
 def transfer_bytes(dask_worker) -> int:
     return dask_worker.transfer_outgoing_bytes_total
 
 
-def counters(client: Client) -> dict[str, int]:
-    return {
-        "workers": sum(client.run(count_tcp_bytes).values()),
-        "local": count_tcp_bytes(),
-        "transfers": sum(client.run(transfer_bytes).values()),
-    }
+class Setup:
+    """A LocalCluster with the data set generated and persisted in its workers."""
+
+    def __init__(self, stack: ExitStack, workers: int, stealing: bool, rows: int, parts: int):
+        self.workers, self.stealing, self.rows = workers, stealing, rows
+        with dask.config.set({"distributed.scheduler.work-stealing": stealing}):
+            self.cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=logging.ERROR,
+                )
+            )
+        self.client = stack.enter_context(Client(self.cluster, set_as_default=False))
+        with self.using():
+            self.counters()  # install the counters
+            start = time.perf_counter()
+            self.frame = make_frame(rows, parts).persist()
+            wait(self.frame)
+            self.generation = time.perf_counter() - start
+            # warm-up: imports and compiled kernels in every worker
+            nbayes.NaiveBayes().fit(self.frame.partitions[: max(workers, 2)], target="y")
+
+    @contextmanager
+    def using(self):
+        with self.client.as_current(), dask.config.set(scheduler=self.client):
+            yield
+
+    def counters(self) -> dict[str, int]:
+        return {
+            "workers": sum(self.client.run(count_tcp_bytes).values()),
+            "local": count_tcp_bytes(self.cluster.scheduler_address),
+            "transfers": sum(self.client.run(transfer_bytes).values()),
+        }
+
+    def fit(self, factory) -> tuple[float, dict[str, int]]:
+        with self.using():
+            before = self.counters()
+            begin = time.perf_counter()
+            model = factory().fit(self.frame, target="y")
+            elapsed = time.perf_counter() - begin
+            after = self.counters()
+        assert round(model.class_count_.sum()) == self.rows
+        return elapsed, {k: after[k] - before[k] for k in after}
 
 
 def make_frame(rows: int, partitions: int):
@@ -95,48 +142,6 @@ def make_frame(rows: int, partitions: int):
     return dd.from_map(
         generate, range(partitions), sizes.tolist(), meta=meta, enforce_metadata=False
     )
-
-
-def measure(workers: int, stealing: bool, rows: int, partitions: int, repeat: int) -> dict:
-    """Generate and persist the data on a new cluster, then time each variant's fits: the
-    fastest fit's time, and the most bytes any of them sent."""
-    with (
-        dask.config.set({"distributed.scheduler.work-stealing": stealing}),
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        counters(client)  # install the counters
-        start = time.perf_counter()
-        frame = make_frame(rows, partitions).persist()
-        wait(frame)
-        generation = time.perf_counter() - start
-        families = {f"cat{j}": "categorical" for j in range(N_INT)}
-        variants = {
-            "inferred": lambda: nbayes.NaiveBayes(),
-            "given": lambda: nbayes.NaiveBayes(families=families),
-        }
-        # warm-up: imports and compiled kernels in every worker
-        nbayes.NaiveBayes().fit(frame.partitions[: max(workers, 2)], target="y")
-        out = {"generation": generation}
-        for name, factory in variants.items():
-            best, sent = float("inf"), dict.fromkeys(counters(client), 0)
-            for _ in range(repeat):
-                before = counters(client)
-                begin = time.perf_counter()
-                model = factory().fit(frame, target="y")
-                elapsed = time.perf_counter() - begin
-                after = counters(client)
-                best = min(best, elapsed)
-                sent = {k: max(sent[k], after[k] - before[k]) for k in sent}
-                assert round(model.class_count_.sum()) == rows
-            out[name] = (best, sent)
-        return out
 
 
 def megabytes(n: float) -> str:
@@ -151,17 +156,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--partitions", type=int, default=40)
-    parser.add_argument("--repeat", type=int, default=2, help="fits per setting; the best counts")
+    parser.add_argument("--repeat", type=int, default=3, help="fits per setting; the best counts")
     parser.add_argument("--quick", action="store_true", help="2 million rows in 8 partitions")
     parser.add_argument("--write", action="store_true", help="record in benchmarks/README.md")
     args = parser.parse_args()
     rows, partitions = (2_000_000, 8) if args.quick else (args.rows, args.partitions)
 
     settings = [(1, False), (2, False), (2, True)]  # (workers, work stealing)
-    results = {}
-    for workers, stealing in settings:
-        print(f"{workers} worker(s), work stealing {'on' if stealing else 'off'}…", flush=True)
-        results[workers, stealing] = measure(workers, stealing, rows, partitions, args.repeat)
+    families = {f"cat{j}": "categorical" for j in range(N_INT)}
+    variants = {
+        "inferred": lambda: nbayes.NaiveBayes(),
+        "given": lambda: nbayes.NaiveBayes(families=families),
+    }
+    # all clusters live side by side and their fits alternate, so that the load of other jobs
+    # on this shared machine falls on each alike; the fastest fit of each counts
+    results: dict = {}
+    with ExitStack() as stack:
+        setups = {}
+        for workers, stealing in settings:
+            print(f"{workers} worker(s), work stealing {'on' if stealing else 'off'}…", flush=True)
+            setups[workers, stealing] = Setup(stack, workers, stealing, rows, partitions)
+        for _ in range(args.repeat):
+            for name, factory in variants.items():
+                for key, setup in setups.items():
+                    elapsed, sent = setup.fit(factory)
+                    best, most = results.get((key, name), (float("inf"), dict.fromkeys(sent, 0)))
+                    results[key, name] = (
+                        min(best, elapsed),
+                        {k: max(most[k], sent[k]) for k in sent},
+                    )
+        generation = ", ".join(
+            f"{setups[key].generation:.1f} s with {key[0]}" for key in settings[:2]
+        )
 
     header = [
         "model",
@@ -178,7 +204,7 @@ def main() -> None:
     labels = {"inferred": "`NaiveBayes()` (schema pass)", "given": "`NaiveBayes(families=…)`"}
     for name, label in labels.items():
         for workers, stealing in settings:
-            elapsed, sent = results[workers, stealing][name]
+            elapsed, sent = results[(workers, stealing), name]
             table.append(
                 [
                     label,
@@ -186,16 +212,13 @@ def main() -> None:
                     "on" if stealing else "off",
                     f"{elapsed:.2f} s",
                     f"{rows / elapsed / 1e6:.2f} M",
-                    f"{results[1, False][name][0] / elapsed:.2f}×",
+                    f"{results[(1, False), name][0] / elapsed:.2f}×",
                     kilobytes(sent["workers"]),
                     kilobytes(sent["local"]),
                     kilobytes(sent["transfers"]),
                 ]
             )
     data_bytes = rows * (N_FLOAT + N_INT + 1) * 8
-    generation = ", ".join(
-        f"{results[key]['generation']:.1f} s with {key[0]}" for key in settings[:2]
-    )
     body = (
         f"Command: `python benchmarks/dask.py{' --quick' if args.quick else ''} --write` — "
         f"{_report.machine()}, Dask {dask.__version__}, nbayes {nbayes.__version__}. "
@@ -204,7 +227,8 @@ def main() -> None:
         f"workers and persisted there (generation: {generation}). LocalCluster of worker "
         f"processes, one thread each; this machine has {os.cpu_count()} cores, shared with other "
         "jobs, so 2× is the ceiling and the scheduler and client compete with the workers for "
-        f"them. Fit time: the fastest of {args.repeat} fits; bytes: the most any of them sent. "
+        f"them. The three clusters run side by side and their fits alternate; fit time: the "
+        f"fastest of {args.repeat} fits; bytes: the most any of them sent. "
         "Sent by workers, and by this process (scheduler + client): every TCP message written "
         "during the fit (results, task messages, heartbeats; compressed); Dask data transfers: "
         "task results that workers handed to other workers or the scheduler "
