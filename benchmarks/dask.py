@@ -156,7 +156,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--partitions", type=int, default=40)
-    parser.add_argument("--repeat", type=int, default=3, help="fits per setting; the best counts")
+    parser.add_argument("--repeat", type=int, default=5, help="fits per setting; the best counts")
     parser.add_argument("--quick", action="store_true", help="2 million rows in 8 partitions")
     parser.add_argument("--write", action="store_true", help="record in benchmarks/README.md")
     args = parser.parse_args()
@@ -171,6 +171,7 @@ def main() -> None:
     # all clusters live side by side and their fits alternate, so that the load of other jobs
     # on this shared machine falls on each alike; the fastest fit of each counts
     results: dict = {}
+    load_before = os.getloadavg()[0]
     with ExitStack() as stack:
         setups = {}
         for workers, stealing in settings:
@@ -188,6 +189,7 @@ def main() -> None:
         generation = ", ".join(
             f"{setups[key].generation:.1f} s with {key[0]}" for key in settings[:2]
         )
+    load = f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
 
     header = [
         "model",
@@ -227,8 +229,9 @@ def main() -> None:
         f"workers and persisted there (generation: {generation}). LocalCluster of worker "
         f"processes, one thread each; this machine has {os.cpu_count()} cores, shared with other "
         "jobs, so 2× is the ceiling and the scheduler and client compete with the workers for "
-        f"them. The three clusters run side by side and their fits alternate; fit time: the "
-        f"fastest of {args.repeat} fits; bytes: the most any of them sent. "
+        f"them (load average over 1 minute: {load}). The three clusters run side by side and "
+        f"their fits alternate; fit time: the fastest of {args.repeat} fits; bytes: the most "
+        "any of them sent. "
         "Sent by workers, and by this process (scheduler + client): every TCP message written "
         "during the fit (results, task messages, heartbeats; compressed); Dask data transfers: "
         "task results that workers handed to other workers or the scheduler "
