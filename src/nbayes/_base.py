@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import decision
+from ._dispatch import dask_aware
 from ._validation import (
     as_2d,
     check_feature_names,
@@ -221,6 +222,7 @@ class NaiveBayesClassifier(ParamsMixin):
         self.class_count_ += np.bincount(cls, weights=weight, minlength=len(self.classes_))
         self._stats.accumulate(X, cls, weight)
 
+    @dask_aware
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayesClassifier:
         """Fit from scratch: count the sufficient statistics of (X, y)."""
         self._check_params()
@@ -233,6 +235,7 @@ class NaiveBayesClassifier(ParamsMixin):
         self._accumulate(prepared, cls.astype(np.intp).ravel(), weight)
         return self
 
+    @dask_aware
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
     ) -> NaiveBayesClassifier:
@@ -379,6 +382,7 @@ class NaiveBayesClassifier(ParamsMixin):
             transform(jll, lp, out[start:stop])
         return out
 
+    @dask_aware
     def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c) + Σ_j log P(x_j | c) for each row and class (unnormalised), shape (n, K).
 
@@ -390,6 +394,7 @@ class NaiveBayesClassifier(ParamsMixin):
 
         return self._collect(X, priors, copy, prior_for_dead=False)
 
+    @dask_aware
     def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c | x), normalised by log-sum-exp; shape (n, K), columns in ``classes_`` order."""
         return self._collect(
@@ -398,12 +403,14 @@ class NaiveBayesClassifier(ParamsMixin):
             lambda jll, lp, out: decision.posterior(jll, lp, log=True, out=out, warn=False),
         )
 
+    @dask_aware
     def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """P(c | x) by Bayes' rule; shape (n, K), rows sum to 1, never NaN."""
         return self._collect(
             X, priors, lambda jll, lp, out: decision.posterior(jll, lp, out=out, warn=False)
         )
 
+    @dask_aware
     def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """The Bayes decision per row: MAP, or the minimum conditional risk under ``loss``.
 
@@ -417,6 +424,7 @@ class NaiveBayesClassifier(ParamsMixin):
             out[start:stop] = decision.decide(jll, lp, matrix, warn=False)
         return self.classes_[out]
 
+    @dask_aware
     def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """Conditional risk R(c_i | x) = Σ_j λ_ij P(c_j | x) of each decision, shape (n, K)."""
         self._check_fitted()
@@ -431,6 +439,7 @@ class NaiveBayesClassifier(ParamsMixin):
         chosen = loss if loss is not None else getattr(self, "loss", None)
         return decision.validate_loss(chosen, len(self.classes_), name="loss")
 
+    @dask_aware
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``)."""
         predicted = self.predict(X)

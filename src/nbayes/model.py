@@ -22,6 +22,7 @@ import polars as pl
 
 from . import columns as groups
 from ._base import NaiveBayesClassifier
+from ._dispatch import dask_aware
 from ._validation import check_alpha, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning
@@ -325,6 +326,7 @@ class NaiveBayes(NaiveBayesClassifier):
         return PreparedTable(blocks, frame.height)
 
     # ------------------------------------------------------------------ fitting
+    @dask_aware
     def fit(
         self,
         X: Any,
@@ -359,6 +361,7 @@ class NaiveBayes(NaiveBayesClassifier):
         self._accumulate(self._encode(frame, fitting=True), cls.astype(np.intp).ravel(), weight)
         return self
 
+    @dask_aware
     def partial_fit(
         self,
         X: Any,
@@ -436,6 +439,7 @@ class NaiveBayes(NaiveBayesClassifier):
             out += group.log_likelihood(block, settings)
         return out
 
+    @dask_aware
     def score(
         self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
     ) -> float:

@@ -1,0 +1,314 @@
+"""Distributed training on Dask: a real LocalCluster with two worker processes.
+
+Fitting a Dask collection must give the model that one fit on the computed rows gives (to
+1e-12 relative), for every family, including the ones that need the whole data for a decision
+(the schema, kernel densities, interval cut points); prediction on a Dask collection is lazy and
+equal to the eager one; a worker killed mid-fit is survived through Dask's own retry.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import assert_same_statistics
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pd = pytest.importorskip("pandas")
+import cloudpickle  # noqa: E402  (installed with distributed)
+
+import nbayes  # noqa: E402
+from nbayes import columns as groups  # noqa: E402
+
+# the workers cannot import this test module: ship its functions by value
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # workers are spawned: they find nbayes where this process found it
+    path = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, path) if p)
+    try:
+        with distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as local:
+            yield local
+    finally:
+        os.environ["PYTHONPATH"] = path
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    with distributed.Client(cluster) as c:
+        yield c
+
+
+# ---------------------------------------------------------------------- family estimators
+FACTORIES = {
+    "categorical": (lambda: nbayes.CategoricalNB(alpha=0.5), "codes-nan"),
+    "gaussian": (lambda: nbayes.GaussianNB(), "real-nan"),
+    "multinomial": (lambda: nbayes.MultinomialNB(), "counts"),
+    "multinomial-sparse": (lambda: nbayes.MultinomialNB(alpha=0.3), "counts-sparse"),
+    "complement": (lambda: nbayes.ComplementNB(norm=True), "counts"),
+    "bernoulli": (lambda: nbayes.BernoulliNB(binarize=1.0), "counts"),
+    "poisson": (lambda: nbayes.PoissonNB(), "counts"),
+}
+
+
+def make_data(kind: str, n: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    if kind.startswith("codes"):
+        X = rng.integers(0, 5, (n, d)).astype(float)
+        X[n // 2 :, 0] += 3  # codes 5..7 appear only in the later blocks
+    elif kind.startswith("real"):
+        X = rng.normal(loc=rng.uniform(-1e3, 1e3, d), scale=rng.uniform(0.1, 10, d), size=(n, d))
+    else:
+        X = rng.poisson(1.5, (n, d)).astype(float)
+    if kind.endswith("nan"):
+        X[rng.random((n, d)) < 0.2] = np.nan
+    return X
+
+
+def assert_same_scores(eager: np.ndarray, lazy) -> None:
+    got = lazy.compute()
+    got = got.to_numpy() if hasattr(got, "to_numpy") else got
+    finite = np.isfinite(eager)
+    np.testing.assert_array_equal(np.isfinite(got), finite)
+    scale = max(1.0, float(np.max(np.abs(eager[finite]), initial=0.0)))
+    np.testing.assert_allclose(got[finite], eager[finite], rtol=1e-9, atol=1e-9 * scale)
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_family_estimator_on_dask_array_equals_one_fit(client, name):
+    factory, kind = FACTORIES[name]
+    rng = np.random.default_rng(7)
+    n, d = 900, 4
+    X = make_data(kind, n, d, rng)
+    y = np.where(np.arange(n) < 300, rng.integers(0, 2, n), rng.integers(0, 4, n))  # classes grow
+    w = rng.uniform(0.1, 3.0, n)
+    whole = factory().fit(X, y, sample_weight=w)
+
+    Xd = da.from_array(X, chunks=(130, 3))  # row blocks of unequal size, two column chunks
+    if kind.endswith("sparse"):
+        Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 0)))
+    model = factory().fit(Xd, da.from_array(y, chunks=200), sample_weight=da.from_array(w, 100))
+    assert_same_statistics(whole, model)
+
+    for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+        lazy = getattr(model, method)(Xd)
+        assert isinstance(lazy, da.Array)
+        assert_same_scores(getattr(whole, method)(X), lazy)
+    labels = model.predict(Xd)
+    assert isinstance(labels, da.Array)
+    np.testing.assert_array_equal(labels.compute(), whole.predict(X))
+
+
+def test_estimator_on_dask_dataframe_and_partial_fit(client):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.poisson(2.0, (600, 3)), columns=["a", "b", "c"])
+    labels = pd.Series(rng.choice(["spam", "ham", "eggs"], 600), name="label")
+    whole = nbayes.MultinomialNB().fit(frame, labels)
+    X, y = dd.from_pandas(frame, npartitions=4), dd.from_pandas(labels, npartitions=4)
+    model = nbayes.MultinomialNB().fit(X, y)
+    assert_same_statistics(whole, model)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    predicted = model.predict(X)
+    assert isinstance(predicted, dd.Series)
+    np.testing.assert_array_equal(predicted.compute().to_numpy(), whole.predict(frame))
+    proba = model.predict_proba(X)
+    assert isinstance(proba, dd.DataFrame) and list(proba.columns) == list(model.classes_)
+    np.testing.assert_allclose(proba.compute().to_numpy(), whole.predict_proba(frame))
+    assert model.score(X, y) == pytest.approx(whole.score(frame, labels), rel=1e-12)
+
+    # partial_fit: the collection is one more batch, the classes are those given first
+    streamed = nbayes.MultinomialNB().partial_fit(
+        frame[:200], labels[:200], classes=["eggs", "ham", "spam", "toast"]
+    )
+    streamed.partial_fit(X.partitions[1:], y.partitions[1:])
+    single = nbayes.MultinomialNB().partial_fit(
+        frame[:200], labels[:200], classes=["eggs", "ham", "spam", "toast"]
+    )
+    single.partial_fit(frame[150:], labels[150:])
+    assert_same_statistics(single, streamed)
+    with pytest.raises(ValueError, match="classes must be passed"):
+        nbayes.MultinomialNB().partial_fit(X, y)
+
+
+# ---------------------------------------------------------------------- NaiveBayes tables
+def mixed_table(n: int, seed: int) -> pd.DataFrame:
+    """Columns whose partitions disagree: vocabularies that grow along the rows, an integer
+    column with few distinct values in each part but many overall, missing values."""
+    rng = np.random.default_rng(seed)
+    row = np.arange(n)
+    label = np.where(rng.random(n) < 0.5, "yes", "no").astype(object)
+    label[row >= n // 2] = np.where(rng.random(n - n // 2) < 0.3, "maybe", label[row >= n // 2])
+    shift = (label == "yes") * 1.5
+    frame = pd.DataFrame(
+        {
+            "colour": [f"c{v}" for v in rng.integers(0, 3, n) + row // (n // 4)],
+            "rating": rng.integers(1, 6, n),
+            "code": rng.integers(0, 8, n) + 8 * (row // (n // 6)),  # 8 per part, 48 in all
+            "height": rng.normal(170 + 5 * shift, 8, n),
+            "income": rng.lognormal(3 + 0.3 * shift, 0.5, n).round(1),
+            "age": rng.normal(40 + 4 * shift, 12, n).round(0),
+            "visits": rng.poisson(2 + shift, n),
+            "flag": rng.random(n) < 0.3 + 0.2 * shift,
+            "label": label,
+        }
+    )
+    frame.loc[rng.random(n) < 0.1, "height"] = np.nan
+    frame["colour"] = frame["colour"].where(rng.random(n) > 0.05, "?")
+    frame["label"] = frame["label"].where(rng.random(n) > 0.02, None)
+    return frame
+
+
+def table_model() -> nbayes.NaiveBayes:
+    return nbayes.NaiveBayes(
+        families={"income": "kde", "age": "mdl", "visits": "poisson"},
+        missing_values="?",
+        alpha={"colour": 0.5},
+        max_bins=64,  # income and age overflow it: the sketches pool on a grid
+    )
+
+
+def assert_same_table_model(a: nbayes.NaiveBayes, b: nbayes.NaiveBayes) -> None:
+    assert a.schema_ == b.schema_
+    assert_same_statistics(a, b)
+    settings = a._settings()
+    for mine, theirs in zip(a._stats.groups, b._stats.groups, strict=True):
+        if isinstance(mine, groups.CategoricalColumns):
+            assert mine.vocabularies == theirs.vocabularies
+        if isinstance(mine, groups.IntervalColumns):
+            for x, y in zip(mine.cuts(settings), theirs.cuts(settings), strict=True):
+                np.testing.assert_array_equal(x, y)
+        if isinstance(mine, groups.SketchColumns):
+            assert [f.level for f in mine.stats.features] == [
+                f.level for f in theirs.stats.features
+            ]
+
+
+def test_naive_bayes_on_dask_dataframe_equals_one_fit(client):
+    frame = mixed_table(3000, seed=1)
+    with pytest.warns(UserWarning, match="missing target"):
+        whole = table_model().fit(frame, target="label")
+    ddf = dd.from_pandas(frame, npartitions=6)
+    with pytest.warns(UserWarning, match="missing target"):
+        model = table_model().fit(ddf, target="label")
+    families = {s.name: s.family for s in model.schema_}
+    assert families["code"] == "gaussian"  # categorical in every partition, not in all rows
+    assert families["rating"] == families["colour"] == families["flag"] == "categorical"
+    assert model.families == table_model().families  # the user's parameters are kept
+    assert_same_table_model(whole, model)
+
+    lazy = model.predict_joint_log_proba(ddf)
+    assert isinstance(lazy, dd.DataFrame)
+    assert_same_scores(whole.predict_joint_log_proba(frame), lazy)
+    assert_same_scores(whole.predict_proba(frame), model.predict_proba(ddf))
+    predicted = model.predict(ddf)
+    assert isinstance(predicted, dd.Series)
+    np.testing.assert_array_equal(predicted.compute().to_numpy(), whole.predict(frame))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert model.score(ddf, target="label") == pytest.approx(
+            whole.score(frame, target="label"), rel=1e-12
+        )
+
+    # labels as a Dask Series, weights as a Dask Series; the rows without a label dropped first
+    weights = pd.Series(np.random.default_rng(2).uniform(0.5, 2.0, len(frame)))
+    labelled = frame["label"].notna().to_numpy()
+    whole = table_model().fit(
+        frame[labelled].drop(columns="label"),
+        frame["label"][labelled],
+        sample_weight=weights[labelled],
+    )
+    ddf = dd.from_pandas(frame[labelled], npartitions=5)
+    model = table_model().fit(
+        ddf.drop(columns="label"),
+        ddf["label"],
+        sample_weight=dd.from_pandas(weights[labelled], npartitions=5),
+    )
+    assert_same_table_model(whole, model)
+
+
+def test_naive_bayes_partial_fit_and_errors(client):
+    frame = mixed_table(2000, seed=4).dropna(subset=["label"])
+    first, rest = frame.iloc[:900], frame.iloc[900:]
+    single = table_model().partial_fit(first, target="label").partial_fit(rest, target="label")
+    streamed = table_model().partial_fit(dd.from_pandas(first, npartitions=3), target="label")
+    streamed.partial_fit(dd.from_pandas(rest, npartitions=4), target="label")
+    assert_same_table_model(single, streamed)
+
+    ddf = dd.from_pandas(frame, npartitions=4)
+    with pytest.raises(TypeError, match="Dask Series partitioned"):
+        table_model().fit(ddf.drop(columns="label"), frame["label"].to_numpy())
+    with pytest.raises(ValueError, match="3 partitions but X has 4"):
+        table_model().fit(ddf.drop(columns="label"), ddf["label"].repartition(npartitions=3))
+    missing = frame.assign(empty=np.nan)
+    with pytest.raises(ValueError, match="'empty' is entirely missing"):
+        table_model().fit(dd.from_pandas(missing, npartitions=3), target="label")
+
+
+def test_fit_files_on_a_running_cluster(cluster, tmp_path):
+    frame = mixed_table(1200, seed=5).dropna(subset=["label"])
+    for i, part in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        frame.iloc[part].to_parquet(tmp_path / f"part-{i}.parquet")
+    from nbayes.distributed import fit_files
+
+    model = fit_files(table_model(), tmp_path, "label", cluster.scheduler_address)
+    whole = table_model().fit(frame, target="label")
+    assert_same_table_model(whole, model)
+
+
+# ---------------------------------------------------------------------- failures
+def _slowly(part, seconds):
+    time.sleep(seconds)
+    return part
+
+
+def test_worker_killed_mid_fit_is_survived(client):
+    frame = mixed_table(2400, seed=6).dropna(subset=["label"]).drop(columns=["rating", "code"])
+    ddf = dd.from_pandas(frame, npartitions=12)
+    slow = ddf.map_partitions(_slowly, 0.4, meta=ddf._meta)
+    whole = table_model().fit(frame, target="label")
+    pids = client.run(os.getpid)
+    victim, pid = sorted(pids.items())[0]
+    with ThreadPoolExecutor(1) as pool:
+        fitting = pool.submit(table_model().fit, slow, target="label")
+        deadline = time.monotonic() + 60
+        while not client.processing().get(victim) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.1)
+        assert not fitting.done()
+        os.kill(pid, signal.SIGKILL)
+        model = fitting.result(timeout=120)
+    assert_same_table_model(whole, model)
+    client.wait_for_workers(2, timeout=60)
+    assert pid not in client.run(os.getpid).values()  # the nanny started a new worker
+
+
+# ---------------------------------------------------------------------- import
+def test_importing_nbayes_does_not_import_dask():
+    code = (
+        "import sys, nbayes, nbayes.distributed\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')]"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
