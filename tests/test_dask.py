@@ -312,3 +312,47 @@ def test_importing_nbayes_does_not_import_dask():
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+# ---------------------------------------------------------------------- command line
+def test_cli_fit_with_scheduler_equals_streaming_fit(cluster, tmp_path):
+    """`nbayes fit --scheduler ADDRESS` has the cluster's workers read and fit the files."""
+    import polars as pl
+
+    from nbayes.cli import main
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    y = rng.choice(["a", "b", "c"], n)
+    frame = pl.DataFrame(
+        {
+            "height": rng.normal(170, 10, n),
+            "colour": rng.choice(["red", "green", None], n).tolist(),
+            "code": rng.integers(0, 4, n),
+            "y": y.tolist(),
+        }
+    )
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for k in range(3):
+        frame[k * 1000 : (k + 1) * 1000].write_parquet(folder / f"part{k}.parquet")
+    on_cluster, local = tmp_path / "cluster.nbm", tmp_path / "local.nbm"
+    assert (
+        main(
+            [
+                "fit",
+                str(folder),
+                "--target",
+                "y",
+                "-o",
+                str(on_cluster),
+                "--scheduler",
+                cluster.scheduler_address,
+            ]
+        )
+        == 0
+    )
+    assert main(["fit", str(folder / "part0.parquet"), "--target", "y", "-o", str(local)]) == 0
+    whole = nbayes.NaiveBayes().fit(frame, target="y")
+    assert_same_statistics(nbayes.load(on_cluster), whole)
+    assert main(["fit", "-", "--target", "y", "-o", str(local), "--scheduler", "tcp://x:1"]) == 2

@@ -309,31 +309,23 @@ def _read_loss(path: str, classes: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- commands
-def command_fit(args: argparse.Namespace) -> int:
-    from .persist import save
+def _fit_streaming(args: argparse.Namespace, model: Any) -> tuple[Any, Any]:
+    """partial_fit batch by batch: memory stays bounded by the chunk size."""
     from .readers import DataError
 
-    model = _model_from(args)
     reader = _reader(args)
-    if args.scheduler:
-        from .distributed import fit_file
-
-        model = fit_file(
-            model, args.data, target=args.target, scheduler=args.scheduler, reader=reader
-        )
-    else:
-        with _progress(reader, "fit") as batches:
-            for batch in batches:
-                if args.target not in batch.frame.columns:
-                    raise DataError(
-                        reader.path,
-                        f"there is no target column {args.target!r}; the columns are "
-                        f"{batch.frame.columns}.",
-                    )
-                try:
-                    model.partial_fit(batch.frame, target=args.target)
-                except ValueError as error:
-                    raise _located(error, reader, batch) from error
+    with _progress(reader, "fit") as batches:
+        for batch in batches:
+            if args.target not in batch.frame.columns:
+                raise DataError(
+                    reader.path,
+                    f"there is no target column {args.target!r}; the columns are "
+                    f"{batch.frame.columns}.",
+                )
+            try:
+                model.partial_fit(batch.frame, target=args.target)
+            except ValueError as error:
+                raise _located(error, reader, batch) from error
     if reader.columns is not None and args.target not in reader.columns:
         raise DataError(
             reader.path,
@@ -346,16 +338,41 @@ def command_fit(args: argparse.Namespace) -> int:
             else f"the target column {args.target!r} is entirely missing."
         )
         raise DataError(reader.path, message)
+    return model, reader
+
+
+def _fit_on_cluster(args: argparse.Namespace, model: Any) -> Any:
+    """Each Dask worker fits its partitions of the files; only the statistics travel."""
+    if args.data == "-":
+        raise UsageError("--scheduler has the workers read the files; it cannot read stdin.")
+    from .distributed import fit_files
+
+    try:
+        return fit_files(model, args.data, args.target, args.scheduler)
+    except ImportError as error:
+        raise UsageError(str(error)) from error
+
+
+def command_fit(args: argparse.Namespace) -> int:
+    from .persist import save
+    from .readers import DataError
+
+    model = _model_from(args)
+    skipped = ""
+    if args.scheduler:
+        model = _fit_on_cluster(args, model)
+    else:
+        model, reader = _fit_streaming(args, model)
+        skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     if len(model.classes_) < 2:
         raise DataError(
-            reader.path,
+            args.data,
             f"the target has a single class ({model.classes_[0]!r}); a classifier needs at "
             "least two.",
         )
     if args.loss:
         model.set_params(loss=_read_loss(args.loss, model.classes_))
     save(model, args.output)
-    skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     print(
         f"fitted {model.class_count_.sum():,.0f} rows, {len(model.classes_)} classes, "
         f"{model.n_features_in_} columns{skipped} → {args.output}",
