@@ -147,3 +147,35 @@ def test_unknown_format_and_duplicate_header(tmp_path: Path):
     path.write_text("a,a\n1,2\n")
     with pytest.raises(DataError, match="duplicate column names"):
         list(TableReader(path))
+
+
+def test_quick_reading_gives_the_careful_rows(tmp_path: Path):
+    frame = sample(3000)
+    path = write(frame, tmp_path / "data", "csv", None)
+    quick = TableReader(path, quick=True, chunk_bytes=8192)
+    assert quick.quick
+    batches = list(quick)
+    assert len(batches) >= 3 and all(b.first_line is None for b in batches)
+    assert pl.concat([b.frame for b in batches]).equals(read_all(TableReader(path)))
+    assert quick.columns == frame.columns and quick.rows == 3000
+    # stdin, --skip-bad-rows and non-CSV formats always read carefully
+    assert not TableReader(path, quick=True, skip_bad_rows=True).quick
+    assert not TableReader(write(frame, tmp_path / "data", "jsonl", None), quick=True).quick
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"a,b,c\n1,2,x\n3,4\n5,6,z\n",  # a row lacking a field
+        b"a,b,c\n1,2,x\n3,4,y,extra\n",  # a row with one too many
+        b"a,b\n1,caf\xe9\n2,ok\n",  # not UTF-8
+        b"",  # empty
+    ],
+)
+def test_quick_reading_hands_trouble_to_the_careful_reader(tmp_path: Path, content: bytes):
+    from nbayes.readers import QuickReadAbandoned
+
+    path = tmp_path / "trouble.csv"
+    path.write_bytes(content)
+    with pytest.raises(QuickReadAbandoned):
+        list(TableReader(path, quick=True))

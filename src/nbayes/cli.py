@@ -212,7 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------- helpers
-def _reader(args: argparse.Namespace, missing: list[str] | None = None):
+def _reader(
+    args: argparse.Namespace, missing: list[str] | None = None, *, quick: bool = False
+) -> Any:
     from .readers import TableReader
 
     return TableReader(
@@ -222,6 +224,7 @@ def _reader(args: argparse.Namespace, missing: list[str] | None = None):
         missing=args.missing if missing is None else missing,
         chunk_bytes=args.chunk_mb * 2**20,
         skip_bad_rows=args.skip_bad_rows,
+        quick=quick,
     )
 
 
@@ -244,7 +247,9 @@ def _progress(reader: Any, verb: str) -> Iterator[Any]:
     def batches() -> Iterator[Any]:
         from .readers import read_ahead
 
-        for batch in read_ahead(iter(reader)):
+        # Polars' streaming engine reads ahead by itself; the careful reader needs a thread
+        source = iter(reader) if getattr(reader, "quick", False) else read_ahead(iter(reader))
+        for batch in source:
             bar.update(max(0, batch.bytes_read - bar.n))
             bar.set_postfix(rows=f"{batch.first_row + batch.frame.height:,}", refresh=False)
             yield batch
@@ -310,10 +315,37 @@ def _read_loss(path: str, classes: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- commands
 def _fit_streaming(args: argparse.Namespace, model: Any) -> tuple[Any, Any]:
-    """partial_fit batch by batch: memory stays bounded by the chunk size."""
+    """partial_fit batch by batch: memory stays bounded by the chunk size.
+
+    A CSV file on disk is first read quickly by Polars' streaming engine; if that meets
+    anything it cannot locate or repair, the fit starts over with the careful reader (which
+    names lines, skips bad rows, replaces bad bytes). Warnings of an abandoned pass are dropped.
+    """
+    from .readers import QuickReadAbandoned
+
+    reader = _reader(args, quick=True)
+    if reader.quick:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                _fit_batches(args, model, reader)
+            except QuickReadAbandoned:
+                caught = None
+        if caught is not None:
+            for warning in caught:
+                warnings.showwarning(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
+            return _checked_fit(args, model, reader)
+        model = _model_from(args)
+        reader = _reader(args)
+    _fit_batches(args, model, reader)
+    return _checked_fit(args, model, reader)
+
+
+def _fit_batches(args: argparse.Namespace, model: Any, reader: Any) -> None:
     from .readers import DataError
 
-    reader = _reader(args)
     with _progress(reader, "fit") as batches:
         for batch in batches:
             if args.target not in batch.frame.columns:
@@ -326,6 +358,11 @@ def _fit_streaming(args: argparse.Namespace, model: Any) -> tuple[Any, Any]:
                 model.partial_fit(batch.frame, target=args.target)
             except ValueError as error:
                 raise _located(error, reader, batch) from error
+
+
+def _checked_fit(args: argparse.Namespace, model: Any, reader: Any) -> tuple[Any, Any]:
+    from .readers import DataError
+
     if reader.columns is not None and args.target not in reader.columns:
         raise DataError(
             reader.path,
