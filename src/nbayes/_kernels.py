@@ -196,3 +196,17 @@ def scan_plain_records(buffer, separator, final, ends, fields):  # pragma: no co
         count += 1
         start = n
     return count, start
+
+
+@numba.njit(**_JIT)
+def lookup_codes(values, low, table, unseen, out, column):  # pragma: no cover - compiled
+    """out[i, column] = table[values[i] − low]: the category code of each integer value; NaN
+    stays NaN (missing) and a value outside the table gets ``unseen``."""
+    size = table.shape[0]
+    for i in range(values.shape[0]):
+        v = values[i]
+        if v != v:
+            out[i, column] = np.nan
+            continue
+        k = np.int64(v) - low
+        out[i, column] = table[k] if 0 <= k < size else unseen

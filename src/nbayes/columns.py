@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from . import _kernels
 from .exceptions import UnseenCategoryWarning
 from .families import intervals, poisson
 from .families.categorical import CategoricalCounts
@@ -137,6 +138,7 @@ class CategoricalColumns(ColumnGroup):
         self.dtypes = list(dtypes)
         self.vocabularies: list[list[Any]] = [[] for _ in names]
         self.stats = CategoricalCounts(n_classes, len(names))
+        self._tables: dict[int, tuple[int, tuple[int, np.ndarray]]] = {}
 
     def _cast(self, frame: pl.DataFrame, j: int) -> pl.Expr:
         name, dtype = self.names[j], self.dtypes[j]
@@ -192,6 +194,40 @@ class CategoricalColumns(ColumnGroup):
     def _codes(self, casted: pl.DataFrame, columns: Any) -> np.ndarray:
         """The code of every value of the chosen columns in their vocabularies; NaN for a
         missing value, UNSEEN for a value not in the vocabulary."""
+        columns = list(columns)
+        out = np.empty((casted.height, len(columns)))
+        general = []
+        for k, j in enumerate(columns):
+            table = self._lookup_table(j)
+            if table is None:
+                general.append(k)
+                continue
+            low, lut = table
+            values = casted.get_column(self.names[j]).to_numpy()  # int64, or float with NaN
+            _kernels.lookup_codes(values, low, lut, UNSEEN, out, k)
+        if general:
+            out[:, general] = self._codes_by_polars(casted, [columns[k] for k in general])
+        return out
+
+    def _lookup_table(self, j: int) -> tuple[int, np.ndarray] | None:
+        """For an integer column with a compact vocabulary: (smallest value, code of each value
+        from there on, UNSEEN for the gaps). An array lookup codes such a column much faster
+        than a hash join; other columns return None."""
+        vocabulary = self.vocabularies[j]
+        if self.dtypes[j] != pl.Int64 or not vocabulary:
+            return None
+        cached = self._tables.get(j)
+        if cached is not None and cached[0] == len(vocabulary):
+            return cached[1]
+        low, high = min(vocabulary), max(vocabulary)
+        if high - low >= 2**16:
+            return None
+        lut = np.full(high - low + 1, UNSEEN)
+        lut[np.asarray(vocabulary, dtype=np.int64) - low] = np.arange(len(vocabulary))
+        self._tables[j] = (len(vocabulary), (low, lut))
+        return low, lut
+
+    def _codes_by_polars(self, casted: pl.DataFrame, columns: list[int]) -> np.ndarray:
         codes = []
         for j in columns:
             name, vocabulary = self.names[j], self.vocabularies[j]
@@ -208,15 +244,16 @@ class CategoricalColumns(ColumnGroup):
             # replace_strict would send null to the default too: keep missing values missing
             codes.append(pl.when(pl.col(name).is_null()).then(None).otherwise(coded).alias(name))
         out = casted.select(codes).to_numpy()
-        return np.array(out, dtype=np.float64, order="C").reshape(casted.height, len(codes))
+        return np.asarray(out, dtype=np.float64).reshape(casted.height, len(codes))
 
     def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
         counts = (block == UNSEEN).sum(axis=0)
         return {self.names[j]: int(counts[j]) for j in np.flatnonzero(counts)}
 
     def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        # every code of a fitting batch is below its vocabulary's size: grow to that, no scan
         self.stats.grow(np.array([len(v) for v in self.vocabularies]))
-        self.stats.accumulate(block, cls, weight)
+        self.stats.accumulate(block, cls, weight, sized=True)
 
     def merge(self, other: CategoricalColumns, positions: np.ndarray) -> None:
         """Add ``other``'s counts, translating its category codes into this group's."""

@@ -68,16 +68,22 @@ class CategoricalCounts:
         return new_offsets[:-1][feature] + within
 
     # ------------------------------------------------------------------ statistics
-    def accumulate(self, codes: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        """Add one batch: ``codes`` (n, d) integer codes, or floats with NaN for missing."""
+    def accumulate(
+        self, codes: np.ndarray, cls: np.ndarray, weight: np.ndarray, *, sized: bool = False
+    ) -> None:
+        """Add one batch: ``codes`` (n, d) integer codes, or floats with NaN for missing.
+
+        ``sized``: the caller has already grown the table to hold every code of the batch.
+        """
         if codes.shape[0] == 0:
             return
-        if codes.dtype.kind == "f":
-            top = np.fmax.reduce(codes, axis=0)  # ignores NaN; NaN only if all are missing
-            top = np.where(np.isnan(top), -1, top)
-        else:
-            top = codes.max(axis=0)
-        self.grow(np.asarray(top, dtype=np.int64) + 1)
+        if not sized:
+            if codes.dtype.kind == "f":
+                top = np.fmax.reduce(codes, axis=0)  # ignores NaN; NaN only if all are missing
+                top = np.where(np.isnan(top), -1, top)
+            else:
+                top = codes.max(axis=0)
+            self.grow(np.asarray(top, dtype=np.int64) + 1)
         _kernels.count_codes(codes, cls, weight, self.offsets, self.counts)
         self._cache.clear()
 
