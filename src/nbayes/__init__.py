@@ -24,6 +24,12 @@ from .exceptions import (
     UnseenCategoryWarning,
     ZeroLikelihoodWarning,
 )
+from .text import (
+    TextClassifier,
+    TextVectorizer,
+    read_labeled_lines,
+    read_text_folder,
+)
 
 __version__ = "0.1.0"
 
@@ -37,10 +43,14 @@ __all__ = [
     "MultinomialNB",
     "NotFittedError",
     "PoissonNB",
+    "TextClassifier",
+    "TextVectorizer",
     "UnseenCategoryWarning",
     "ZeroLikelihoodWarning",
     "__version__",
     "bayes_rule",
     "merge",
+    "read_labeled_lines",
+    "read_text_folder",
     "total_probability",
 ]
