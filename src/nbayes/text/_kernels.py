@@ -8,9 +8,10 @@ project's machine the chain runs at about 25-35 MB/s, while this single pass doe
 ``str.lower()`` exactly (scikit-learn's tokens), which a Rust regex's Unicode classes do not.
 
 A *byte table* is a hash set of byte strings, kept in four NumPy arrays so that it pickles, merges
-and crosses into compiled code: ``slots`` (open addressing, -1 = empty, else an id), ``hashes``
-(MurmurHash3 of each entry, signed), ``offsets`` (entry i is ``arena[offsets[i]:offsets[i+1]]``)
-and ``arena``. Ids are given in order of insertion and never change.
+and crosses into compiled code: ``slots`` (open addressing: -1 empty, else the id << 32 | the
+low 32 bits of its hash), ``hashes`` (MurmurHash3 of each entry, signed), ``offsets`` (entry i
+is ``arena[offsets[i]:offsets[i+1]]``) and ``arena``. Ids are given in order of insertion and
+never change.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _JIT = {"cache": True, "nogil": True}
 MODE_HASH, MODE_GROW, MODE_FIXED = 0, 1, 2
 
 _U32 = np.uint32
+_LOW32 = np.int64(0xFFFFFFFF)
 #: Multiplier of the row tables' hash (Fibonacci hashing).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -41,7 +43,7 @@ def _rotl(x, r):  # pragma: no cover - compiled
     return _U32((x << _U32(r)) | (x >> _U32(32 - r)))
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def murmur3_32(buf, start, end, seed):  # pragma: no cover - compiled
     """MurmurHash3 x86 32-bit of ``buf[start:end]``, as a signed 32-bit value (scikit-learn's
     ``murmurhash3_32(..., positive=False)``)."""
@@ -81,7 +83,7 @@ def murmur3_32(buf, start, end, seed):  # pragma: no cover - compiled
     return np.int64(np.int32(h))
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def hash_index(h, n_features):  # pragma: no cover - compiled
     """scikit-learn's HashingVectorizer column of a token with hash h: |h| mod n_features."""
     magnitude = h if h >= 0 else -h
@@ -91,17 +93,19 @@ def hash_index(h, n_features):  # pragma: no cover - compiled
 
 
 # --------------------------------------------------------------------------- byte tables
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def table_find(slots, hashes, offsets, arena, buf, start, end, h):  # pragma: no cover
     """Id of ``buf[start:end]`` (with hash h) in the table, or -1."""
     mask = slots.shape[0] - 1
     i = np.int64(h) & mask
+    low = np.int64(h) & _LOW32
     length = end - start
     while True:
-        entry = slots[i]
-        if entry < 0:
+        slot = slots[i]
+        if slot < 0:
             return -1
-        if hashes[entry] == h:
+        if slot & _LOW32 == low:
+            entry = slot >> 32
             a = offsets[entry]
             if offsets[entry + 1] - a == length:
                 same = True
@@ -116,11 +120,13 @@ def table_find(slots, hashes, offsets, arena, buf, start, end, h):  # pragma: no
 
 @numba.njit(**_JIT)
 def _place(slots, h, entry):  # pragma: no cover - compiled
+    """Put entry (with hash h) in the first free slot from h: a slot holds the entry's id in its
+    high 32 bits and the low 32 bits of its hash, so a probe reads one array."""
     mask = slots.shape[0] - 1
     i = np.int64(h) & mask
     while slots[i] >= 0:
         i = (i + 1) & mask
-    slots[i] = entry
+    slots[i] = (np.int64(entry) << 32) | (np.int64(h) & _LOW32)
 
 
 @numba.njit(**_JIT)
@@ -162,15 +168,16 @@ def table_hashes(offsets, arena, n, seed):  # pragma: no cover - compiled
 
 
 @numba.njit(**_JIT)
-def table_union(slots, hashes, offsets, arena, n, o_hashes, o_offsets, o_arena, o_n):
-    """Add the other table's entries to this one; returns the grown arrays, the new size and
-    where each of the other table's entries now is."""  # pragma: no cover - compiled
+def table_union(slots, hashes, offsets, arena, n, o_hashes, o_offsets, o_arena, o_n, limit):
+    """Add the other table's entries to this one (new ones only while it has fewer than
+    ``limit``); returns the grown arrays, the new size and where each of the other table's
+    entries now is (-1: left out by the limit)."""  # pragma: no cover - compiled
     where = np.empty(o_n, dtype=np.int64)
     for e in range(o_n):
         a, b = o_offsets[e], o_offsets[e + 1]
         h = o_hashes[e]
         found = table_find(slots, hashes, offsets, arena, o_arena, a, b, h)
-        if found < 0:
+        if found < 0 and n < limit:
             slots, hashes, offsets, arena = table_insert(
                 slots, hashes, offsets, arena, n, o_arena, a, b, h
             )
@@ -181,7 +188,7 @@ def table_union(slots, hashes, offsets, arena, n, o_hashes, o_offsets, o_arena, 
 
 
 # --------------------------------------------------------------------------- UTF-8
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def decode(data, p, end):  # pragma: no cover - compiled
     """The code point at ``data[p]`` and the number of bytes it takes. An ill-formed sequence
     gives code point -1 and the length of its maximal subpart (Unicode's "U+FFFD substitution of
@@ -215,7 +222,7 @@ def decode(data, p, end):  # pragma: no cover - compiled
     return cp, need + 1
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def _put(buf, pos, cp):  # pragma: no cover - compiled
     """Write code point cp as UTF-8 at buf[pos]; returns the new position (buf has room)."""
     if cp < 0x80:
@@ -308,7 +315,7 @@ _P, _POS, _NTOK, _K, _IN, _START, _BACK, _CHARS, _CASED, _BAD, _VN = range(11)
 _DONE, _NEED_SCRATCH, _NEED_ROW, _NEED_TABLE = 0, 1, 2, 3
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def _table_room(slots, hashes, offsets, arena, n, entries, nbytes):  # pragma: no cover
     return (
         2 * (n + entries) <= slots.shape[0]
@@ -318,7 +325,7 @@ def _table_room(slots, hashes, offsets, arena, n, entries, nbytes):  # pragma: n
     )
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def _table_add(slots, hashes, offsets, arena, n, buf, start, end, h):  # pragma: no cover
     """Append an absent entry; the caller made sure there is room."""
     top = offsets[n]
@@ -393,28 +400,31 @@ def _scan(
     growing = mode == MODE_GROW or (mode == MODE_HASH and v_max > 0)
     status = _DONE
     while True:
-        # room for this character: a space and 4 bytes of scratch, a token's n-grams in the row,
-        # and (when the vocabulary grows) its n-grams in the table
-        if pos + 8 > scratch.shape[0]:
-            status = _NEED_SCRATCH
-            break
-        if 2 * (k + emits) > row_keys.shape[0]:
-            status = _NEED_ROW
-            break
-        if growing and not _table_room(
-            v_slots, v_hashes, v_offsets, v_arena, v_n, emits, emits * (pos + 8)
-        ):
-            status = _NEED_TABLE
-            break
         at_end = p >= end
         cp = -1
         size = 1
         if not at_end:
             cp, size = decode(data, p, end)
-            if cp < 0:
-                invalid += 1
         flags = 0 if cp < 0 else props[cp]
         word = (flags & WORD) != 0
+        # U+0130 lowers to "i" + a combining dot that is not a word character: it ends the token
+        ending = (lowercase and cp == DOTTED_CAPITAL_I) if word else in_token
+        # room for this character, checked before any state changes (so it can be redone):
+        # 4 bytes and a space of scratch; at a token's end, its n-grams in the row and the table
+        if word and pos + 8 > scratch.shape[0]:
+            status = _NEED_SCRATCH
+            break
+        if ending:
+            if 2 * (k + emits) > row_keys.shape[0]:
+                status = _NEED_ROW
+                break
+            if growing and not _table_room(
+                v_slots, v_hashes, v_offsets, v_arena, v_n, emits, emits * (pos + 8)
+            ):
+                status = _NEED_TABLE
+                break
+        if cp < 0 and not at_end:
+            invalid += 1
         if word:
             if not in_token:
                 in_token = True
@@ -436,7 +446,7 @@ def _scan(
             cur_chars += 1
         if not (flags & CASE_IGNORABLE):
             prev_cased = (flags & CASED) != 0
-        if in_token and (not word or (lowercase and cp == DOTTED_CAPITAL_I)):
+        if ending:
             in_token = False
             keep = cur_chars >= min_chars
             if keep and use_stop:
@@ -659,3 +669,55 @@ def rebuild_slots(slots, hashes, n):  # pragma: no cover - compiled
     """Place entries 0..n-1 into empty ``slots`` (after unpickling)."""
     for e in range(n):
         _place(slots, hashes[e], e)
+
+
+@numba.njit(**_JIT)
+def add_columns(indices, data, df, tf):  # pragma: no cover - compiled
+    """df[j] += 1 and tf[j] += x for each stored entry (j, x) of a CSR chunk (one per row and
+    column): document frequencies and total counts, in place."""
+    for p in range(indices.shape[0]):
+        j = indices[p]
+        df[j] += 1.0
+        tf[j] += data[p]
+
+
+@numba.njit(**_JIT)
+def transform_rows(indptr, indices, data, tf_mode, norm, position, scale):  # pragma: no cover
+    """Rennie's per-document steps and the column selection in one pass over CSR counts:
+    v = log(1 + x) (tf_mode 1) or 1 (tf_mode 2) or x (0); v / sqrt(Σ_row v²) if ``norm``; then
+    column j → ``position[j]`` (dropped if -1; identity if ``position`` is empty) and
+    v · ``scale[new column]`` (if ``scale`` is not empty)."""
+    n = indptr.shape[0] - 1
+    out_ptr = np.empty(n + 1, dtype=np.int64)
+    out_idx = np.empty(indices.shape[0], dtype=np.int64)
+    out_val = np.empty(indices.shape[0], dtype=np.float64)
+    remap = position.shape[0] > 0
+    scaled = scale.shape[0] > 0
+    q = 0
+    for i in range(n):
+        out_ptr[i] = q
+        inverse = 1.0
+        if norm:
+            total = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                v = np.log1p(x) if tf_mode == 1 else (1.0 if x > 0 else 0.0) if tf_mode == 2 else x
+                total += v * v
+            if total > 0.0:
+                inverse = 1.0 / np.sqrt(total)
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if remap:
+                j = position[j]
+                if j < 0:
+                    continue
+            x = data[p]
+            v = np.log1p(x) if tf_mode == 1 else (1.0 if x > 0 else 0.0) if tf_mode == 2 else x
+            v *= inverse
+            if scaled:
+                v *= scale[j]
+            out_idx[q] = j
+            out_val[q] = v
+            q += 1
+    out_ptr[n] = q
+    return out_ptr, out_idx[:q], out_val[:q]

@@ -74,10 +74,12 @@ class ByteTable:
         chosen = range(self.n) if ids is None else ids
         return [self.token(int(i)) for i in chosen]
 
-    def union(self, other: ByteTable) -> np.ndarray:
-        """Add ``other``'s tokens; returns the id here of each of ``other``'s ids."""
+    def union(self, other: ByteTable, limit: int | None = None) -> np.ndarray:
+        """Add ``other``'s tokens (new ones only while this table has fewer than ``limit``,
+        in ``other``'s order); returns the id here of each of ``other``'s ids (-1 if left out)."""
+        cap = np.iinfo(np.int64).max if limit is None else int(limit)
         *arrays, n, where = _kernels.table_union(
-            *self.arrays(), self.n, other.hashes, other.offsets, other.arena, other.n
+            *self.arrays(), self.n, other.hashes, other.offsets, other.arena, other.n, cap
         )
         self.update(tuple(arrays), n)
         return where

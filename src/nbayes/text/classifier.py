@@ -112,22 +112,34 @@ class TextClassifier(ParamsMixin):
     of ``str`` or ``bytes`` documents; ``None`` is an empty document; bytes that are not UTF-8 are
     replaced by U+FFFD (counted, with a warning) — see :mod:`nbayes.text.tokenizer`.
 
+    The defaults are the most accurate settings measured on 20 Newsgroups and the SMS Spam
+    Collection (benchmarks/README.md): complement NB, δ = 0.1, word 1- and 2-grams, tokens of
+    one or more word characters (``min_token_length=1``: "u", "2", "4" matter in text messages;
+    scikit-learn's rule is 2), binary TF with length normalisation, no IDF, hashed into 2**20
+    columns. ``TextClassifier(model="multinomial", tf=False, norm=False, ngram_range=(1, 1),
+    min_token_length=2, alpha=1.0)`` is seed 003's plain multinomial model on word counts;
+    ``mode="vocabulary", alpha=0.03`` is the most accurate option measured on 20 Newsgroups.
+
     Parameters
     ----------
     model : "complement" (default), "multinomial" or "bernoulli".
     alpha : the smoothing δ (λ): P(x_t|k) = (δ + N(x_t, k)) / (δ|V| + Σ_t N(x_t, k)).
     weight_norm : complement model: Rennie's weight normalisation w_kt / Σ_t |w_kt|.
-    mode, n_features, lowercase, ngram_range, stop_words, min_token_length, min_df, max_df,
-    max_features, max_names, chunk_bytes : the :class:`TextVectorizer` options (hashing into
-        2**20 columns, scikit-learn's token rule). ``min_df``/``max_df``/``max_features`` are
-        applied when predicting, from document frequencies kept as statistics, so merges stay
-        exact; the default ``min_df=1`` keeps the columns seen in training (``min_df=0``: all
-        ``n_features`` hash columns, as scikit-learn's HashingVectorizer pipeline).
-    tf, norm, idf : Rennie et al.'s transforms (log(1 + x), length normalisation, IDF), applied in
-        the order tf, norm, idf; IDF is computed from the merged document frequencies at
-        prediction time (``True`` = smooth, ``"rennie"`` = log(N/df)).
-    fit_prior, class_prior, loss : as in the count models (priors, Bayes decision with a loss
+    mode, n_features, lowercase, ngram_range, stop_words, min_token_length : how documents are
+        tokenised and counted (:class:`TextVectorizer`): hashing into ``n_features`` columns, or
+        a vocabulary.
+    min_df, max_df, max_features : which columns the model uses, applied when predicting from
+        document frequencies kept as statistics (so merges stay exact, and they can be changed
+        after fitting); the default ``min_df=1`` keeps the columns seen in training
+        (``min_df=0``: all ``n_features`` hash columns, as scikit-learn's HashingVectorizer).
+    tf, norm, idf : Rennie et al.'s transforms — ``tf`` True (log(1 + x)), "binary" or False;
+        ``norm`` (length normalisation); ``idf`` True (smooth), "rennie" (log(N/df)) or False —
+        applied in the order tf, norm, idf; IDF comes from the merged document frequencies at
+        prediction time.
+    fit_prior, class_prior, loss : as in the count models (priors; Bayes decision with a loss
         matrix).
+    max_names, chunk_bytes, n_threads : names kept for hashed columns, bytes tokenised at a time
+        (bounds memory), parallel tokenising threads.
     """
 
     def __init__(
@@ -153,6 +165,7 @@ class TextClassifier(ParamsMixin):
         loss: Any = None,
         max_names: int = 2**20,
         chunk_bytes: int = CHUNK_BYTES,
+        n_threads: int | None = None,
     ) -> None:
         self.model = model
         self.alpha = alpha
@@ -174,6 +187,7 @@ class TextClassifier(ParamsMixin):
         self.loss = loss
         self.max_names = max_names
         self.chunk_bytes = chunk_bytes
+        self.n_threads = n_threads
 
     # ----------------------------------------------------------------- parts
     @property
@@ -210,6 +224,7 @@ class TextClassifier(ParamsMixin):
             norm=bool(self.norm) and weighs,
             max_names=self.max_names,
             chunk_bytes=self.chunk_bytes,
+            n_threads=self.n_threads,
         )
 
     def _make_model(self) -> MultinomialNB | ComplementNB | BernoulliNB:
@@ -402,10 +417,17 @@ class TextClassifier(ParamsMixin):
         if cached is not None and cached[0] == key:
             return cached[1]
         columns = vectorizer.selected_columns()
-        counts = self.model_.feature_count_[:, columns]
         idf = vectorizer.idf_weights(columns)
-        if idf is not None:
-            counts *= idf
+        counts = self.model_.feature_count_
+        if columns.shape[0] != counts.shape[1] or (
+            columns.shape[0] and columns[-1] != columns.shape[0] - 1
+        ):
+            counts = counts[:, columns]
+            if idf is not None:
+                counts *= idf
+        elif idf is not None:
+            counts = counts * idf
+        # (all columns kept and no idf: the fitted sums are shared, not copied)
         derived = self._make_model()
         derived.classes_ = self.model_.classes_
         derived.class_count_ = self.model_.class_count_.copy()
@@ -528,7 +550,9 @@ class TextClassifier(ParamsMixin):
         labels = self._doc_labels(doc, X.indices)
         order = np.argsort(-np.abs(contributions), kind="stable")
         shown = order[: max(0, int(n))]
-        words = [(labels[int(i)], float(values[i]), float(contributions[i])) for i in shown]
+        words = [
+            (labels[int(X.indices[i])], float(values[i]), float(contributions[i])) for i in shown
+        ]
         return Explanation(
             predicted=predicted,
             against=self.classes_[a],

@@ -28,7 +28,10 @@ row. Only the current piece, its counts and the distinct columns of the document
 from __future__ import annotations
 
 import math
+import os
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -119,6 +122,7 @@ class Tokenizer:
     stop_words: str | Iterable[str] | None = None
     min_token_length: int = 2
     chunk_bytes: int = CHUNK_BYTES
+    n_threads: int | None = None
     _stop: ByteTable | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -132,6 +136,10 @@ class Tokenizer:
             raise ValueError(f"min_token_length must be >= 1, got {self.min_token_length}.")
         if not isinstance(self.chunk_bytes, int) or self.chunk_bytes < 1024:
             raise ValueError(f"chunk_bytes must be an int >= 1024, got {self.chunk_bytes!r}.")
+        if self.n_threads is not None and (
+            not isinstance(self.n_threads, int) or self.n_threads < 1
+        ):
+            raise ValueError(f"n_threads must be None or an int >= 1, got {self.n_threads!r}.")
         self._stop = stop_table(self.stop_words)
 
     # ----------------------------------------------------------------- compiled pass
@@ -169,7 +177,44 @@ class Tokenizer:
 
     # ----------------------------------------------------------------- chunks
     def count(self, texts: Iterable[Any], indexer: Hashing | Vocabulary) -> Iterator[Counted]:
-        """Yield the raw counts of ``texts``, a chunk of documents at a time (rows in order)."""
+        """Yield the raw counts of ``texts``, a chunk of documents at a time (rows in order).
+
+        Chunks are tokenised by ``n_threads`` threads at once (the compiled pass releases the
+        GIL), except when a vocabulary grows, which is sequential; results come in order and do
+        not depend on the number of threads. Column names (hashing) are collected per chunk and
+        united in chunk order, which gives the same table as one sequential pass.
+        """
+        _unicode.tables()  # built once, before any worker needs them
+        threads = self._threads()
+        if threads <= 1 or (isinstance(indexer, Vocabulary) and indexer.grow):
+            for item in self._batches(texts):
+                yield self._count_item(item, indexer)
+            return
+        pending: deque = deque()
+        with ThreadPoolExecutor(threads) as pool:
+            for item in self._batches(texts):
+                if isinstance(item, tuple):  # a batch of documents: in a worker
+                    local = _local_indexer(indexer)
+                    pending.append((pool.submit(self._count_item, item, local), local))
+                    if len(pending) <= threads:
+                        continue
+                else:  # a long document, in pieces: after everything before it
+                    while pending:
+                        yield _finish(*pending.popleft(), indexer)
+                    yield self._count_item(item, indexer)
+                    continue
+                yield _finish(*pending.popleft(), indexer)
+            while pending:
+                yield _finish(*pending.popleft(), indexer)
+
+    def _threads(self) -> int:
+        if self.n_threads is not None:
+            return int(self.n_threads)
+        return min(8, os.cpu_count() or 1)
+
+    def _batches(self, texts: Iterable[Any]) -> Iterator[tuple | str | bytes]:
+        """Batches of encoded documents, as (data, starts, ends, missing), and documents longer
+        than a chunk, as themselves."""
         batch: list[bytes | memoryview] = []
         size = 0
         missing = 0
@@ -186,9 +231,9 @@ class Tokenizer:
                 long_doc = None
             if long_doc is not None:
                 if batch:
-                    yield self._count_batch(batch, indexer, missing)
+                    yield _pack(batch, missing)
                     batch, size, missing = [], 0, 0
-                yield self._count_long(long_doc, indexer)
+                yield long_doc
                 continue
             encoded = _encode(doc, row)
             if encoded is None:
@@ -197,21 +242,18 @@ class Tokenizer:
             batch.append(encoded)
             size += len(encoded)
             if size >= self.chunk_bytes:
-                yield self._count_batch(batch, indexer, missing)
+                yield _pack(batch, missing)
                 batch, size, missing = [], 0, 0
         if batch:
-            yield self._count_batch(batch, indexer, missing)
+            yield _pack(batch, missing)
 
-    def _count_batch(
-        self, batch: list[bytes | memoryview], indexer: Hashing | Vocabulary, missing: int
-    ) -> Counted:
-        lengths = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
-        ends = np.cumsum(lengths)
-        starts = ends - lengths
-        data = np.frombuffer(b"".join(batch), dtype=np.uint8)
+    def _count_item(self, item: tuple | str | bytes, indexer: Hashing | Vocabulary) -> Counted:
+        if not isinstance(item, tuple):
+            return self._count_long(item, indexer)
+        data, starts, ends, missing = item
         indptr, indices, counts, invalid, _ = self._run(data, starts, ends, indexer)
-        X = sp.csr_array((counts, indices, indptr), shape=(len(batch), self._width(indexer)))
-        return Counted(X, invalid, missing)
+        shape = (starts.shape[0], self._width(indexer))
+        return Counted(sp.csr_array((counts, indices, indptr), shape=shape), invalid, missing)
 
     def _count_long(self, doc: str | bytes, indexer: Hashing | Vocabulary) -> Counted:
         """One document in pieces cut at whitespace, summed into one row."""
@@ -229,8 +271,8 @@ class Tokenizer:
             bounds = np.array([0], dtype=np.int64), np.array([data.shape[0]], dtype=np.int64)
             _, indices, counts, bad, history = self._run(data, *bounds, indexer, history)
             invalid += bad
-            keys.append(indices)
-            values.append(counts)
+            keys.append(indices.copy())  # (not views: they would keep the kernel's buffers)
+            values.append(counts.copy())
             pending += indices.shape[0]
             if pending > (1 << 21):  # fold the pieces so far: at most one pair per column
                 folded = _sum_pairs(keys, values)
@@ -250,6 +292,30 @@ class Tokenizer:
         counted = next(self.count([doc], Vocabulary(table, grow=True)))
         X = counted.X
         return {table.token(int(j)): int(c) for j, c in zip(X.indices, X.data, strict=True)}
+
+
+def _pack(batch: list[bytes | memoryview], missing: int) -> tuple:
+    lengths = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
+    ends = np.cumsum(lengths)
+    return np.frombuffer(b"".join(batch), dtype=np.uint8), ends - lengths, ends, missing
+
+
+def _local_indexer(indexer: Hashing | Vocabulary) -> Hashing | Vocabulary:
+    """What a worker thread may use: a read-only vocabulary is shared; names of hashed columns
+    go to a table of the chunk's own (united into the shared one in order, by :func:`_finish`)."""
+    if isinstance(indexer, Hashing) and indexer.names is not None:
+        room = indexer.max_names - len(indexer.names)
+        if room > 0:
+            return Hashing(indexer.n_features, ByteTable(), room)
+        return Hashing(indexer.n_features)
+    return indexer
+
+
+def _finish(future: Any, local: Hashing | Vocabulary, indexer: Hashing | Vocabulary) -> Counted:
+    counted = future.result()
+    if local is not indexer and isinstance(local, Hashing) and local.names is not None:
+        indexer.names.union(local.names, limit=indexer.max_names)
+    return counted
 
 
 def _sum_pairs(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -114,6 +114,8 @@ class TextVectorizer(ParamsMixin):
     max_names : in hashing mode, record up to this many distinct n-grams seen in fitting, to name
         columns (``top_features``); 0 records none.
     chunk_bytes : bytes of text tokenised at a time (bounds memory).
+    n_threads : chunks tokenised in parallel (None: the number of cores, at most 8); the
+        results do not depend on it.
     """
 
     _estimator_type = "transformer"
@@ -135,6 +137,7 @@ class TextVectorizer(ParamsMixin):
         norm: bool = False,
         max_names: int = 2**20,
         chunk_bytes: int = CHUNK_BYTES,
+        n_threads: int | None = None,
     ) -> None:
         self.mode = mode
         self.n_features = n_features
@@ -150,6 +153,7 @@ class TextVectorizer(ParamsMixin):
         self.norm = norm
         self.max_names = max_names
         self.chunk_bytes = chunk_bytes
+        self.n_threads = n_threads
 
     # ----------------------------------------------------------------- parameters
     @property
@@ -203,6 +207,7 @@ class TextVectorizer(ParamsMixin):
             stop_words=self.stop_words,
             min_token_length=self.min_token_length,
             chunk_bytes=self.chunk_bytes,
+            n_threads=self.n_threads,
         )
 
     @property
@@ -210,6 +215,7 @@ class TextVectorizer(ParamsMixin):
         """The tokenizer (the one used in fitting, once fitted)."""
         fitted = getattr(self, "tokenizer_", None)
         if fitted is not None:
+            fitted.chunk_bytes, fitted.n_threads = self.chunk_bytes, self.n_threads
             return fitted
         key = self._tokenizer_key()
         cached = getattr(self, "_tokenizer_cache", None)
@@ -295,7 +301,8 @@ class TextVectorizer(ParamsMixin):
     def _indexer(self, *, learn: bool) -> Hashing | Vocabulary:
         if self.mode == "hashing":
             names = self.names_ if learn and self.fitted else None
-            return Hashing(int(self.n_features), names, int(self.max_names) if names else 0)
+            limit = int(self.max_names) if names is not None else 0
+            return Hashing(int(self.n_features), names, limit)
         if not self.fitted:
             if learn:
                 raise AssertionError("reset before learning")
@@ -323,8 +330,7 @@ class TextVectorizer(ParamsMixin):
             self.n_invalid_utf8_ += counted.n_invalid
             self.n_missing_ += counted.n_missing
             if X.nnz:
-                self._df[:width] += np.bincount(X.indices, minlength=width)
-                self._tf[:width] += np.bincount(X.indices, weights=X.data, minlength=width)
+                _kernels.add_columns(X.indices, X.data, self._df, self._tf)
             self._version += 1
             self._cache.clear()
             _warn_invalid(counted.n_invalid, self._name)
@@ -414,12 +420,15 @@ class TextVectorizer(ParamsMixin):
         return keep
 
     def _positions(self, columns: np.ndarray) -> np.ndarray:
-        key = ("positions", columns.shape[0], self._version, id(columns))
-        if key not in self._cache:
-            position = np.full(max(self.n_columns_, 1), -1, dtype=np.int64)
-            position[columns] = np.arange(columns.shape[0])
-            self._cache[key] = position
-        return self._cache[key]
+        """position[j] = where internal column j is among ``columns`` (-1: not selected)."""
+        cached = self._cache.get("positions") if self.fitted else None
+        if cached is not None and cached[0] is columns:
+            return cached[1]
+        position = np.full(max(self.n_columns_, 1), -1, dtype=np.int64)
+        position[columns] = np.arange(columns.shape[0])
+        if self.fitted:
+            self._cache["positions"] = (columns, position)
+        return position
 
     def idf_weights(self, columns: np.ndarray | None = None) -> np.ndarray | None:
         """idf_j of the selected columns (None when ``idf`` is off)."""
@@ -436,29 +445,26 @@ class TextVectorizer(ParamsMixin):
 
     def select(self, X: sp.csr_array, columns: np.ndarray) -> sp.csr_array:
         """X restricted to ``columns`` (internal ids) and renumbered 0..len(columns)-1."""
-        if columns.shape[0] == X.shape[1] and (
-            columns.shape[0] == 0 or columns[-1] == columns.shape[0] - 1
-        ):
-            return X
-        position = self._positions(columns)
-        new = position[X.indices]
-        keep = new >= 0
-        counts = np.concatenate(([0], np.cumsum(keep)))
-        return sp.csr_array(
-            (X.data[keep], new[keep], counts[X.indptr]), shape=(X.shape[0], columns.shape[0])
+        return weighting.transform(
+            X, tf=False, norm=False, position=self._positions(columns), width=columns.shape[0]
         )
 
     def features(self, X: sp.csr_array, *, weigh: bool = True) -> sp.csr_array:
         """Raw counts (internal numbering) → the output features: tf and norm on the whole
-        document, then the selected columns, then × idf."""
-        if weigh:
-            X = weighting.weigh(X, tf=self.tf, norm=bool(self.norm))
+        document, then the selected columns, then × idf (one compiled pass)."""
         columns = self.selected_columns()
-        X = self.select(X, columns)
+        everything = columns.shape[0] == X.shape[1] and (
+            columns.shape[0] == 0 or columns[-1] == columns.shape[0] - 1
+        )
         idf = self.idf_weights(columns) if weigh else None
-        if idf is not None:
-            X = sp.csr_array((X.data * idf[X.indices], X.indices, X.indptr), shape=X.shape)
-        return X
+        return weighting.transform(
+            X,
+            tf=self.tf if weigh else False,
+            norm=bool(self.norm) and weigh,
+            position=None if everything else self._positions(columns),
+            width=columns.shape[0],
+            scale=idf,
+        )
 
     # ----------------------------------------------------------------- names
     def column_names(self, columns: np.ndarray) -> list[str]:
@@ -509,12 +515,7 @@ class TextVectorizer(ParamsMixin):
             else:
                 where = None
                 if self.names_ is not None and other.names_ is not None:
-                    room = max(0, int(self.max_names) - len(self.names_))
-                    if room:
-                        extra = other.names_
-                        if len(extra) > room:
-                            extra = ByteTable(extra.token_bytes(i) for i in range(room))
-                        self.names_.union(extra)
+                    self.names_.union(other.names_, limit=int(self.max_names))
             target = slice(None, width) if where is None else where
             self._df[target] += other._df[:width]
             self._tf[target] += other._tf[:width]

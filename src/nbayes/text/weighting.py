@@ -55,27 +55,6 @@ def check_idf(idf: bool | str) -> str | None:
     raise ValueError(f"idf must be True, False or one of {IDF_MODES}, got {idf!r}.")
 
 
-def tf_transform(X: sp.csr_array, mode: str = "log") -> sp.csr_array:
-    """log(1 + d_ij) (or 1 for ``"binary"``) on the stored entries (a new matrix sharing X's
-    index arrays)."""
-    data = np.log1p(X.data) if mode == "log" else (X.data > 0).astype(np.float64)
-    return sp.csr_array((data, X.indices, X.indptr), shape=X.shape)
-
-
-def row_norms(X: sp.csr_array) -> np.ndarray:
-    """sqrt(Σ_k d_ik²) of each row."""
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    return np.sqrt(np.bincount(rows, weights=X.data * X.data, minlength=X.shape[0]))
-
-
-def length_normalize(X: sp.csr_array) -> sp.csr_array:
-    """d_ij / sqrt(Σ_k d_ik²); an empty row stays empty."""
-    norms = row_norms(X)
-    norms[norms == 0] = 1.0
-    scale = np.repeat(1.0 / norms, np.diff(X.indptr))
-    return sp.csr_array((X.data * scale, X.indices, X.indptr), shape=X.shape)
-
-
 def idf_weights(df: np.ndarray, n_documents: float, mode: str) -> np.ndarray:
     """idf_j from document frequencies (see the module docstring); a term in no training document
     gets the weight of a term in one (it carries no class statistics anyway)."""
@@ -86,11 +65,41 @@ def idf_weights(df: np.ndarray, n_documents: float, mode: str) -> np.ndarray:
     return np.log(max(float(n_documents), 1.0) / seen)
 
 
+_TF_CODES = {None: 0, "log": 1, "binary": 2}
+_EMPTY_I = np.empty(0, dtype=np.int64)
+_EMPTY_F = np.empty(0, dtype=np.float64)
+
+
+def transform(
+    X: sp.csr_array,
+    *,
+    tf: bool | str,
+    norm: bool,
+    position: np.ndarray | None = None,
+    width: int | None = None,
+    scale: np.ndarray | None = None,
+) -> sp.csr_array:
+    """Steps 1 and 3 on raw counts, then (optionally) the column renumbering ``position``
+    (column j → position[j], -1 = dropped; ``width`` columns out) and step 2 (``scale`` = idf of
+    the new columns), in one compiled pass."""
+    from . import _kernels
+
+    mode = check_tf(tf)
+    if mode is None and not norm and position is None and scale is None:
+        return X
+    indptr, indices, data = _kernels.transform_rows(
+        X.indptr,
+        X.indices,
+        X.data,
+        _TF_CODES[mode],
+        bool(norm),
+        _EMPTY_I if position is None else position,
+        _EMPTY_F if scale is None else scale,
+    )
+    shape = (X.shape[0], X.shape[1] if width is None else width)
+    return sp.csr_array((data, indices, indptr), shape=shape)
+
+
 def weigh(X: sp.csr_array, *, tf: bool | str, norm: bool) -> sp.csr_array:
     """Steps 1 and 3 (the per-document part) on raw counts."""
-    mode = check_tf(tf)
-    if mode is not None:
-        X = tf_transform(X, mode)
-    if norm:
-        X = length_normalize(X)
-    return X
+    return transform(X, tf=tf, norm=norm)
