@@ -132,8 +132,15 @@ def test_names_of_hashed_columns_are_the_tokens_seen():
     vec = nbayes.TextVectorizer(n_features=2**18).fit(CORPUS)
     names = vec.get_feature_names_out()
     assert "awesome" in names and "fox" in names
-    vec2 = nbayes.TextVectorizer(n_features=4).fit(["aa bb cc dd ee"])
-    assert any(" | " in n for n in vec2.get_feature_names_out())  # collisions are shown
+    # a column is named by the first n-gram met in it; later ones sharing it are not recorded
+    tokens = ["aa", "bb", "cc", "dd", "ee", "ff", "gg"]
+    vec2 = nbayes.TextVectorizer(n_features=4).fit([" ".join(tokens)])
+    names = vec2.get_feature_names_out()
+    columns = nbayes.TextVectorizer(n_features=4).transform(tokens).indices
+    first = {}
+    for token, column in zip(tokens, columns, strict=True):
+        first.setdefault(int(column), token)
+    assert list(names) == [first[c] for c in sorted(first)]
 
 
 @settings(max_examples=40, deadline=None)
@@ -226,3 +233,15 @@ def test_dataframe_and_series_columns():
         assert abs(nbayes.TextVectorizer().transform(texts) - expected).max() == 0
     with pytest.raises(ValueError, match="2 columns"):
         nbayes.TextVectorizer().transform(pd.DataFrame({"a": CORPUS, "b": CORPUS}))
+
+
+@pytest.mark.parametrize("mode", ["hashing", "vocabulary"])
+def test_threads_and_chunking_do_not_change_anything(mode):
+    docs = [f"{CORPUS[i % len(CORPUS)]} token{i} shared{i % 7}" for i in range(400)]
+    one = nbayes.TextVectorizer(mode=mode, n_features=2**10, n_threads=1).fit(docs)
+    many = nbayes.TextVectorizer(mode=mode, n_features=2**10, n_threads=3, chunk_bytes=1024)
+    many.fit(docs)
+    table = "names_" if mode == "hashing" else "vocabulary_"
+    assert getattr(many, table).tokens() == getattr(one, table).tokens()
+    np.testing.assert_array_equal(many.document_frequency_, one.document_frequency_)
+    assert abs(many.transform(docs) - one.transform(docs)).max() == 0

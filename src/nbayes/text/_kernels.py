@@ -30,7 +30,7 @@ from ._unicode import (
 
 _JIT = {"cache": True, "nogil": True}
 
-MODE_HASH, MODE_GROW, MODE_FIXED = 0, 1, 2
+MODE_HASH, MODE_GROW, MODE_FIXED, MODE_LOCAL = 0, 1, 2, 3
 
 _U32 = np.uint32
 _LOW32 = np.int64(0xFFFFFFFF)
@@ -382,6 +382,11 @@ def _scan(
     v_offsets,
     v_arena,
     v_max,
+    named,
+    g_slots,
+    g_hashes,
+    g_offsets,
+    g_arena,
     scratch,
     ring,
     row_keys,
@@ -397,9 +402,46 @@ def _scan(
     cur_chars, prev_cased, invalid, v_n = st[_CHARS], st[_CASED] != 0, st[_BAD], st[_VN]
     use_stop = stop_slots.shape[0] > 0
     emits = nmax - nmin + 1
-    growing = mode == MODE_GROW or (mode == MODE_HASH and v_max > 0)
+    growing = mode == MODE_GROW or mode == MODE_LOCAL or (mode == MODE_HASH and v_max > 0)
     status = _DONE
+    limit = scratch.shape[0] - 8
     while True:
+        # fast paths for ASCII (no ASCII word character is case-ignorable, none is Σ or İ, and
+        # no ASCII separator is cased): a run of separators, and the start of a token ...
+        if not in_token:
+            while p < end:
+                b = data[p]
+                if b >= 0x80:
+                    break
+                flags = props[b]
+                if flags & WORD:
+                    in_token = True
+                    rollback = pos
+                    if nmax == 1:
+                        pos = 0
+                    elif ntok > 0:
+                        scratch[pos] = 32
+                        pos += 1
+                    cur_start = pos
+                    cur_chars = 0
+                    break
+                if not (flags & CASE_IGNORABLE):
+                    prev_cased = False
+                p += 1
+        # ... and a run of word characters inside a token
+        if in_token:
+            while p < end and pos < limit:
+                b = data[p]
+                if b >= 0x80:
+                    break
+                flags = props[b]
+                if not (flags & WORD):
+                    break
+                scratch[pos] = b + 32 if lowercase and 65 <= b <= 90 else b
+                pos += 1
+                cur_chars += 1
+                p += 1
+                prev_cased = (flags & CASED) != 0
         at_end = p >= end
         cp = -1
         size = 1
@@ -471,17 +513,31 @@ def _scan(
                     h = murmur3_32(scratch, s, pos, 0)
                     if mode == MODE_HASH:
                         column = hash_index(h, n_features)
-                        if growing and v_n < v_max:
-                            if (
-                                table_find(
-                                    v_slots, v_hashes, v_offsets, v_arena, scratch, s, pos, h
-                                )
-                                < 0
-                            ):
+                        # the first n-gram met in a column names it (an n-gram always lands in
+                        # the same column, so an unnamed column means an unrecorded n-gram)
+                        if growing and v_n < v_max and named[column] == 0:
+                            named[column] = 1
+                            _table_add(
+                                v_slots, v_hashes, v_offsets, v_arena, v_n, scratch, s, pos, h
+                            )
+                            v_n += 1
+                    elif mode == MODE_LOCAL:
+                        # a vocabulary read by several threads: known n-grams take their id,
+                        # unknown ones a chunk-local id -1, -2, ... (renumbered by the caller)
+                        column = table_find(
+                            g_slots, g_hashes, g_offsets, g_arena, scratch, s, pos, h
+                        )
+                        if column < 0:
+                            local = table_find(
+                                v_slots, v_hashes, v_offsets, v_arena, scratch, s, pos, h
+                            )
+                            if local < 0:
                                 _table_add(
                                     v_slots, v_hashes, v_offsets, v_arena, v_n, scratch, s, pos, h
                                 )
+                                local = v_n
                                 v_n += 1
+                            column = -1 - local
                     else:
                         column = table_find(
                             v_slots, v_hashes, v_offsets, v_arena, scratch, s, pos, h
@@ -534,6 +590,11 @@ def count_documents(
     v_arena,
     v_n,
     v_max,
+    named,
+    g_slots,
+    g_hashes,
+    g_offsets,
+    g_arena,
     history,
     history_starts,
 ):  # pragma: no cover - compiled
@@ -546,10 +607,12 @@ def count_documents(
     column index:
 
     * ``MODE_HASH``: |MurmurHash3_x86_32(utf-8 bytes, seed 0)| mod ``n_features``; if ``v_max``
-      > 0, the n-gram is also recorded in the byte table ``v_*`` (up to ``v_max`` entries) so
-      that columns can be named;
+      > 0, the first n-gram met in a column not yet marked in ``named`` is recorded in the byte
+      table ``v_*`` (up to ``v_max`` entries) and the column marked, so that columns have names;
     * ``MODE_GROW``: its id in the vocabulary ``v_*``, added when absent (no limit);
-    * ``MODE_FIXED``: its id in the vocabulary, skipped when absent.
+    * ``MODE_FIXED``: its id in the vocabulary, skipped when absent;
+    * ``MODE_LOCAL``: its id in the vocabulary ``g_*`` (only read), or if absent -1 - its id in
+      the chunk's own table ``v_*`` of new n-grams (added when absent).
 
     ``history`` / ``history_starts``: the n-gram context carried in from the previous piece of
     the same document (the last nmax-1 tokens joined by spaces, and where each starts), used for
@@ -605,6 +668,11 @@ def count_documents(
                 v_offsets,
                 v_arena,
                 v_max,
+                named,
+                g_slots,
+                g_hashes,
+                g_offsets,
+                g_arena,
                 scratch,
                 ring,
                 row_keys,
@@ -721,3 +789,25 @@ def transform_rows(indptr, indices, data, tf_mode, norm, position, scale):  # pr
             q += 1
     out_ptr[n] = q
     return out_ptr, out_idx[:q], out_val[:q]
+
+
+@numba.njit(**_JIT)
+def add_new_columns(
+    slots, hashes, offsets, arena, n, named, n_features, o_hashes, o_offsets, o_arena, o_n, limit
+):  # pragma: no cover - compiled
+    """Names of hashed columns: add the other table's entries whose column is not marked in
+    ``named`` yet (in the other table's order, while fewer than ``limit``); returns the arrays
+    and the new size."""
+    for e in range(o_n):
+        if n >= limit:
+            break
+        column = hash_index(o_hashes[e], n_features)
+        if named[column]:
+            continue
+        named[column] = 1
+        a, b = o_offsets[e], o_offsets[e + 1]
+        slots, hashes, offsets, arena = table_insert(
+            slots, hashes, offsets, arena, n, o_arena, a, b, o_hashes[e]
+        )
+        n += 1
+    return slots, hashes, offsets, arena, n

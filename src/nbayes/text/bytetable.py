@@ -84,6 +84,17 @@ class ByteTable:
         self.update(tuple(arrays), n)
         return where
 
+    def add_new_columns(
+        self, other: ByteTable, named: np.ndarray, n_features: int, limit: int
+    ) -> None:
+        """Hashed-column names: add ``other``'s tokens whose column (|hash| mod n_features) is
+        not marked in ``named`` (marking it), in ``other``'s order, while fewer than ``limit``."""
+        *arrays, n = _kernels.add_new_columns(
+            *self.arrays(), self.n, named, int(n_features),
+            other.hashes, other.offsets, other.arena, other.n, int(limit),
+        )  # fmt: skip
+        self.update(tuple(arrays), n)
+
     def hashes_of_entries(self) -> np.ndarray:
         """MurmurHash3 (seed 0, signed) of every entry, in id order."""
         return self.hashes[: self.n].copy()

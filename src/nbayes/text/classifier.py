@@ -554,8 +554,8 @@ class TextClassifier(ParamsMixin):
             (labels[int(X.indices[i])], float(values[i]), float(contributions[i])) for i in shown
         ]
         return Explanation(
-            predicted=predicted,
-            against=self.classes_[a],
+            predicted=_plain(predicted),
+            against=_plain(self.classes_[a]),
             log_odds=float(jll[c] - jll[a]),
             prior=float(lp[c] - lp[a]) if len(proba) > 1 else 0.0,
             words=words,
@@ -586,6 +586,11 @@ class TextClassifier(ParamsMixin):
         state = self.__dict__.copy()
         state.pop("_prediction_cache", None)
         return state
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value (for printing)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _length(y: Any) -> int:

@@ -54,11 +54,13 @@ _WHITESPACE_B = tuple(w.encode() for w in _WHITESPACE)
 @dataclass
 class Hashing:
     """Columns are |MurmurHash3_x86_32(token bytes, seed 0)| mod ``n_features`` (scikit-learn's
-    HashingVectorizer). ``names``, when given, records the tokens seen (up to ``max_names``)."""
+    HashingVectorizer). ``names``, when given, records the first n-gram met in each column not
+    marked in ``named`` (a byte per column), up to ``max_names`` columns."""
 
     n_features: int
     names: ByteTable | None = None
     max_names: int = 0
+    named: np.ndarray | None = None
 
 
 @dataclass
@@ -67,6 +69,15 @@ class Vocabulary:
 
     table: ByteTable
     grow: bool
+
+
+@dataclass
+class LocalVocabulary:
+    """For a worker thread while a vocabulary grows: ``table`` is only read; n-grams it lacks get
+    ids -1, -2, ... in ``new`` (a table of the chunk's own), renumbered afterwards."""
+
+    table: ByteTable
+    new: ByteTable
 
 
 class Counted(NamedTuple):
@@ -148,15 +159,22 @@ class Tokenizer:
         data: np.ndarray,
         starts: np.ndarray,
         ends: np.ndarray,
-        indexer: Hashing | Vocabulary,
+        indexer: Hashing | Vocabulary | LocalVocabulary,
         history: tuple[np.ndarray, np.ndarray] = (_EMPTY_U8, _EMPTY_I),
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, tuple[np.ndarray, np.ndarray]]:
         props, lower = _unicode.tables()
         stop = self._stop.arrays() if self._stop is not None else (_EMPTY_I,) * 3 + (_EMPTY_U8,)
+        named = _EMPTY_U8
+        shared = (_EMPTY_I,) * 3 + (_EMPTY_U8,)
         if isinstance(indexer, Hashing):
             mode, n_features = _kernels.MODE_HASH, indexer.n_features
             table = indexer.names
             limit = indexer.max_names if table is not None else 0
+            if limit:
+                named = indexer.named
+        elif isinstance(indexer, LocalVocabulary):
+            mode, n_features, table, limit = _kernels.MODE_LOCAL, 0, indexer.new, 0
+            shared = indexer.table.arrays()
         else:
             mode = _kernels.MODE_GROW if indexer.grow else _kernels.MODE_FIXED
             n_features, table, limit = 0, indexer.table, 0
@@ -165,7 +183,7 @@ class Tokenizer:
         lo, hi = self.ngram_range
         out = _kernels.count_documents(
             data, starts, ends, props, lower, bool(self.lowercase), int(self.min_token_length),
-            lo, hi, *stop, mode, n_features, *arrays, n, limit, *history,
+            lo, hi, *stop, mode, n_features, *arrays, n, limit, named, *shared, *history,
         )  # fmt: skip
         indptr, indices, counts, invalid = out[:4]
         if table is not None:
@@ -182,13 +200,16 @@ class Tokenizer:
         Chunks are tokenised by ``n_threads`` threads at once (the compiled pass releases the
         GIL), except when a vocabulary grows, which is sequential; results come in order and do
         not depend on the number of threads. Column names (hashing) are collected per chunk and
-        united in chunk order, which gives the same table as one sequential pass.
+        added in chunk order, which gives the same names as one sequential pass.
         """
         _unicode.tables()  # built once, before any worker needs them
         threads = self._threads()
-        if threads <= 1 or (isinstance(indexer, Vocabulary) and indexer.grow):
+        if threads <= 1:
             for item in self._batches(texts):
                 yield self._count_item(item, indexer)
+            return
+        if isinstance(indexer, Vocabulary) and indexer.grow:
+            yield from self._count_growing(texts, indexer, threads)
             return
         pending: deque = deque()
         with ThreadPoolExecutor(threads) as pool:
@@ -206,6 +227,38 @@ class Tokenizer:
                 yield _finish(*pending.popleft(), indexer)
             while pending:
                 yield _finish(*pending.popleft(), indexer)
+
+    def _count_growing(
+        self, texts: Iterable[Any], indexer: Vocabulary, threads: int
+    ) -> Iterator[Counted]:
+        """A growing vocabulary, in rounds of ``threads`` chunks: the workers read the vocabulary
+        (unchanged during a round) and collect the n-grams it lacks in tables of their own; then,
+        chunk by chunk in order, those are added to the vocabulary and the chunk renumbered: the
+        ids are those of one sequential pass."""
+        items = self._batches(texts)
+        with ThreadPoolExecutor(threads) as pool:
+            done = False
+            while not done:
+                round_: list[tuple] = []
+                long_doc = None
+                for item in items:
+                    if isinstance(item, tuple):
+                        round_.append(item)
+                        if len(round_) == threads:
+                            break
+                    else:
+                        long_doc = item
+                        break
+                else:
+                    done = True
+                workers = [
+                    pool.submit(self._count_item, item, LocalVocabulary(indexer.table, ByteTable()))
+                    for item in round_
+                ]
+                for worker, item in zip(workers, round_, strict=True):
+                    yield _renumber(worker.result(), item, indexer.table)
+                if long_doc is not None:
+                    yield self._count_item(long_doc, indexer)
 
     def _threads(self) -> int:
         if self.n_threads is not None:
@@ -247,11 +300,15 @@ class Tokenizer:
         if batch:
             yield _pack(batch, missing)
 
-    def _count_item(self, item: tuple | str | bytes, indexer: Hashing | Vocabulary) -> Counted:
+    def _count_item(
+        self, item: tuple | str | bytes, indexer: Hashing | Vocabulary | LocalVocabulary
+    ) -> Counted | tuple:
         if not isinstance(item, tuple):
             return self._count_long(item, indexer)
         data, starts, ends, missing = item
         indptr, indices, counts, invalid, _ = self._run(data, starts, ends, indexer)
+        if isinstance(indexer, LocalVocabulary):  # renumbered by _renumber
+            return indptr, indices, counts, invalid, indexer.new
         shape = (starts.shape[0], self._width(indexer))
         return Counted(sp.csr_array((counts, indices, indptr), shape=shape), invalid, missing)
 
@@ -306,7 +363,8 @@ def _local_indexer(indexer: Hashing | Vocabulary) -> Hashing | Vocabulary:
     if isinstance(indexer, Hashing) and indexer.names is not None:
         room = indexer.max_names - len(indexer.names)
         if room > 0:
-            return Hashing(indexer.n_features, ByteTable(), room)
+            named = np.zeros(indexer.n_features, dtype=np.uint8)
+            return Hashing(indexer.n_features, ByteTable(), room, named)
         return Hashing(indexer.n_features)
     return indexer
 
@@ -314,8 +372,23 @@ def _local_indexer(indexer: Hashing | Vocabulary) -> Hashing | Vocabulary:
 def _finish(future: Any, local: Hashing | Vocabulary, indexer: Hashing | Vocabulary) -> Counted:
     counted = future.result()
     if local is not indexer and isinstance(local, Hashing) and local.names is not None:
-        indexer.names.union(local.names, limit=indexer.max_names)
+        indexer.names.add_new_columns(
+            local.names, indexer.named, indexer.n_features, indexer.max_names
+        )
     return counted
+
+
+def _renumber(result: tuple, item: tuple, table: ByteTable) -> Counted:
+    """Add a chunk's new n-grams to the vocabulary (in their order of first appearance) and give
+    its local ids -1, -2, ... their ids there."""
+    indptr, indices, counts, invalid, new = result
+    where = table.union(new)
+    local = indices < 0
+    if local.any():
+        indices = indices.copy()
+        indices[local] = where[-1 - indices[local]]
+    X = sp.csr_array((counts, indices, indptr), shape=(item[1].shape[0], len(table)))
+    return Counted(X, invalid, item[3])
 
 
 def _sum_pairs(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

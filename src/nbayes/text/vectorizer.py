@@ -111,8 +111,8 @@ class TextVectorizer(ParamsMixin):
     tf, idf, norm : Rennie et al.'s transforms (:mod:`nbayes.text.weighting`): log(1 + d),
         × idf_j (True = smooth, or "rennie" = log(N/df_j)), length normalisation — applied in the
         order tf, norm, idf. Off by default: ``transform`` gives counts.
-    max_names : in hashing mode, record up to this many distinct n-grams seen in fitting, to name
-        columns (``top_features``); 0 records none.
+    max_names : in hashing mode, record the first n-gram met in each column (for up to this
+        many columns) to name columns (``top_features``); 0 records none.
     chunk_bytes : bytes of text tokenised at a time (bounds memory).
     n_threads : chunks tokenised in parallel (None: the number of cores, at most 8); the
         results do not depend on it.
@@ -249,6 +249,7 @@ class TextVectorizer(ParamsMixin):
         width = self.n_features if self.mode == "hashing" else 1024
         self.vocabulary_ = ByteTable() if self.mode == "vocabulary" else None
         self.names_ = ByteTable() if self.mode == "hashing" and self.max_names > 0 else None
+        self._named = np.zeros(width, dtype=np.uint8) if self.names_ is not None else None
         self.n_documents_ = 0
         self.n_invalid_utf8_ = 0
         self.n_missing_ = 0
@@ -302,7 +303,7 @@ class TextVectorizer(ParamsMixin):
         if self.mode == "hashing":
             names = self.names_ if learn and self.fitted else None
             limit = int(self.max_names) if names is not None else 0
-            return Hashing(int(self.n_features), names, limit)
+            return Hashing(int(self.n_features), names, limit, self._named if limit else None)
         if not self.fitted:
             if learn:
                 raise AssertionError("reset before learning")
@@ -468,8 +469,10 @@ class TextVectorizer(ParamsMixin):
 
     # ----------------------------------------------------------------- names
     def column_names(self, columns: np.ndarray) -> list[str]:
-        """A label for each internal column: its token (vocabulary mode), or the tokens seen in
-        fitting that hash to it, joined by " | " (hashing mode; "#j" if none was recorded)."""
+        """A label for each internal column: its token (vocabulary mode), or the first n-gram met
+        in fitting that hashes to it (hashing mode; other n-grams may share the column; "#j" if
+        none was recorded). Merged vectorizers may each have named a column: both names show,
+        joined by " | "."""
         columns = np.asarray(columns, dtype=np.int64)
         if self.mode == "vocabulary":
             self._check_fitted()
@@ -477,7 +480,7 @@ class TextVectorizer(ParamsMixin):
         names = getattr(self, "names_", None)
         labels: dict[int, list[str]] = {int(c): [] for c in columns}
         if names is not None and len(names):
-            hashed = _kernels.table_hashes(names.offsets, names.arena, names.n, 0)
+            hashed = names.hashes[: names.n]
             index = np.where(hashed >= 0, hashed, -hashed) % int(self.n_features)
             for entry in np.flatnonzero(np.isin(index, columns)):
                 labels[int(index[entry])].append(names.token(int(entry)))
@@ -515,7 +518,9 @@ class TextVectorizer(ParamsMixin):
             else:
                 where = None
                 if self.names_ is not None and other.names_ is not None:
-                    self.names_.union(other.names_, limit=int(self.max_names))
+                    self.names_.add_new_columns(
+                        other.names_, self._named, int(self.n_features), int(self.max_names)
+                    )
             target = slice(None, width) if where is None else where
             self._df[target] += other._df[:width]
             self._tf[target] += other._tf[:width]
