@@ -228,3 +228,18 @@ def test_unicode_warning_is_the_only_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nbayes.TextVectorizer(ngram_range=(1, 3), stop_words="english").transform(TRICKY)
+
+
+def test_batches_of_str_bytes_and_nul_characters():
+    docs = ["xx yy", "ab\x00cd", "zz é", b"bytes too", None, "last one"]
+    theirs = HashingVectorizer(alternate_sign=False, norm=None).transform(
+        [d.decode() if isinstance(d, bytes) else (d or "") for d in docs]
+    )
+    for chunk_bytes in (1024, 1 << 20):
+        ours = nbayes.TextVectorizer(chunk_bytes=chunk_bytes).transform(docs)
+        assert abs(ours - theirs).max() == 0
+    strings = [d for d in docs if isinstance(d, str)]
+    ours = nbayes.TextVectorizer().transform(strings)  # str only: joined at NUL, then fallback
+    assert (
+        abs(ours - HashingVectorizer(alternate_sign=False, norm=None).transform(strings)).max() == 0
+    )

@@ -19,7 +19,8 @@ Documents may be ``str``, ``bytes`` (or any bytes-like object), or missing:
 * **Missing documents** (``None``, NaN, ``pd.NA``) are empty documents: no tokens. They are
   counted (``n_missing``).
 
-Memory is bounded by ``chunk_bytes``: documents are encoded and tokenised a chunk at a time, and a
+Memory is bounded by ``chunk_bytes`` (counted in characters for ``str`` documents, so up to 4×
+that in UTF-8 bytes): documents are encoded and tokenised a chunk at a time, and a
 document longer than a chunk is cut into pieces at whitespace (never inside a token) that are
 tokenised one after another, the n-gram context carried from piece to piece, and summed into one
 row. Only the current piece, its counts and the distinct columns of the document are in memory.
@@ -267,38 +268,46 @@ class Tokenizer:
 
     def _batches(self, texts: Iterable[Any]) -> Iterator[tuple | str | bytes]:
         """Batches of encoded documents, as (data, starts, ends, missing), and documents longer
-        than a chunk, as themselves."""
-        batch: list[bytes | memoryview] = []
+        than a chunk, as themselves. A batch of ``str`` (the common case) is joined and encoded
+        at once; as soon as it holds anything else it is encoded document by document."""
+        batch: list = []
         size = 0
         missing = 0
+        strings = True
         long_limit = self.chunk_bytes
         for row, doc in enumerate(texts):
-            if isinstance(doc, str) and len(doc) > long_limit // 4:
-                long_doc: str | bytes | None = doc
-            elif (
-                isinstance(doc, bytes | bytearray | memoryview)
-                and memoryview(doc).nbytes > long_limit
+            long_doc: str | bytes | None = None
+            if type(doc) is str:
+                if len(doc) <= long_limit // 4:
+                    batch.append(doc if strings else doc.encode("utf-8", "surrogatepass"))
+                    size += len(doc)
+                else:
+                    long_doc = doc
+            elif isinstance(doc, bytes | bytearray | memoryview) and (
+                memoryview(doc).nbytes > long_limit
             ):
                 long_doc = bytes(doc) if not isinstance(doc, bytes) else doc
             else:
-                long_doc = None
+                encoded = _encode(doc, row)
+                if encoded is None:
+                    missing += 1
+                    encoded = b""
+                if strings:
+                    batch = [d.encode("utf-8", "surrogatepass") for d in batch]
+                    strings = False
+                batch.append(encoded)
+                size += len(encoded)
             if long_doc is not None:
                 if batch:
-                    yield _pack(batch, missing)
-                    batch, size, missing = [], 0, 0
+                    yield _pack(batch, missing, strings)
+                    batch, size, missing, strings = [], 0, 0, True
                 yield long_doc
                 continue
-            encoded = _encode(doc, row)
-            if encoded is None:
-                missing += 1
-                encoded = b""
-            batch.append(encoded)
-            size += len(encoded)
             if size >= self.chunk_bytes:
-                yield _pack(batch, missing)
-                batch, size, missing = [], 0, 0
+                yield _pack(batch, missing, strings)
+                batch, size, missing, strings = [], 0, 0, True
         if batch:
-            yield _pack(batch, missing)
+            yield _pack(batch, missing, strings)
 
     def _count_item(
         self, item: tuple | str | bytes, indexer: Hashing | Vocabulary | LocalVocabulary
@@ -351,7 +360,18 @@ class Tokenizer:
         return {table.token(int(j)): int(c) for j, c in zip(X.indices, X.data, strict=True)}
 
 
-def _pack(batch: list[bytes | memoryview], missing: int) -> tuple:
+def _pack(batch: list, missing: int, strings: bool) -> tuple:
+    """(bytes, starts, ends, missing) of a batch of documents. ``str`` documents are joined with
+    NUL and encoded at once, the NULs giving the boundaries (unless a document holds a NUL
+    itself: then, and for bytes, one document at a time)."""
+    if strings:
+        data = np.frombuffer("\0".join(batch).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        cuts = np.flatnonzero(data == 0)
+        if cuts.shape[0] == len(batch) - 1:
+            ends = np.append(cuts, data.shape[0]).astype(np.int64)
+            starts = np.concatenate(([0], cuts + 1)).astype(np.int64)
+            return data, starts, ends, missing
+        batch = [d.encode("utf-8", "surrogatepass") for d in batch]
     lengths = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
     ends = np.cumsum(lengths)
     return np.frombuffer(b"".join(batch), dtype=np.uint8), ends - lengths, ends, missing
