@@ -100,8 +100,8 @@ def _text_models() -> dict[str, tuple[Callable[[], object], float | None, float 
             None,
             None,
         ),
-        "scikit-learn TfidfVectorizer + ComplementNB(α=0.3)": (
-            lambda: make_pipeline(TfidfVectorizer(), ComplementNB(alpha=0.3)),
+        "scikit-learn TfidfVectorizer(sublinear_tf) + ComplementNB(α=0.3)": (
+            lambda: make_pipeline(TfidfVectorizer(sublinear_tf=True), ComplementNB(alpha=0.3)),
             None,
             None,
         ),

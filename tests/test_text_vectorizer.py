@@ -245,3 +245,14 @@ def test_threads_and_chunking_do_not_change_anything(mode):
     assert getattr(many, table).tokens() == getattr(one, table).tokens()
     np.testing.assert_array_equal(many.document_frequency_, one.document_frequency_)
     assert abs(many.transform(docs) - one.transform(docs)).max() == 0
+
+
+def test_a_growing_vocabulary_with_threads_is_deterministic():
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(30_000)])
+    docs = [" ".join(rng.choice(words, 60)) for _ in range(3_000)]  # many new words per chunk
+    reference = nbayes.TextVectorizer(mode="vocabulary", n_threads=1, chunk_bytes=4096).fit(docs)
+    for _ in range(3):
+        again = nbayes.TextVectorizer(mode="vocabulary", n_threads=4, chunk_bytes=4096).fit(docs)
+        assert again.vocabulary_.tokens() == reference.vocabulary_.tokens()
+        np.testing.assert_array_equal(again.term_count_, reference.term_count_)

@@ -256,8 +256,10 @@ class Tokenizer:
                     pool.submit(self._count_item, item, LocalVocabulary(indexer.table, ByteTable()))
                     for item in round_
                 ]
-                for worker, item in zip(workers, round_, strict=True):
-                    yield _renumber(worker.result(), item, indexer.table)
+                # every worker of the round has finished reading the vocabulary before it changes
+                results = [worker.result() for worker in workers]
+                for result, item in zip(results, round_, strict=True):
+                    yield _renumber(result, item, indexer.table)
                 if long_doc is not None:
                     yield self._count_item(long_doc, indexer)
 
