@@ -27,6 +27,12 @@ from .exceptions import (
 from .explain import Explanation
 from .model import NaiveBayes
 from .persist import load, save
+from .text import (
+    TextClassifier,
+    TextVectorizer,
+    read_labeled_lines,
+    read_text_folder,
+)
 
 __version__ = "0.1.0"
 
@@ -42,12 +48,16 @@ __all__ = [
     "NaiveBayes",
     "NotFittedError",
     "PoissonNB",
+    "TextClassifier",
+    "TextVectorizer",
     "UnseenCategoryWarning",
     "ZeroLikelihoodWarning",
     "__version__",
     "bayes_rule",
     "load",
     "merge",
+    "read_labeled_lines",
+    "read_text_folder",
     "save",
     "total_probability",
 ]
