@@ -356,3 +356,26 @@ def test_cli_fit_with_scheduler_equals_streaming_fit(cluster, tmp_path):
     whole = nbayes.NaiveBayes().fit(frame, target="y")
     assert_same_statistics(nbayes.load(on_cluster), whole)
     assert main(["fit", "-", "--target", "y", "-o", str(local), "--scheduler", "tcp://x:1"]) == 2
+
+
+def test_naive_bayes_with_a_text_column_on_dask_equals_one_fit(client):
+    """The text family too: each partition counts its documents; the counts add up."""
+    rng = np.random.default_rng(21)
+    n = 600
+    label = rng.choice(["spam", "ham"], n)
+    words = {
+        "spam": ["free", "prize", "claim", "now", "win"],
+        "ham": ["lunch", "meeting", "see", "you", "notes"],
+    }
+    body = [" ".join(rng.choice(words[lab], 4)) if rng.random() > 0.05 else None for lab in label]
+    frame = pd.DataFrame({"body": body, "length": rng.normal(20, 4, n), "label": label})
+    make = lambda: nbayes.NaiveBayes(families={"body": "text"})  # noqa: E731
+    whole = make().fit(frame, target="label")
+    model = make().fit(dd.from_pandas(frame, npartitions=4), target="label")
+    text_mine, text_theirs = model._stats.groups[0], whole._stats.groups[0]
+    assert text_mine.family == "text"
+    np.testing.assert_allclose(text_mine.stats.counts, text_theirs.stats.counts, rtol=1e-12)
+    np.testing.assert_array_equal(
+        text_mine.vectorizer.document_frequency_, text_theirs.vectorizer.document_frequency_
+    )
+    np.testing.assert_array_equal(model.predict(frame), whole.predict(frame))

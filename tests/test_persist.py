@@ -244,3 +244,47 @@ def test_only_nbayes_models_and_fitted_ones_are_saved(tmp_path: Path):
         nbayes.save(object(), tmp_path / "x.nbm")
     with pytest.raises(nbayes.NotFittedError):
         nbayes.save(nbayes.GaussianNB(), tmp_path / "x.nbm")
+
+
+TEXTS = ["win a free prize now", "lunch at noon?", "free entry claim prize", "see you at lunch",
+         "call now to claim", "meeting moved to 3pm", None, "café crème"]  # fmt: skip
+LABELS = ["spam", "ham", "spam", "ham", "spam", "ham", "ham", "ham"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"mode": "vocabulary", "alpha": 0.03},
+        {"model": "multinomial", "idf": True},
+        {"model": "bernoulli", "ngram_range": (1, 1)},
+        {"max_names": 0},
+    ],
+    ids=["default", "vocabulary", "multinomial-idf", "bernoulli", "no-names"],
+)
+def test_text_classifier_round_trip(tmp_path: Path, params):
+    model = nbayes.TextClassifier(**params).fit(TEXTS, LABELS)
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "text.nbm"))
+    query = ["claim your free prize", "lunch tomorrow?", ""]
+    np.testing.assert_array_equal(loaded.predict_proba(query), model.predict_proba(query))
+    assert loaded.top_features("spam", 3) == model.top_features("spam", 3)
+    model.partial_fit(["free free free"], ["spam"])
+    loaded.partial_fit(["free free free"], ["spam"])
+    np.testing.assert_array_equal(loaded.predict_proba(query), model.predict_proba(query))
+
+
+def test_damaged_token_tables_are_refused():
+    model = nbayes.TextClassifier(mode="vocabulary").fit(TEXTS, LABELS)
+    meta, arrays = model._to_state()
+    from safetensors.numpy import save as save_arrays
+
+    header = {"format": "nbayes-model", "version": 1, "class": "TextClassifier", **meta}
+    for name, value in [
+        ("vectorizer.vocabulary.offsets", np.array([0, 5, 3, 10**9])),  # decreasing, too far
+        ("vectorizer.vocabulary.arena", np.zeros(3, dtype=np.uint8)),  # shorter than offsets say
+        ("vectorizer.df", np.zeros(2)),  # fewer columns than the vocabulary
+    ]:
+        damaged = {**arrays, name: value}
+        document = save_arrays(damaged, metadata={"nbayes": json.dumps(header)})
+        with pytest.raises(ModelFileError):
+            persist.loads(_rewrap(document))

@@ -73,8 +73,8 @@ def _data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunk-mb",
         type=_positive_int,
-        default=64,
-        help="chunk size in MiB (memory is bounded by it; default 64)",
+        default=16,
+        help="chunk size in MiB (memory is bounded by it; default 16)",
     )
 
 

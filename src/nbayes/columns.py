@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import scipy.sparse as sp
 
 from . import _kernels
 from .exceptions import UnseenCategoryWarning
-from .families import intervals, poisson
+from .families import intervals, multinomial, poisson
 from .families.categorical import CategoricalCounts
 from .families.counts import FeatureSums
 from .families.gaussian import GaussianMoments
@@ -110,6 +111,17 @@ class ColumnGroup:
 
     def display(self, j: int, value: float) -> str:
         return "missing" if value != value else _value(value)
+
+    def explain_row(
+        self, block: np.ndarray, settings: Settings
+    ) -> list[tuple[str, str, np.ndarray]]:
+        """(column, value as shown, log P(x_j | c) per class; NaN if missing) for a one-row
+        block, column by column."""
+        per_feature = feature_log_likelihoods(self, block, settings)
+        return [
+            (name, self.display(j, block[0, j]), per_feature[j])
+            for j, name in enumerate(self.names)
+        ]
 
     # model files: the arrays of the group's statistics, and JSON for the rest
     def state(self) -> dict[str, np.ndarray]:
@@ -529,6 +541,101 @@ class IntervalColumns(SketchColumns):
         return "\n\n".join(parts)
 
 
+# ---------------------------------------------------------------------- text
+class TextColumns(ColumnGroup):
+    """One text column as a bag of words (seed 003): the multinomial model on its token counts,
+
+        log P(text | c) = Σ_t x_t log P(t | c),   P(t | c) = (λ + N(t, c)) / (λ|V| + Σ_t' N(t', c))
+
+    with tokens as :class:`~nbayes.text.TextVectorizer`'s defaults count them (Unicode words of
+    two or more characters, lowercased, hashed into 2^20 columns: nothing to learn, so batches,
+    merges and clusters agree exactly). A missing text is an empty document: it contributes
+    nothing. For weighting, n-grams or the complement model, use :class:`~nbayes.TextClassifier`
+    on the text alone.
+    """
+
+    family = "text"
+
+    def __init__(self, names: list[str], n_classes: int) -> None:
+        from .text import TextVectorizer
+
+        super().__init__(names, n_classes)
+        self.vectorizer = TextVectorizer()
+        self.stats = FeatureSums(n_classes, int(self.vectorizer.n_features))
+
+    def encode(self, frame: pl.DataFrame, *, fitting: bool) -> sp.csr_array:
+        column = frame.get_column(self.names[0])
+        if column.dtype != pl.String:
+            raise ValueError(f"column {self.names[0]!r} must hold text for family 'text'.")
+        texts = column.to_list()
+        if fitting:
+            chunks = [counted.X for counted in self.vectorizer.learn_counts(texts)]
+        else:
+            chunks = list(self.vectorizer.iter_counts(texts))
+        if not chunks:
+            return sp.csr_array((0, self.stats.counts.shape[1]))
+        return sp.vstack(chunks, format="csr") if len(chunks) > 1 else sp.csr_array(chunks[0])
+
+    def accumulate(self, block: sp.csr_array, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.accumulate(block, cls, weight)
+
+    def merge(self, other: TextColumns, positions: np.ndarray) -> None:
+        self.vectorizer.merge_statistics(other.vectorizer)
+        self.stats.merge(other.stats, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.stats.reindex_classes(positions, n_classes)
+
+    def _alpha(self, settings: Settings) -> float:
+        alpha = settings.alpha_for(self.names)
+        return float(alpha if np.ndim(alpha) == 0 else alpha[0])
+
+    def log_likelihood(self, block: sp.csr_array, settings: Settings) -> np.ndarray:
+        return multinomial.log_likelihood(self.stats, block, self._alpha(settings))
+
+    def explain_row(
+        self, block: sp.csr_array, settings: Settings
+    ) -> list[tuple[str, str, np.ndarray]]:
+        words = int(block.sum())
+        shown = f"<{words} word{'s' if words != 1 else ''}>"
+        return [(self.names[0], shown, self.log_likelihood(block, settings)[0])]
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        table = multinomial.log_prob(self.stats, self._alpha(settings))
+        seen = np.flatnonzero(self.stats.counts.sum(axis=0) > 0)
+        lines = []
+        for k, c in enumerate(classes):
+            if seen.size == 0:
+                break
+            others = np.delete(table[:, seen], k, axis=0)
+            ratio = table[k, seen] - (others.max(axis=0) if others.size else 0.0)
+            best = seen[np.argsort(-ratio, kind="stable")[:5]]
+            lines.append(
+                f"  words most indicative of {c}: " + ", ".join(self.vectorizer.column_names(best))
+            )
+        head = (
+            f"{self.names[0]}  (text, bag of words, multinomial, λ = {self._alpha(settings):g})\n"
+        )
+        rows = [self.stats.counts.sum(axis=1).tolist()]
+        return head + _table(["tokens"], classes, rows) + "".join("\n" + line for line in lines)
+
+    def state(self) -> dict[str, np.ndarray]:
+        _, arrays = self.vectorizer._state()
+        return {**self.stats.state(), **{f"vectorizer.{k}": v for k, v in arrays.items()}}
+
+    def meta(self) -> dict:
+        return {**super().meta(), "vectorizer": self.vectorizer._state()[0]}
+
+    def check(self, n_classes: int) -> None:
+        self.stats.check(n_classes, int(self.vectorizer.n_features))
+
+    def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
+        own = {k: v for k, v in state.items() if not k.startswith("vectorizer.")}
+        super().load_state(own, meta)
+        vectorizer = {k[11:]: v for k, v in state.items() if k.startswith("vectorizer.")}
+        self.vectorizer._load_state(meta["vectorizer"], vectorizer)
+
+
 def feature_log_likelihoods(
     group: ColumnGroup, block: np.ndarray, settings: Settings
 ) -> np.ndarray:
@@ -566,5 +673,6 @@ __all__ = [
     "KernelColumns",
     "PoissonColumns",
     "Settings",
+    "TextColumns",
     "feature_log_likelihoods",
 ]

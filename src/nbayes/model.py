@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import scipy.sparse as sp
 
 from . import columns as groups
 from ._base import NaiveBayesClassifier
@@ -54,7 +55,8 @@ class PreparedTable:
 
     def __init__(self, blocks: list[Any], n_rows: int) -> None:
         self.blocks = blocks
-        self.shape = (n_rows, sum(b.shape[1] for b in blocks))
+        # the width sizes prediction chunks: a sparse (text) block weighs like 16 dense columns
+        self.shape = (n_rows, sum(16 if sp.issparse(b) else b.shape[1] for b in blocks))
 
     def __getitem__(self, rows: slice) -> PreparedTable:
         start, stop, _ = rows.indices(self.shape[0])
@@ -302,8 +304,8 @@ class NaiveBayes(NaiveBayesClassifier):
                 column_groups.append(groups.PoissonColumns(names, n_classes))
             elif family == "kde":
                 column_groups.append(groups.KernelColumns(names, n_classes, self.max_bins))
-            elif family == "text":
-                column_groups.append(self._text_group(names, n_classes))
+            elif family == "text":  # one group per text column: each has its own vectorizer
+                column_groups.extend(groups.TextColumns([name], n_classes) for name in names)
             else:
                 column_groups.append(
                     groups.IntervalColumns(names, n_classes, self.max_bins, family)
@@ -311,9 +313,6 @@ class NaiveBayes(NaiveBayesClassifier):
         self._stats = TableStats(column_groups)
         self.feature_names_in_ = np.asarray([s.name for s in self.schema_], dtype=object)
         self.n_features_in_ = len(self.schema_)
-
-    def _text_group(self, names: list[str], n_classes: int) -> groups.ColumnGroup:
-        raise ValueError("family 'text' is not available in this version of nbayes.")
 
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> PreparedTable:
         """Select the model's columns by name (any order, extra columns ignored) and encode them."""
@@ -469,13 +468,8 @@ class NaiveBayes(NaiveBayesClassifier):
         names, values, densities, rows = [], [], [], []
         by_name = {}
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
-            per_feature = groups.feature_log_likelihoods(group, block, settings)
-            for j, name in enumerate(group.names):
-                by_name[name] = (
-                    group.display(j, block[0, j]),
-                    group.family in ("gaussian", "kde"),
-                    per_feature[j],
-                )
+            for name, shown, log_p in group.explain_row(block, settings):
+                by_name[name] = (shown, group.family in ("gaussian", "kde"), log_p)
         for spec in self.schema_:
             shown, density, log_p = by_name[spec.name]
             names.append(spec.name)

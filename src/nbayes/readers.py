@@ -4,7 +4,7 @@ Formats: CSV, TSV, Parquet and JSON lines, optionally gzip (``.gz``) or Zstandar
 compressed, from a path or ``-`` (standard input). Parsing is Polars'; this module only cuts the
 byte stream into blocks of whole records, so that
 
-* memory holds one block (``chunk_bytes``, 64 MiB by default), whatever the file size;
+* memory holds one block (``chunk_bytes``, 16 MiB by default), whatever the file size;
 * every row keeps its line number, so errors can name it;
 * a CSV row with too many or too few fields is an error naming its line — or, with
   ``skip_bad_rows``, is dropped and counted;
@@ -34,7 +34,7 @@ import polars as pl
 from . import _kernels
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
-CHUNK_BYTES = 64 * 2**20
+CHUNK_BYTES = 16 * 2**20
 #: Rows of the first block from which Polars infers the column types (all rows would be slow).
 INFER_ROWS = 20_000
 _EXTENSIONS = {

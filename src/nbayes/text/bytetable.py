@@ -106,6 +106,33 @@ class ByteTable:
         new.n = self.n
         return new
 
+    def arrays_state(self) -> dict[str, np.ndarray]:
+        """The tokens as two arrays (model files): entry i is arena[offsets[i]:offsets[i+1]]."""
+        return {
+            "offsets": self.offsets[: self.n + 1].copy(),
+            "arena": self.arena[: self.offsets[self.n]].copy(),
+        }
+
+    @classmethod
+    def from_arrays(cls, offsets: np.ndarray, arena: np.ndarray) -> ByteTable:
+        """Rebuild a table from :meth:`arrays_state`, checking the arrays first (a model file
+        is read from outside: inconsistent offsets must not reach the compiled code). Hashes
+        and slots are recomputed, never read."""
+        offsets = np.asarray(offsets)
+        arena = np.asarray(arena)
+        if offsets.ndim != 1 or offsets.shape[0] < 1 or offsets.dtype.kind not in "iu":
+            raise ValueError("a token table's offsets must be a 1-D integer array.")
+        if arena.ndim != 1 or arena.dtype != np.uint8:
+            raise ValueError("a token table's arena must be 1-D bytes.")
+        offsets = offsets.astype(np.int64)
+        if offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != arena.shape[0]:
+            raise ValueError("a token table's offsets do not describe its arena.")
+        n = offsets.shape[0] - 1
+        hashes = _kernels.table_hashes(offsets, arena, n, 0)
+        table = cls.__new__(cls)
+        table.__setstate__({"offsets": offsets, "arena": arena, "hashes": hashes})
+        return table
+
     def __getstate__(self) -> dict:
         # only the used part of the arrays; the slots are rebuilt on load
         return {

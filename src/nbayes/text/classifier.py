@@ -582,6 +582,51 @@ class TextClassifier(ParamsMixin):
                 where.setdefault(i, []).append(token)
         return {int(p): " | ".join(where.get(int(p), [f"#{p}"])) for p in positions}
 
+    # ----------------------------------------------------------------- model files
+    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(JSON metadata, arrays): parameters, the count model's statistics and the
+        vectorizer's (document frequencies, vocabulary or hashed-column names)."""
+        from ..persist import to_json
+
+        self._check_fitted()
+        model_meta, model_arrays = self.model_._to_state()
+        vector_meta, vector_arrays = self.vectorizer_._state()
+        meta = {
+            "params": to_json(self.get_params()),
+            "model": model_meta,
+            "vectorizer": vector_meta,
+        }
+        arrays = {f"model.{k}": v for k, v in model_arrays.items()}
+        arrays.update({f"vectorizer.{k}": v for k, v in vector_arrays.items()})
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> TextClassifier:
+        from ..persist import from_json
+
+        classifier = cls(**from_json(meta["params"]))
+        classifier._check_params()
+        vectorizer = classifier._make_vectorizer()
+        vectorizer._load_state(
+            meta["vectorizer"],
+            {k[11:]: v for k, v in arrays.items() if k.startswith("vectorizer.")},
+        )
+        model = classifier._make_model()
+        model._restore_common(
+            meta["model"], {k[6:]: v for k, v in arrays.items() if k.startswith("model.")}
+        )
+        stats = FeatureSums.from_state(
+            {k[12:]: v for k, v in arrays.items() if k.startswith("model.stats.")}
+        )
+        stats.check(len(model.classes_), model.n_features_in_)
+        if model.n_features_in_ != vectorizer._width:
+            raise ValueError("the model's columns do not match the vectorizer's.")
+        model._stats = stats
+        classifier.vectorizer_, classifier.model_ = vectorizer, model
+        classifier._fit_key = classifier._counting_key()
+        classifier._version = 0
+        return classifier
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_prediction_cache", None)

@@ -490,6 +490,56 @@ class TextVectorizer(ParamsMixin):
         """Names of the output columns (vocabulary mode: the tokens)."""
         return np.asarray(self.column_names(self.selected_columns()), dtype=object)
 
+    # ----------------------------------------------------------------- model files
+    def _state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(JSON counters, arrays) of the fitted statistics; see :mod:`nbayes.persist`."""
+        self._check_fitted()
+        meta = {
+            "n_documents": int(self.n_documents_),
+            "n_invalid_utf8": int(self.n_invalid_utf8_),
+            "n_missing": int(self.n_missing_),
+        }
+        width = self._width
+        arrays = {"df": self._df[:width], "tf": self._tf[:width]}
+        for name in ("vocabulary_", "names_"):
+            table = getattr(self, name, None)
+            if table is not None:
+                arrays.update({f"{name[:-1]}.{k}": v for k, v in table.arrays_state().items()})
+        if self._named is not None:
+            arrays["named"] = self._named
+        return meta, arrays
+
+    def _load_state(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        """Restore :meth:`_state` into a vectorizer built with the same parameters."""
+        from .bytetable import ByteTable
+
+        self._reset()
+        df, tf = (
+            np.asarray(arrays["df"], dtype=np.float64),
+            np.asarray(arrays["tf"], dtype=np.float64),
+        )
+        if df.ndim != 1 or df.shape != tf.shape or np.any(df < 0) or np.any(tf < 0):
+            raise ValueError("document statistics must be two equal 1-D arrays of counts >= 0.")
+        if self.mode == "hashing" and df.shape[0] != int(self.n_features):
+            raise ValueError(f"hashing mode needs {self.n_features} columns, got {df.shape[0]}.")
+        self._df, self._tf = df.copy(), tf.copy()
+        for name in ("vocabulary", "names"):
+            if getattr(self, f"{name}_") is not None:
+                table = ByteTable.from_arrays(arrays[f"{name}.offsets"], arrays[f"{name}.arena"])
+                setattr(self, f"{name}_", table)
+        if self.mode == "vocabulary" and len(self.vocabulary_) > df.shape[0]:
+            raise ValueError("the vocabulary is larger than its statistics.")
+        if self._named is not None:
+            named = np.asarray(arrays["named"])
+            if named.shape != (df.shape[0],) or named.dtype != np.uint8 or np.any(named > 1):
+                raise ValueError("named must mark each hash column with 0 or 1.")
+            self._named = named.copy()
+        self.n_documents_ = int(meta["n_documents"])
+        self.n_invalid_utf8_ = int(meta["n_invalid_utf8"])
+        self.n_missing_ = int(meta["n_missing"])
+        if min(self.n_documents_, self.n_invalid_utf8_, self.n_missing_) < 0:
+            raise ValueError("document counters must be >= 0.")
+
     # ----------------------------------------------------------------- merging
     def merge(self, *others: TextVectorizer) -> TextVectorizer:
         """Add the statistics (and vocabularies) of vectorizers fitted on other documents;
