@@ -22,19 +22,28 @@ from .multinomial import _key
 
 
 def weights(stats: FeatureSums, alpha: float | np.ndarray, norm: bool) -> np.ndarray:
-    """w_{c,t} as a (K, V) array (scikit-learn's ``feature_log_prob_``)."""
+    """w_{c,t} as a (K, V) array (scikit-learn's ``feature_log_prob_``; a view of the (V, K)
+    table that prediction reads)."""
 
     def compute() -> np.ndarray:
-        complement = stats.counts.sum(axis=0) + alpha - stats.counts
+        # built directly in the (V, K) layout the sparse product reads, in place (see
+        # multinomial.log_prob): complement count of t for class c, then log θ̃
+        counts = stats.counts
+        other = counts.sum(axis=0) + alpha  # Σ_k n_{k,t} + α_t
+        logged = np.empty((counts.shape[1], counts.shape[0]))
+        np.subtract(other[:, None], counts.T, out=logged)
+        totals = logged.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+            np.log(logged, out=logged)
+            logged -= np.log(totals)  # log θ̃ = log(complement count) − log(its total)
             if norm:
-                total = logged.sum(axis=1, keepdims=True)
+                total = logged.sum(axis=0)
                 # Σ_t log θ̃ = 0 only when one feature holds all the mass (V = 1): weight 0
-                return np.where(total == 0, 0.0, logged / np.where(total == 0, 1.0, total))
-            return -logged
+                logged /= np.where(total == 0, np.inf, total)
+                return logged
+            return np.negative(logged, out=logged)
 
-    return stats.cached(("complement", _key(alpha), bool(norm)), compute)
+    return stats.cached(("complement", _key(alpha), bool(norm)), compute).T
 
 
 def log_likelihood(

@@ -19,26 +19,34 @@ from .counts import FeatureSums, LogTable
 
 
 def log_prob(stats: FeatureSums, alpha: float | np.ndarray) -> np.ndarray:
-    """log P(t | c) as a (K, V) array (scikit-learn's ``feature_log_prob_``)."""
+    """log P(t | c) as a (K, V) array (scikit-learn's ``feature_log_prob_``; a view of the
+    (V, K) table that prediction reads)."""
 
     def compute() -> np.ndarray:
-        smoothed = stats.counts + alpha
-        total = smoothed.sum(axis=1, keepdims=True)
+        # built directly in the (V, K) layout the sparse product reads, in place: hashed text
+        # tables are large, and each fresh array of that size costs its page faults
+        counts = stats.counts
+        table = np.empty((counts.shape[1], counts.shape[0]))
+        np.add(counts.T, np.asarray(alpha)[..., None] if np.ndim(alpha) else alpha, out=table)
+        total = table.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            table = np.log(smoothed) - np.log(total)
-        empty = total[:, 0] == 0
+            np.log(table, out=table)
+            table -= np.log(total)
+        empty = total == 0
         if empty.any():
-            table[empty] = -np.log(stats.counts.shape[1])
+            table[:, empty] = -np.log(counts.shape[1])
         return table
 
-    return stats.cached(("multinomial", _key(alpha)), compute)
+    return stats.cached(("multinomial", _key(alpha)), compute).T
 
 
 def log_likelihood(
     stats: FeatureSums, X: np.ndarray | sp.csr_array, alpha: float | np.ndarray
 ) -> np.ndarray:
     """Σ_t x_t log P(t | c), shape (rows, K)."""
-    table = stats.cached(("multinomial.T", _key(alpha)), lambda: LogTable(log_prob(stats, alpha).T))
+    table = stats.cached(
+        ("multinomial.table", _key(alpha)), lambda: LogTable(log_prob(stats, alpha).T)
+    )
     return table.apply(X)
 
 
