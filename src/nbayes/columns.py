@@ -188,6 +188,11 @@ class CategoricalColumns(ColumnGroup):
                 f"a categorical column could not be read as it was in fitting "
                 f"({dict(zip(self.names, self.dtypes, strict=True))}): {exc}"
             ) from exc
+        if fitting:  # a column's first batch: learn its values before coding (one pass, not two)
+            for j, name in enumerate(self.names):
+                if not self.vocabularies[j]:
+                    values = casted.get_column(name).drop_nulls().unique(maintain_order=True)
+                    self.vocabularies[j].extend(values.to_list())
         block = self._codes(casted, range(len(self.names)))
         if fitting:
             # values new to a vocabulary come out UNSEEN: add them (in order of appearance)

@@ -113,7 +113,8 @@ class NaiveBayes(NaiveBayesClassifier):
         A category never seen in fitting: skip that column for that row (one warning per
         call, with counts), give it the Lidstone mass of one extra value, or raise.
     missing_values : str, number or list, optional
-        Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``).
+        Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), in every column, the
+        target's included (a row whose label is missing is dropped, with a warning).
     max_int_categories : int, default 20
         Integer columns with at most this many distinct values (in the first batch) are
         categorical; others are continuous.

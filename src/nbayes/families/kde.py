@@ -9,8 +9,10 @@ The bandwidth follows Silverman's rule of thumb (``"silverman"``, the default)
 
     h_c = 0.9 · min(σ_c, IQR_c / 1.34) · W_c^(−1/5)
 
-or Scott's (``"scott"``, h_c = 1.06 σ_c W_c^(−1/5)), with σ_c and the interquartile range of the
-class's values taken from the sketch (exact while it holds the values themselves). A class whose
+or Scott's (``"scott"``, h_c = 1.06 σ_c W_c^(−1/5)), with σ_c (the weighted standard deviation
+with divisor W_c) and the interquartile range (quartiles as the smallest values whose cumulative
+weight reaches 1/4 and 3/4) of the class's values taken from the sketch (exact while it holds the
+values themselves; W_c is the class's total weight). A class whose
 values are all equal gets the feature's pooled bandwidth, and a class that never observed the
 feature uses the density pooled over all classes. A number given as ``bandwidth`` is used as h.
 
