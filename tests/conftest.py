@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -29,3 +31,10 @@ def assert_same_statistics(a, b, rtol: float = 1e-12) -> None:
         assert x.shape == y.shape, name
         scale = max(1.0, float(np.max(np.abs(x), initial=0.0)))
         np.testing.assert_allclose(x, y, rtol=rtol, atol=rtol * scale, err_msg=name)
+
+
+# The same examples on every run: CI must not fail on an example no earlier run saw. (Run with
+# HYPOTHESIS_PROFILE=explore to draw fresh examples.)
+settings.register_profile("repeatable", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None, max_examples=300)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
