@@ -260,3 +260,17 @@ def test_demo_prints_the_seed_figures(capsys):
         assert figure in out
     assert "decision: yes" in out
     assert "accuracy  0.95" in out
+
+
+def test_predict_reads_with_the_models_missing_markers(tmp_path: Path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_text("height,y\n1.5,a\n?,b\n2.5,a\n3.5,b\n4.5,b\n")
+    model_path = tmp_path / "m.nbm"
+    assert run(["fit", path, "--target", "y", "-o", model_path, "--missing", "?"], capsys)[0] == 0
+    assert nbayes.load(model_path).schema_[0].family == "gaussian"  # "?" did not make it text
+    code, out, _ = run(["predict", model_path, path, "--proba"], capsys)  # no --missing here
+    assert code == 0
+    proba = pl.read_csv(out.encode()).select("P(a)", "P(b)").to_numpy()
+    np.testing.assert_allclose(
+        proba[1], np.exp(nbayes.load(model_path).class_log_prior_)
+    )  # missing: the prior

@@ -418,6 +418,16 @@ def command_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _markers(args: argparse.Namespace, model: Any) -> list[str]:
+    """Missing-value markers for reading data for a saved model: those given now, else the
+    ones it was fitted with (so that "?" in a numeric column reads as missing, not as text)."""
+    from .tables import missing_markers
+
+    if args.missing:
+        return list(args.missing)
+    return [str(m) for m in missing_markers(getattr(model, "missing_values", None))]
+
+
 def _load(path: str) -> Any:
     from .persist import load
 
@@ -448,7 +458,7 @@ def _predict_frames(model: Any, reader: Any, proba: bool) -> Iterator[Any]:
 
 def command_predict(args: argparse.Namespace) -> int:
     model = _load(args.model)
-    reader = _reader(args, missing=list(args.missing))
+    reader = _reader(args, missing=_markers(args, model))
     frames = _predict_frames(model, reader, args.proba)
     out = args.output
     if out and Path(out).suffix.lower() in (".parquet", ".pq"):
@@ -493,7 +503,7 @@ def command_evaluate(args: argparse.Namespace) -> int:
     from .readers import DataError
 
     model = _load(args.model)
-    reader = _reader(args, missing=list(args.missing))
+    reader = _reader(args, missing=_markers(args, model))
     accumulator = Accumulator(model.classes_)
     with _progress(reader, "evaluate") as batches:
         for batch in batches:
@@ -529,7 +539,7 @@ def command_explain(args: argparse.Namespace) -> int:
         )
     if args.row < 0:
         raise UsageError("--row must be >= 0.")
-    reader = _reader(args, missing=list(args.missing))
+    reader = _reader(args, missing=_markers(args, model))
     for batch in reader:
         if batch.first_row <= args.row < batch.first_row + batch.frame.height:
             row = batch.frame.slice(args.row - batch.first_row, 1)

@@ -52,7 +52,6 @@ This module imports Dask only inside its functions, and ``import nbayes`` never 
 from __future__ import annotations
 
 import copy
-import pickle
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
@@ -99,8 +98,15 @@ class Partial:
         self.observed = observed
 
     def __sizeof__(self) -> int:
-        # Dask's memory accounting and transfer metrics read sys.getsizeof: report what travels
-        return len(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+        # Dask's memory accounting and transfer metrics read sys.getsizeof: report the bytes of
+        # the statistics, which are what travels
+        size = 256
+        if self.model is not None:
+            size += self.model.class_count_.nbytes
+            size += sum(a.nbytes for a in self.model._stats.state().values())
+        if self.observed is not None:
+            size += self.observed.nbytes
+        return size
 
 
 def _combine_partials(*partials: Partial) -> Partial:
