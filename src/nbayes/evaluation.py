@@ -129,15 +129,6 @@ class Accumulator:
         return Report(self.classes, accuracy, precision, recall, f1, support, loss, confusion)
 
 
-def evaluate(
-    y_true: np.ndarray, y_pred: np.ndarray, classes: np.ndarray, proba: np.ndarray | None = None
-) -> Report:
-    """Compare predictions (and optionally posteriors, columns in ``classes`` order) with truth."""
-    accumulator = Accumulator(classes)
-    accumulator.update(y_true, y_pred, proba)
-    return accumulator.report()
-
-
 def _positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Index of each label in ``classes``, −1 for a label the model does not know."""
     names = classes.astype(str)
