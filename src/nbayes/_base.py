@@ -247,22 +247,11 @@ class NaiveBayesClassifier(ParamsMixin):
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
-            if classes is None:
-                raise ValueError(
-                    f"{self._name}: classes must be passed on the first call to partial_fit "
-                    "(the list of every label that may occur)."
-                )
-        elif classes is not None:
-            given = np.unique(np.asarray(classes))
-            if given.shape != self.classes_.shape or np.any(given != self.classes_):
-                raise ValueError(
-                    f"{self._name}: `classes={given!r}` is not the same as on last call to "
-                    f"partial_fit, was: {self.classes_!r}"
-                )
+        fitted = None if first else self.classes_
+        all_classes = partial_fit_classes(fitted, classes, estimator=self._name)
         array = self._validate_X(X, reset=first)
         labels = check_target(y, array.shape[0], estimator=self._name)
         weight = check_sample_weight(sample_weight, array.shape[0], estimator=self._name)
-        all_classes = np.unique(np.asarray(classes)) if first else self.classes_
         cls = class_index(all_classes, labels, estimator=self._name)
         prepared = self._prepare(array, fitting=True)
         if first:
@@ -501,6 +490,27 @@ class NaiveBayesClassifier(ParamsMixin):
         """log P(c) as the model's prior setting derives it from ``class_count_``."""
         self._check_fitted()
         return self._class_log_prior()
+
+
+def partial_fit_classes(fitted: np.ndarray | None, classes: Any, *, estimator: str) -> np.ndarray:
+    """The classes of a ``partial_fit`` call, scikit-learn's rule: ``classes`` (every label that
+    may occur) is required on the first call (``fitted`` None) and, when given later, must equal
+    the classes already fitted."""
+    if fitted is None:
+        if classes is None:
+            raise ValueError(
+                f"{estimator}: classes must be passed on the first call to partial_fit "
+                "(the list of every label that may occur)."
+            )
+        return np.unique(np.asarray(classes))
+    if classes is not None:
+        given = np.unique(np.asarray(classes))
+        if given.shape != fitted.shape or np.any(given != fitted):
+            raise ValueError(
+                f"{estimator}: `classes={given!r}` is not the same as on last call to "
+                f"partial_fit, was: {fitted!r}"
+            )
+    return fitted
 
 
 def class_index(classes: np.ndarray, labels: np.ndarray, *, estimator: str) -> np.ndarray:

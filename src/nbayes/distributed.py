@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._base import NaiveBayesClassifier, merge
+from ._base import NaiveBayesClassifier, merge, partial_fit_classes
 from ._validation import check_sample_weight, check_target
 from .model import NaiveBayes
 from .schema import ColumnSpec, _kind, infer_schema
@@ -678,22 +678,8 @@ def partial_fit(
     else:
         if target is not None:
             raise TypeError(f"{model._name}.partial_fit takes labels as y, not target=.")
-        if first:
-            if classes is None:
-                raise ValueError(
-                    f"{model._name}: classes must be passed on the first call to partial_fit "
-                    "(the list of every label that may occur)."
-                )
-            known = np.unique(np.asarray(classes))
-        else:
-            known = model.classes_
-            if classes is not None:
-                given = np.unique(np.asarray(classes))
-                if given.shape != known.shape or np.any(given != known):
-                    raise ValueError(
-                        f"{model._name}: `classes={given!r}` is not the same as on last call to "
-                        f"partial_fit, was: {known!r}"
-                    )
+        fitted_classes = None if first else model.classes_
+        known = partial_fit_classes(fitted_classes, classes, estimator=model._name)
         fitted = _fit_estimator(model, X, y, sample_weight, known, split_every)
     if first:
         _adopt(model, fitted)

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import ParamsMixin, class_index
+from .._base import ParamsMixin, class_index, partial_fit_classes
 from .._validation import check_sample_weight, check_target
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, sklearn_compatible
@@ -302,25 +302,12 @@ class TextClassifier(ParamsMixin):
         labels = check_target(y, _length(y), estimator=self._name)
         if first:
             self._check_params()
-            if classes is None:
-                raise ValueError(
-                    f"{self._name}: classes must be passed on the first call to partial_fit "
-                    "(the list of every label that may occur)."
-                )
-            all_classes = np.unique(np.asarray(classes))
-        else:
-            if self._fit_key != self._counting_key():
-                raise ValueError(
-                    f"{self._name}: counting parameters changed since fitting; call fit instead."
-                )
-            all_classes = self.model_.classes_
-            if classes is not None:
-                given = np.unique(np.asarray(classes))
-                if given.shape != all_classes.shape or np.any(given != all_classes):
-                    raise ValueError(
-                        f"{self._name}: `classes={given!r}` is not the same as on last call to "
-                        f"partial_fit, was: {all_classes!r}"
-                    )
+        elif self._fit_key != self._counting_key():
+            raise ValueError(
+                f"{self._name}: counting parameters changed since fitting; call fit instead."
+            )
+        fitted = None if first else self.model_.classes_
+        all_classes = partial_fit_classes(fitted, classes, estimator=self._name)
         class_index(all_classes, labels, estimator=self._name)  # unknown labels: fail early
         self._add(texts, labels, sample_weight, all_classes)
         return self
