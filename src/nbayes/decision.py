@@ -120,7 +120,7 @@ def decide(
     """Index of the Bayes decision per row: MAP for 0-1 loss, minimum conditional risk otherwise."""
     if is_zero_one(loss):
         choice = np.argmax(jll, axis=1)
-        dead = jll.max(axis=1) == -np.inf
+        dead = jll[np.arange(jll.shape[0]), choice] == -np.inf  # the best class is impossible
         if dead.any():
             choice[dead] = int(np.argmax(log_prior))
             if warn:

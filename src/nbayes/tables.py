@@ -130,7 +130,9 @@ def to_frame(
         _check_unique([str(k) for k in X])
         frame = pl.DataFrame([_object_or_array(str(k), v, markers) for k, v in X.items()])
     else:
-        array = np.asarray(X, dtype=object if _has_strings(X) else None)
+        array = np.asarray(X)
+        if array.dtype.kind in "US":  # NumPy made text of mixed values: keep the objects
+            array = np.asarray(X, dtype=object)
         if array.ndim != 2:
             raise ValueError(f"expected a table (2-D), got an array of shape {array.shape}.")
         if columns is None:
@@ -149,11 +151,6 @@ def to_frame(
     ):
         frame = frame.rename(dict(zip(frame.columns, columns, strict=True)))
     return frame
-
-
-def _has_strings(X: Any) -> bool:
-    array = np.asarray(X) if not isinstance(X, np.ndarray) else X
-    return array.dtype.kind in "OUS"
 
 
 def _object_or_array(name: str, values: Any, markers: Sequence[str] = ()) -> pl.Series:
