@@ -17,8 +17,6 @@ The tables are built on first use (about a third of a second) and kept for the l
 
 from __future__ import annotations
 
-import unicodedata
-
 import numpy as np
 
 N_CODE_POINTS = 0x110000
@@ -70,8 +68,3 @@ def tables() -> tuple[np.ndarray, np.ndarray]:
         props |= (back & ~ahead).astype(np.uint8) * CASE_IGNORABLE
         _TABLES = (props, lower)
     return _TABLES
-
-
-def unicode_version() -> str:
-    """The version of the Unicode database the tables are built from."""
-    return unicodedata.unidata_version

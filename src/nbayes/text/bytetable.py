@@ -95,10 +95,6 @@ class ByteTable:
         )  # fmt: skip
         self.update(tuple(arrays), n)
 
-    def hashes_of_entries(self) -> np.ndarray:
-        """MurmurHash3 (seed 0, signed) of every entry, in id order."""
-        return self.hashes[: self.n].copy()
-
     def copy(self) -> ByteTable:
         new = ByteTable.__new__(ByteTable)
         new.slots, new.hashes = self.slots.copy(), self.hashes.copy()
@@ -135,11 +131,7 @@ class ByteTable:
 
     def __getstate__(self) -> dict:
         # only the used part of the arrays; the slots are rebuilt on load
-        return {
-            "offsets": self.offsets[: self.n + 1].copy(),
-            "arena": self.arena[: self.offsets[self.n]].copy(),
-            "hashes": self.hashes[: self.n].copy(),
-        }
+        return {**self.arrays_state(), "hashes": self.hashes[: self.n].copy()}
 
     def __setstate__(self, state: dict) -> None:
         offsets, arena, hashes = state["offsets"], state["arena"], state["hashes"]
