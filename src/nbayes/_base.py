@@ -18,7 +18,6 @@ posteriors or decisions by :mod:`nbayes.decision`. No n × d × K array is ever 
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +26,8 @@ import scipy.sparse as sp
 
 from . import decision
 from ._dispatch import dask_aware
+from ._json import from_json, labels_from_json, labels_to_json, to_json
+from ._params import ParamsMixin
 from ._validation import (
     as_2d,
     check_feature_names,
@@ -52,79 +53,6 @@ def chunk_rows(n_columns: int, n_classes: int) -> int:
 def row_chunks(n_rows: int, size: int) -> Iterator[tuple[int, int]]:
     for start in range(0, n_rows, size):
         yield start, min(n_rows, start + size)
-
-
-class ParamsMixin:
-    """scikit-learn's estimator protocol (get_params, set_params, clone, tags) without importing it.
-
-    The constructor stores its arguments unchanged, so ``sklearn.base.clone`` and grid search
-    work; ``__sklearn_tags__`` imports scikit-learn only when scikit-learn itself asks for it.
-    """
-
-    _accepts_sparse = False
-    _allows_nan = False
-    _positive_only = False
-    _categorical_input = False
-    _poor_score = False
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        signature = inspect.signature(cls.__init__)
-        return sorted(
-            name
-            for name, p in signature.parameters.items()
-            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        )
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters and their current values."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> ParamsMixin:
-        """Set constructor parameters; unknown names raise ValueError."""
-        valid = set(self._param_names())
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(
-                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
-                    f"Valid parameters are: {sorted(valid)!r}."
-                )
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        signature = inspect.signature(type(self).__init__)
-        changed = []
-        for name in self._param_names():
-            default = signature.parameters[name].default
-            value = getattr(self, name, default)
-            same = value is default
-            if not same:
-                try:
-                    same = bool(np.all(value == default)) and type(value) is type(default)
-                except (TypeError, ValueError):
-                    same = False
-            if not same:
-                changed.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(changed)})"
-
-    def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="classifier",
-            target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(poor_score=self._poor_score),
-            input_tags=InputTags(
-                sparse=self._accepts_sparse,
-                allow_nan=self._allows_nan,
-                positive_only=self._positive_only,
-                categorical=self._categorical_input,
-            ),
-        )
-
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "classes_")
 
 
 class NaiveBayesClassifier(ParamsMixin):
@@ -439,7 +367,6 @@ class NaiveBayesClassifier(ParamsMixin):
     # ----------------------------------------------------------------- model files
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """(JSON metadata, numeric arrays) describing the fitted model (see nbayes.persist)."""
-        from .persist import labels_to_json, to_json
 
         names = getattr(self, "feature_names_in_", None)
         meta = {
@@ -455,7 +382,6 @@ class NaiveBayesClassifier(ParamsMixin):
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayesClassifier:
         """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array."""
-        from .persist import from_json
 
         model = cls(**from_json(meta["params"]))
         model._check_params()
@@ -468,7 +394,6 @@ class NaiveBayesClassifier(ParamsMixin):
         return model
 
     def _restore_common(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
-        from .persist import labels_from_json
 
         classes = labels_from_json(meta["classes"])
         count = np.asarray(arrays["class_count"], dtype=np.float64)

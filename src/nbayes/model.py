@@ -500,7 +500,7 @@ class NaiveBayes(NaiveBayesClassifier):
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayes:
-        from .persist import from_json
+        from ._json import from_json
 
         model = cls(**from_json(meta["params"]))
         model._check_params()

@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import ParamsMixin, class_index, partial_fit_classes
+from .._base import class_index, partial_fit_classes
+from .._params import ParamsMixin
 from .._validation import check_sample_weight, check_target
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, sklearn_compatible
@@ -573,7 +574,7 @@ class TextClassifier(ParamsMixin):
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """(JSON metadata, arrays): parameters, the count model's statistics and the
         vectorizer's (document frequencies, vocabulary or hashed-column names)."""
-        from ..persist import to_json
+        from .._json import to_json
 
         self._check_fitted()
         model_meta, model_arrays = self.model_._to_state()
@@ -589,7 +590,7 @@ class TextClassifier(ParamsMixin):
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> TextClassifier:
-        from ..persist import from_json
+        from .._json import from_json
 
         classifier = cls(**from_json(meta["params"]))
         classifier._check_params()

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import ParamsMixin
+from .._params import ParamsMixin
 from ..exceptions import NotFittedError, sklearn_compatible
 from . import _kernels, weighting
 from .bytetable import ByteTable

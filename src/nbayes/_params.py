@@ -1,0 +1,81 @@
+"""scikit-learn's estimator protocol for every nbayes estimator, without importing scikit-learn."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+
+class ParamsMixin:
+    """scikit-learn's estimator protocol (get_params, set_params, clone, tags) without importing it.
+
+    The constructor stores its arguments unchanged, so ``sklearn.base.clone`` and grid search
+    work; ``__sklearn_tags__`` imports scikit-learn only when scikit-learn itself asks for it.
+    """
+
+    _accepts_sparse = False
+    _allows_nan = False
+    _positive_only = False
+    _categorical_input = False
+    _poor_score = False
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name
+            for name, p in signature.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters and their current values."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> ParamsMixin:
+        """Set constructor parameters; unknown names raise ValueError."""
+        valid = set(self._param_names())
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {sorted(valid)!r}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        signature = inspect.signature(type(self).__init__)
+        changed = []
+        for name in self._param_names():
+            default = signature.parameters[name].default
+            value = getattr(self, name, default)
+            same = value is default
+            if not same:
+                try:
+                    same = bool(np.all(value == default)) and type(value) is type(default)
+                except (TypeError, ValueError):
+                    same = False
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(poor_score=self._poor_score),
+            input_tags=InputTags(
+                sparse=self._accepts_sparse,
+                allow_nan=self._allows_nan,
+                positive_only=self._positive_only,
+                categorical=self._categorical_input,
+            ),
+        )
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "classes_")
