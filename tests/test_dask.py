@@ -30,7 +30,7 @@ pd = pytest.importorskip("pandas")
 import cloudpickle  # noqa: E402  (installed with distributed)
 
 import nbayes  # noqa: E402
-from nbayes import columns as groups  # noqa: E402
+from nbayes.families import categorical, intervals, sketch  # noqa: E402
 
 # the workers cannot import this test module: ship its functions by value
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -194,12 +194,12 @@ def assert_same_table_model(a: nbayes.NaiveBayes, b: nbayes.NaiveBayes) -> None:
     assert_same_statistics(a, b)
     settings = a._settings()
     for mine, theirs in zip(a._stats.groups, b._stats.groups, strict=True):
-        if isinstance(mine, groups.CategoricalColumns):
+        if isinstance(mine, categorical.CategoricalColumns):
             assert mine.vocabularies == theirs.vocabularies
-        if isinstance(mine, groups.IntervalColumns):
+        if isinstance(mine, intervals.IntervalColumns):
             for x, y in zip(mine.cuts(settings), theirs.cuts(settings), strict=True):
                 np.testing.assert_array_equal(x, y)
-        if isinstance(mine, groups.SketchColumns):
+        if isinstance(mine, sketch.SketchColumns):
             assert [f.level for f in mine.stats.features] == [
                 f.level for f in theirs.stats.features
             ]

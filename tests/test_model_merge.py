@@ -16,8 +16,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import nbayes
-from nbayes.columns import CategoricalColumns, IntervalColumns, SketchColumns
-from nbayes.families.sketch import EXACT
+from nbayes.families.categorical import CategoricalColumns
+from nbayes.families.intervals import IntervalColumns
+from nbayes.families.sketch import EXACT, SketchColumns
 
 FAMILIES = {
     "colour": "categorical",  # strings

@@ -28,6 +28,7 @@ from . import decision
 from ._dispatch import dask_aware
 from ._json import from_json, labels_from_json, labels_to_json, to_json
 from ._params import ParamsMixin
+from ._state import nest, section
 from ._validation import (
     as_2d,
     check_feature_names,
@@ -376,7 +377,7 @@ class NaiveBayesClassifier(ParamsMixin):
             "feature_names": None if names is None else [str(n) for n in names],
         }
         arrays = {"class_count": self.class_count_}
-        arrays.update({f"stats.{k}": v for k, v in self._stats.state().items()})
+        arrays.update(nest("stats", self._stats.state()))
         return meta, arrays
 
     @classmethod
@@ -386,9 +387,7 @@ class NaiveBayesClassifier(ParamsMixin):
         model = cls(**from_json(meta["params"]))
         model._check_params()
         model._restore_common(meta, arrays)
-        stats = cls._stats_type.from_state(
-            {k[6:]: v for k, v in arrays.items() if k.startswith("stats.")}
-        )
+        stats = cls._stats_type.from_state(section("stats", arrays))
         stats.check(len(model.classes_), model.n_features_in_)
         model._stats = stats
         return model

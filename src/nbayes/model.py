@@ -21,16 +21,20 @@ import numpy as np
 import polars as pl
 import scipy.sparse as sp
 
-from . import columns as groups
+from . import families
 from ._base import NaiveBayesClassifier
 from ._dispatch import dask_aware
+from ._json import from_json, to_json
+from ._state import nest, section
 from ._validation import check_alpha, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning
 from .explain import Explanation
+from .families._group import ColumnGroup, Settings, format_table
 from .families.categorical import UNKNOWN_MODES
+from .families.intervals import IntervalColumns
 from .families.kde import BANDWIDTH_RULES
-from .schema import CONTINUOUS, ColumnSpec, infer_schema
+from .schema import ColumnSpec, infer_schema
 from .tables import apply_missing, missing_markers, to_frame
 
 #: Column value types a model file may name (the schema's dtype for each column).
@@ -66,7 +70,7 @@ class PreparedTable:
 class TableStats:
     """The statistics of every column group of a model, merged group by group."""
 
-    def __init__(self, column_groups: list[groups.ColumnGroup]) -> None:
+    def __init__(self, column_groups: list[ColumnGroup]) -> None:
         self.groups = column_groups
 
     def accumulate(self, table: PreparedTable, cls: np.ndarray, weight: np.ndarray) -> None:
@@ -84,7 +88,7 @@ class TableStats:
     def state(self) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for g, group in enumerate(self.groups):
-            out.update({f"g{g}.{k}": v for k, v in group.state().items()})
+            out.update(nest(f"g{g}", group.state()))
         return out
 
 
@@ -163,8 +167,11 @@ class NaiveBayes(NaiveBayesClassifier):
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
         super()._check_params()
-        if self.continuous not in CONTINUOUS:
-            raise ValueError(f"continuous must be one of {CONTINUOUS}, got {self.continuous!r}.")
+        if self.continuous not in families.continuous_names():
+            raise ValueError(
+                f"continuous must be one of {families.continuous_names()}, "
+                f"got {self.continuous!r}."
+            )
         if self.unknown not in UNKNOWN_MODES:
             raise ValueError(f"unknown must be one of {UNKNOWN_MODES}, got {self.unknown!r}.")
         if isinstance(self.alpha, dict):
@@ -191,8 +198,8 @@ class NaiveBayes(NaiveBayesClassifier):
         else:
             check_positive_number(self.bandwidth, "bandwidth", allow_zero=False)
 
-    def _settings(self) -> groups.Settings:
-        return groups.Settings(
+    def _settings(self) -> Settings:
+        return Settings(
             self.alpha, self.var_smoothing, self.bandwidth, self.bins, self.unknown
         )
 
@@ -210,10 +217,16 @@ class NaiveBayes(NaiveBayesClassifier):
         return (*schema, ("max_bins", self.max_bins))
 
     # ------------------------------------------------------------------ input
+    def _markers(self) -> list[Any]:
+        """The missing-value markers: the fitted model's (``missing_markers_``), or, before a fit,
+        the ``missing_values`` parameter normalised to a list."""
+        fitted = getattr(self, "missing_markers_", None)
+        return missing_markers(self.missing_values) if fitted is None else fitted
+
     def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
         if columns is None and isinstance(X, np.ndarray):
             columns = getattr(self, "_fit_columns", None)
-        markers = missing_markers(self.missing_values)
+        markers = self._markers()
         return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
     def _split_target(
@@ -233,7 +246,7 @@ class NaiveBayes(NaiveBayesClassifier):
         elif y is None:
             raise ValueError("NaiveBayes needs the class labels: pass y, or target='column name'.")
         else:
-            markers = missing_markers(self.missing_values)
+            markers = self._markers()
             labels = (
                 to_frame({"y": y}, markers=markers).get_column("y")
                 if not isinstance(y, pl.Series)
@@ -241,9 +254,7 @@ class NaiveBayes(NaiveBayesClassifier):
             )
             if labels.len() != frame.height:
                 raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
-        labels = apply_missing(
-            labels.to_frame("y"), missing_markers(self.missing_values)
-        ).get_column("y")
+        labels = apply_missing(labels.to_frame("y"), self._markers()).get_column("y")
         return frame, labels
 
     def _drop_missing_target(
@@ -287,29 +298,25 @@ class NaiveBayes(NaiveBayesClassifier):
         self._make_groups(specs, n_classes)
 
     def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:
-        """Create the (empty) column groups of a schema, one group per family."""
+        """Create the (empty) column groups of a schema: one group per family (or per column,
+        for families that keep state per column), each built from the family registry."""
         self.schema_ = specs
         by_family: dict[str, list[ColumnSpec]] = {}
         for spec in self.schema_:
             by_family.setdefault(spec.family, []).append(spec)
-        column_groups: list[groups.ColumnGroup] = []
-        for family, specs in by_family.items():
-            names = [s.name for s in specs]
-            if family == "categorical":
+        column_groups: list[ColumnGroup] = []
+        for name, members in by_family.items():
+            family = families.get(name)
+            parts = [[m] for m in members] if family.per_column else [members]
+            for part in parts:
                 column_groups.append(
-                    groups.CategoricalColumns(names, n_classes, [s.dtype for s in specs])
-                )
-            elif family == "gaussian":
-                column_groups.append(groups.GaussianColumns(names, n_classes))
-            elif family == "poisson":
-                column_groups.append(groups.PoissonColumns(names, n_classes))
-            elif family == "kde":
-                column_groups.append(groups.KernelColumns(names, n_classes, self.max_bins))
-            elif family == "text":  # one group per text column: each has its own vectorizer
-                column_groups.extend(groups.TextColumns([name], n_classes) for name in names)
-            else:
-                column_groups.append(
-                    groups.IntervalColumns(names, n_classes, self.max_bins, family)
+                    family.group(
+                        [m.name for m in part],
+                        n_classes,
+                        family=name,
+                        dtypes=[m.dtype for m in part],
+                        max_bins=self.max_bins,
+                    )
                 )
         self._stats = TableStats(column_groups)
         self.feature_names_in_ = np.asarray([s.name for s in self.schema_], dtype=object)
@@ -345,6 +352,7 @@ class NaiveBayes(NaiveBayesClassifier):
         """
         self._check_params()
         self._fit_columns = None  # a new fit: NumPy columns are not named after an old one's
+        self.missing_markers_ = missing_markers(self.missing_values)
         frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
@@ -378,6 +386,7 @@ class NaiveBayes(NaiveBayesClassifier):
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
+            self.missing_markers_ = missing_markers(self.missing_values)
         frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
@@ -414,8 +423,7 @@ class NaiveBayes(NaiveBayesClassifier):
         table = self._encode(frame, fitting=False)
         unseen: dict[str, int] = {}
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
-            if isinstance(group, groups.CategoricalColumns):
-                unseen.update(group.unseen_counts(block))
+            unseen.update(group.unseen_counts(block))
         if unseen:
             detail = ", ".join(f"{name!r}: {count}" for name, count in unseen.items())
             if self.unknown == "error":
@@ -470,7 +478,7 @@ class NaiveBayes(NaiveBayesClassifier):
         by_name = {}
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
             for name, shown, log_p in group.explain_row(block, settings):
-                by_name[name] = (shown, group.family in ("gaussian", "kde"), log_p)
+                by_name[name] = (shown, families.get(group.family).density, log_p)
         for spec in self.schema_:
             shown, density, log_p = by_name[spec.name]
             names.append(spec.name)
@@ -494,14 +502,13 @@ class NaiveBayes(NaiveBayesClassifier):
         meta["schema"] = [[s.name, s.family, _DTYPE_NAMES[s.dtype]] for s in self.schema_]
         meta["fit_columns"] = list(getattr(self, "_fit_columns", [s.name for s in self.schema_]))
         meta["groups"] = [group.meta() for group in self._stats.groups]
+        meta["missing_markers"] = to_json(list(self._markers()))
         arrays = {"class_count": self.class_count_}
-        arrays.update({f"stats.{k}": v for k, v in self._stats.state().items()})
+        arrays.update(nest("stats", self._stats.state()))
         return meta, arrays
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayes:
-        from ._json import from_json
-
         model = cls(**from_json(meta["params"]))
         model._check_params()
         model._restore_common(meta, arrays)
@@ -512,14 +519,20 @@ class NaiveBayes(NaiveBayesClassifier):
         ]
         model._make_groups(specs, len(model.classes_))
         model._fit_columns = [str(c) for c in meta["fit_columns"]]
+        # files written before the markers were carried as data: the parameter's markers
+        markers = from_json(meta.get("missing_markers", to_json(model._markers())))
+        if not isinstance(markers, list) or not all(
+            isinstance(m, (str, int, float)) for m in markers
+        ):
+            raise ValueError("the missing-value markers must be a list of strings or numbers.")
+        model.missing_markers_ = markers
         if len(meta["groups"]) != len(model._stats.groups):
             raise ValueError("the column groups do not match the schema.")
+        stats = section("stats", arrays)
         for g, (group, group_meta) in enumerate(
             zip(model._stats.groups, meta["groups"], strict=True)
         ):
-            prefix = f"stats.g{g}."
-            state = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-            group.load_state(state, group_meta)
+            group.load_state(section(f"g{g}", stats), group_meta)
             group.check(len(model.classes_))
         return model
 
@@ -532,7 +545,7 @@ class NaiveBayes(NaiveBayesClassifier):
         settings = self._settings()
         out = {}
         for group in self._stats.groups:
-            if isinstance(group, groups.IntervalColumns):
+            if isinstance(group, IntervalColumns):
                 out.update(zip(group.names, (c.copy() for c in group.cuts(settings)), strict=True))
         return out
 
@@ -553,7 +566,7 @@ class NaiveBayes(NaiveBayesClassifier):
         parts = [
             head,
             f"class prior ({self._prior_name()})\n"
-            + groups._table(["P(c)"], self.classes_, [prior.tolist()]),
+            + format_table(["P(c)"], self.classes_, [prior.tolist()]),
         ]
         order = {s.name: i for i, s in enumerate(self.schema_)}
         described = []

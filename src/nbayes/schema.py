@@ -25,9 +25,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-CONTINUOUS = ("gaussian", "kde", "equal-width", "equal-frequency", "mdl")
-FAMILIES = ("categorical", "poisson", *CONTINUOUS, "text")
-NUMERIC_ONLY = (*CONTINUOUS, "poisson")
+from . import families as registry
 
 
 @dataclass(frozen=True)
@@ -37,7 +35,8 @@ class ColumnSpec:
     dtype: pl.DataType
 
 
-def _kind(dtype: pl.DataType) -> str:
+def column_kind(dtype: pl.DataType) -> str:
+    """The kind of a column type: "string", "bool", "int", "float", "null" or "other"."""
     if dtype == pl.Null:
         return "null"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
@@ -66,7 +65,7 @@ def infer_schema(
         raise ValueError(f"families names columns that are not in the data: {unknown}.")
     specs = []
     for name, dtype in frame.schema.items():
-        kind = _kind(dtype)
+        kind = column_kind(dtype)
         column = frame.get_column(name)
         if require_observed and column.null_count() == frame.height:
             raise ValueError(
@@ -74,9 +73,10 @@ def infer_schema(
                 "or check the missing-value markers."
             )
         family = families.get(name)
-        if family is not None and family not in FAMILIES:
+        if family is not None and family not in registry.names():
             raise ValueError(
-                f"unknown family {family!r} for column {name!r}; choose one of {FAMILIES}."
+                f"unknown family {family!r} for column {name!r}; choose one of "
+                f"{registry.names()}."
             )
         if kind == "other":
             raise ValueError(
@@ -98,13 +98,17 @@ def infer_schema(
                 family = "categorical"
             else:
                 family = continuous
-        if family in NUMERIC_ONLY and kind in ("string", "bool"):
+        reads = registry.get(family).reads
+        if kind != "null" and kind not in reads:
+            if reads <= {"int", "float"}:
+                raise ValueError(
+                    f"family {family!r} needs numbers, but column {name!r} holds {kind} values "
+                    f"(e.g. {column.drop_nulls().head(1).to_list()}); use 'categorical' for it."
+                )
+            wanted = "strings" if reads == {"string"} else " or ".join(sorted(reads))
             raise ValueError(
-                f"family {family!r} needs numbers, but column {name!r} holds {kind} values "
-                f"(e.g. {column.drop_nulls().head(1).to_list()}); use 'categorical' for it."
+                f"family {family!r} needs {wanted}, but column {name!r} has type {dtype}."
             )
-        if family == "text" and kind != "string":
-            raise ValueError(f"family 'text' needs strings, but column {name!r} has type {dtype}.")
         specs.append(
             ColumnSpec(
                 name, family, _categorical_dtype(dtype) if family == "categorical" else dtype
@@ -115,7 +119,7 @@ def infer_schema(
 
 def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:
     """The type category values are kept in: strings, booleans, integers or floats."""
-    kind = _kind(dtype)
+    kind = column_kind(dtype)
     if kind == "string":
         return pl.String
     if kind == "bool":
@@ -123,3 +127,6 @@ def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:
     if kind == "int":
         return pl.Int64
     return pl.Float64
+
+
+_kind = column_kind  # nbayes.distributed's name until it moves to column_kind

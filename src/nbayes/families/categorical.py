@@ -23,10 +23,16 @@ of log P(a_jl | c) with one row per (j, l) and one column per class, and a row's
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import polars as pl
 import scipy.sparse as sp
 
 from .. import _kernels
+from ..encoding import CategoricalEncoder
+from ._group import ColumnGroup, Settings, format_table
+from ._registry import Family, register
 
 UNKNOWN_MODES = ("ignore", "smooth", "error")
 
@@ -188,3 +194,94 @@ def _alpha_key(alpha: float | np.ndarray) -> object:
     if isinstance(alpha, np.ndarray):
         return alpha.tobytes()
     return float(alpha)
+
+
+# ---------------------------------------------------------------------- table columns
+class CategoricalColumns(ColumnGroup):
+    """Categorical columns of a table: counting, values of any type, each column with its own
+    vocabulary (kept by a :class:`~nbayes.encoding.CategoricalEncoder`)."""
+
+    family = "categorical"
+
+    def __init__(
+        self,
+        names: list[str],
+        n_classes: int,
+        *,
+        family: str = "categorical",
+        dtypes: list[pl.DataType] | None = None,
+        max_bins: int = 2048,
+    ) -> None:
+        super().__init__(names, n_classes, family=family)
+        self.encoder = CategoricalEncoder(self.names, list(dtypes or [pl.String] * len(names)))
+        self.stats = CategoricalCounts(n_classes, len(names))
+
+    @property
+    def dtypes(self) -> list[pl.DataType]:
+        return self.encoder.dtypes
+
+    @property
+    def vocabularies(self) -> list[list[Any]]:
+        return self.encoder.vocabularies
+
+    def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
+        return self.encoder.unseen_counts(block)
+
+    def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        # every code of a fitting batch is below its vocabulary's size: grow to that, no scan
+        self.stats.grow(self.encoder.sizes())
+        self.stats.accumulate(block, cls, weight, sized=True)
+
+    def merge(self, other: CategoricalColumns, positions: np.ndarray) -> None:
+        """Add ``other``'s counts, translating its category codes into this group's."""
+        mappings = self.encoder.absorb(other.encoder)
+        remapped = CategoricalCounts(other.stats.counts.shape[0], len(self.names))
+        sizes = self.encoder.sizes()
+        self.stats.grow(sizes)
+        remapped.grow(sizes)
+        offsets, other_offsets = remapped.offsets, other.stats.offsets
+        for j, mapping in enumerate(mappings):
+            used = min(mapping.shape[0], int(other.stats.n_categories[j]))
+            remapped.counts[:, offsets[j] + mapping[:used]] = other.stats.counts[
+                :, other_offsets[j] : other_offsets[j] + used
+            ]
+        self.stats.merge(remapped, positions)
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        mode = "smooth" if settings.unknown == "smooth" else "ignore"
+        return self.stats.log_likelihood(block, settings.alpha_for(self.names), mode)[0]
+
+    def display(self, j: int, value: float) -> str:
+        return self.encoder.display(j, value)
+
+    def check(self, n_classes: int) -> None:
+        super().check(n_classes)
+        if self.encoder.sizes().tolist() != self.stats.n_categories.tolist():
+            raise ValueError("category vocabularies do not match the counts.")
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        table, _ = self.stats.log_prob(settings.alpha_for(self.names))
+        offsets = self.stats.offsets
+        parts = []
+        for j, name in enumerate(self.names):
+            values = self.vocabularies[j]
+            order = sorted(range(len(values)), key=lambda i: str(values[i]))
+            rows = [np.exp(table[offsets[j] + i]).tolist() for i in order]
+            lam = settings.alpha_for(self.names)
+            lam = lam if np.ndim(lam) == 0 else lam[j]
+            parts.append(
+                f"{name}  (categorical, P(value | class), λ = {lam:g})\n"
+                + format_table([str(values[i]) for i in order], classes, rows)
+            )
+        return "\n\n".join(parts)
+
+
+register(
+    Family(
+        "categorical",
+        rank=0,
+        reads=frozenset({"string", "bool", "int", "float"}),
+        group=CategoricalColumns,
+        summary="counting: P(value | class) with Lidstone smoothing",
+    )
+)

@@ -23,10 +23,14 @@ from zero (|x| ≫ σ) do not lose digits to cancellation.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
 from .._kernels import _JIT
+from ._group import ColumnGroup, Settings, format_table
+from ._registry import Family, register
 
 
 @numba.njit(**_JIT)
@@ -239,3 +243,42 @@ class GaussianMoments:
         else:
             out += constant_sum
         return out
+
+
+# ---------------------------------------------------------------------- table columns
+class GaussianColumns(ColumnGroup):
+    """Numeric columns of a table with a Gaussian density per class, Chan-merged moments."""
+
+    family = "gaussian"
+
+    def __init__(self, names: list[str], n_classes: int, **options: Any) -> None:
+        super().__init__(names, n_classes, **options)
+        self.stats = GaussianMoments(n_classes, len(names))
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        return self.stats.log_likelihood(block, settings.var_smoothing)
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        theta, var = self.stats.theta_var(settings.var_smoothing)
+        parts = []
+        for j, name in enumerate(self.names):
+            parts.append(
+                f"{name}  (gaussian)\n"
+                + format_table(
+                    ["mean", "sd"], classes, [theta[:, j].tolist(), np.sqrt(var[:, j]).tolist()]
+                )
+            )
+        return "\n\n".join(parts)
+
+
+register(
+    Family(
+        "gaussian",
+        rank=20,
+        reads=frozenset({"int", "float"}),
+        group=GaussianColumns,
+        continuous=True,
+        density=True,
+        summary="a normal density per class (mean and variance)",
+    )
+)

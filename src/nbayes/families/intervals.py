@@ -29,9 +29,14 @@ resolution is the grid width 2^e, reported on the fitted model.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from .sketch import EXACT, FeatureSketch
+from ._group import Settings, format_number, format_table
+from ._registry import Family, register
+from .categorical import CategoricalCounts
+from .sketch import EXACT, FeatureSketch, SketchColumns
 
 METHODS = ("equal-width", "equal-frequency", "mdl")
 
@@ -129,3 +134,75 @@ def interval_of(x: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     index = np.searchsorted(cuts, x, side="left").astype(np.float64)
     index[np.isnan(x)] = np.nan
     return index
+
+
+# ---------------------------------------------------------------------- table columns
+class IntervalColumns(SketchColumns):
+    """Numeric columns of a table discretised into intervals (equal-width, equal-frequency,
+    MDL): cut points derived from the sketch, then counting as for categories."""
+
+    def cuts(self, settings: Settings) -> list[np.ndarray]:
+        return self.stats.cached(
+            ("cuts", self.family, settings.bins),
+            lambda: [cut_points(f, self.family, settings.bins) for f in self.stats.features],
+        )
+
+    def counts(self, settings: Settings) -> CategoricalCounts:
+        def build() -> CategoricalCounts:
+            cuts = self.cuts(settings)
+            tables = [
+                interval_counts(f, c) for f, c in zip(self.stats.features, cuts, strict=True)
+            ]
+            stats = CategoricalCounts(tables[0].shape[0], len(tables))
+            stats.grow(np.array([t.shape[1] for t in tables]))
+            stats.counts = np.concatenate(tables, axis=1)
+            return stats
+
+        return self.stats.cached(("interval-counts", self.family, settings.bins), build)
+
+    def codes(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        cuts = self.cuts(settings)
+        return np.column_stack([interval_of(block[:, j], c) for j, c in enumerate(cuts)])
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        codes = self.codes(block, settings)
+        return self.counts(settings).log_likelihood(codes, settings.alpha_for(self.names))[0]
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        counts = self.counts(settings)
+        table, _ = counts.log_prob(settings.alpha_for(self.names))
+        offsets = counts.offsets
+        parts = []
+        for j, (name, cuts) in enumerate(zip(self.names, self.cuts(settings), strict=True)):
+            edges = [-np.inf, *cuts.tolist(), np.inf]
+            labels = [
+                f"({format_number(a)}, {format_number(b)}]".replace("(-inf", "(-∞").replace(
+                    "inf]", "∞)"
+                )
+                for a, b in itertools.pairwise(edges)
+            ]
+            rows = [np.exp(table[offsets[j] + i]).tolist() for i in range(len(labels))]
+            shown_cuts = ", ".join(format_number(c) for c in cuts) or "none (one interval)"
+            parts.append(
+                f"{name}  ({self.family} intervals, {self.resolution(j)}); "
+                f"cut points: {shown_cuts}\n" + format_table(labels, classes, rows)
+            )
+        return "\n\n".join(parts)
+
+
+_SUMMARIES = {
+    "equal-width": "intervals of equal width, then counting",
+    "equal-frequency": "intervals of equal weight, then counting",
+    "mdl": "supervised intervals (Fayyad & Irani's MDL), then counting",
+}
+for _rank, _method in enumerate(METHODS, start=40):
+    register(
+        Family(
+            _method,
+            rank=_rank,
+            reads=frozenset({"int", "float"}),
+            group=IntervalColumns,
+            continuous=True,
+            summary=_SUMMARIES[_method],
+        )
+    )

@@ -30,7 +30,9 @@ import numba
 import numpy as np
 
 from .._kernels import _JIT
-from .sketch import FeatureSketch
+from ._group import Settings, format_table
+from ._registry import Family, register
+from .sketch import FeatureSketch, SketchColumns
 
 BANDWIDTH_RULES = ("silverman", "scott")
 _DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
@@ -157,3 +159,47 @@ class KernelDensity:
             self.log_norm,
             out,
         )
+
+
+# ---------------------------------------------------------------------- table columns
+class KernelColumns(SketchColumns):
+    """Numeric columns of a table with a kernel density per class (Weka's -K)."""
+
+    family = "kde"
+
+    def densities(self, settings: Settings) -> list[KernelDensity]:
+        return self.stats.cached(
+            ("kde", settings.bandwidth),
+            lambda: [KernelDensity(f, settings.bandwidth) for f in self.stats.features],
+        )
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        out = np.zeros((block.shape[0], self.stats.features[0].n_classes))
+        for j, density in enumerate(self.densities(settings)):
+            density.add_log_density(block[:, j], out)
+        return out
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        parts = []
+        for j, (name, density) in enumerate(zip(self.names, self.densities(settings), strict=True)):
+            kernels = np.diff(density.offsets).astype(float).tolist()
+            parts.append(
+                f"{name}  (kernel density, {settings.bandwidth} bandwidth, {self.resolution(j)})\n"
+                + format_table(
+                    ["kernels", "bandwidth"], classes, [kernels, density.bandwidth.tolist()]
+                )
+            )
+        return "\n\n".join(parts)
+
+
+register(
+    Family(
+        "kde",
+        rank=30,
+        reads=frozenset({"int", "float"}),
+        group=KernelColumns,
+        continuous=True,
+        density=True,
+        summary="a kernel density per class",
+    )
+)

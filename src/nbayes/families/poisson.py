@@ -16,10 +16,15 @@ Missing values (NaN, dense input) are skipped: they add neither the rate nor the
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from ..encoding import NumericEncoder
+from ._group import ColumnGroup, Settings, format_table
+from ._registry import Family, register
 from .counts import FeatureSums, LogTable, is_sparse, matmul
 from .multinomial import _key
 
@@ -62,3 +67,37 @@ def log_likelihood(
     out -= matmul(present.astype(np.float64), rate)
     out -= gammaln(values + 1.0).sum(axis=1, keepdims=True)
     return out
+
+
+# ---------------------------------------------------------------------- table columns
+class PoissonColumns(ColumnGroup):
+    """Count columns of a table: rate λ_{c,j} = (Σ x + α) / (N_{c,j} + α) over observed values."""
+
+    family = "poisson"
+
+    def __init__(self, names: list[str], n_classes: int, **options: Any) -> None:
+        super().__init__(names, n_classes, **options)
+        self.encoder = NumericEncoder(self.names, self.family, nonnegative=True)
+        self.stats = FeatureSums(n_classes, len(names), track_observed=True)
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        alpha = settings.alpha_for(self.names)
+        return log_likelihood(self.stats, block, np.zeros(0), alpha)
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        rate = rates(self.stats, np.zeros(0), settings.alpha_for(self.names))
+        return "\n\n".join(
+            f"{name}  (poisson)\n" + format_table(["rate"], classes, [rate[:, j].tolist()])
+            for j, name in enumerate(self.names)
+        )
+
+
+register(
+    Family(
+        "poisson",
+        rank=10,
+        reads=frozenset({"int", "float"}),
+        group=PoissonColumns,
+        summary="counts: a Poisson rate per class",
+    )
+)

@@ -18,7 +18,12 @@ distributed training therefore agree with a single fit.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
+
+from ._group import ColumnGroup
 
 EXACT = np.iinfo(np.int64).min  # grid level meaning "keys are the exact values"
 
@@ -224,3 +229,19 @@ class ValueSketches:
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
+
+
+# ---------------------------------------------------------------------- table columns
+class SketchColumns(ColumnGroup):
+    """Base of the table columns summarised by value sketches (kernel densities, intervals)."""
+
+    def __init__(self, names: list[str], n_classes: int, *, max_bins: int = 2048, **options: Any):
+        super().__init__(names, n_classes, **options)
+        self.stats = ValueSketches(n_classes, len(names), max_bins)
+
+    def resolution(self, j: int) -> str:
+        """How exactly column j's sketch holds its values, in words."""
+        level = self.stats.features[j].level
+        if level == EXACT:
+            return "exact values"
+        return f"values pooled on a grid of width {math.ldexp(1.0, int(level)):g}"

@@ -41,7 +41,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._base import class_index, partial_fit_classes
+from .._json import from_json, to_json
 from .._params import ParamsMixin
+from .._state import nest, section
 from .._validation import check_sample_weight, check_target
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, sklearn_compatible
@@ -574,8 +576,6 @@ class TextClassifier(ParamsMixin):
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """(JSON metadata, arrays): parameters, the count model's statistics and the
         vectorizer's (document frequencies, vocabulary or hashed-column names)."""
-        from .._json import to_json
-
         self._check_fitted()
         model_meta, model_arrays = self.model_._to_state()
         vector_meta, vector_arrays = self.vectorizer_._state()
@@ -584,28 +584,22 @@ class TextClassifier(ParamsMixin):
             "model": model_meta,
             "vectorizer": vector_meta,
         }
-        arrays = {f"model.{k}": v for k, v in model_arrays.items()}
-        arrays.update({f"vectorizer.{k}": v for k, v in vector_arrays.items()})
+        arrays = {**nest("model", model_arrays), **nest("vectorizer", vector_arrays)}
         return meta, arrays
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> TextClassifier:
-        from .._json import from_json
-
         classifier = cls(**from_json(meta["params"]))
         classifier._check_params()
         vectorizer = classifier._make_vectorizer()
         vectorizer._load_state(
             meta["vectorizer"],
-            {k[11:]: v for k, v in arrays.items() if k.startswith("vectorizer.")},
+            section("vectorizer", arrays),
         )
         model = classifier._make_model()
-        model._restore_common(
-            meta["model"], {k[6:]: v for k, v in arrays.items() if k.startswith("model.")}
-        )
-        stats = FeatureSums.from_state(
-            {k[12:]: v for k, v in arrays.items() if k.startswith("model.stats.")}
-        )
+        model_arrays = section("model", arrays)
+        model._restore_common(meta["model"], model_arrays)
+        stats = FeatureSums.from_state(section("stats", model_arrays))
         stats.check(len(model.classes_), model.n_features_in_)
         if model.n_features_in_ != vectorizer._width:
             raise ValueError("the model's columns do not match the vectorizer's.")

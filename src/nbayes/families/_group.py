@@ -1,0 +1,208 @@
+"""The protocol every family's statistics and column group follow.
+
+A **statistics** object (:class:`Statistics`) is a commutative monoid of per-class sufficient
+statistics: ``stats(A ∪ B) = stats(A) ⊕ stats(B)``. It can
+
+* ``accumulate(block, cls, weight)`` one batch of encoded values (rows × columns) with each
+  row's class index and weight;
+* ``merge(other, positions)`` another's statistics, its class k landing on ``positions[k]``;
+* ``reindex_classes(positions, n_classes)`` when the class list grows;
+* ``state()`` → named arrays for model files, ``from_state(arrays)`` back, and ``check``
+  those arrays against the model's shape before anything is computed from them.
+
+A **column group** (:class:`ColumnGroup`) holds the statistics of all the columns of one family in
+one table model, and the maths on them: ``log_likelihood(block, settings)`` → Σ_j log P(x_j | c)
+of each row over the group's observed columns, shape (rows, K); ``describe`` for ``summary()``.
+Turning table columns into blocks is the job of its **encoder** (:mod:`nbayes.encoding`), so the
+group itself holds only statistics and maths. A missing value (NaN in a block) contributes
+nothing, in fitting and in prediction, in every family.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Protocol
+
+import numpy as np
+import polars as pl
+
+from ..encoding import NumericEncoder
+from ..exceptions import UnseenCategoryWarning
+
+
+class Statistics(Protocol):
+    """Mergeable per-class sufficient statistics of one family (see the module docstring)."""
+
+    def accumulate(self, block: Any, cls: np.ndarray, weight: np.ndarray) -> None: ...
+
+    def merge(self, other: Any, positions: np.ndarray) -> None: ...
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None: ...
+
+    def state(self) -> dict[str, np.ndarray]: ...
+
+    def check(self, n_classes: int, n_features: int) -> None: ...
+
+
+class Settings:
+    """The model parameters the families read when deriving their parameters."""
+
+    def __init__(
+        self,
+        alpha: float | dict[str, float],
+        var_smoothing: float,
+        bandwidth: str | float,
+        bins: int,
+        unknown: str,
+    ) -> None:
+        self.alpha = alpha
+        self.var_smoothing = var_smoothing
+        self.bandwidth = bandwidth
+        self.bins = bins
+        self.unknown = unknown
+
+    def alpha_for(self, names: list[str]) -> float | np.ndarray:
+        """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""
+        if isinstance(self.alpha, dict):
+            return np.array([float(self.alpha.get(n, 1.0)) for n in names])
+        return float(self.alpha)
+
+
+class ColumnGroup:
+    """The columns ``names`` of one family in a table model: statistics and maths.
+
+    Subclasses set ``stats`` (a :class:`Statistics`) and implement ``log_likelihood`` and
+    ``describe``; they override ``encoder`` when the columns are not plain numbers.
+    """
+
+    family = ""
+
+    def __init__(
+        self,
+        names: list[str],
+        n_classes: int,
+        *,
+        family: str = "",
+        dtypes: list[pl.DataType] | None = None,
+        max_bins: int = 2048,
+    ) -> None:
+        self.names = list(names)
+        if family:
+            self.family = family
+        self.encoder = NumericEncoder(self.names, self.family)
+
+    # ------------------------------------------------------------------ data → statistics
+    def encode(self, frame: pl.DataFrame, *, fitting: bool) -> Any:
+        """The group's columns of ``frame`` as the block its statistics read."""
+        return self.encoder.encode(frame, fitting=fitting)
+
+    def accumulate(self, block: Any, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.accumulate(block, cls, weight)
+
+    def merge(self, other: ColumnGroup, positions: np.ndarray) -> None:
+        self.stats.merge(other.stats, positions)
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.stats.reindex_classes(positions, n_classes)
+
+    # ------------------------------------------------------------------ maths
+    def log_likelihood(self, block: Any, settings: Settings) -> np.ndarray:
+        """Σ_j log P(x_j | c) over the group's observed columns, shape (rows, K)."""
+        raise NotImplementedError
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        """The fitted conditionals of each column, as text blocks separated by blank lines."""
+        raise NotImplementedError
+
+    def unseen_counts(self, block: Any) -> dict[str, int]:
+        """Per column, how many values of a block were never seen in fitting (categories)."""
+        return {}
+
+    def display(self, j: int, value: float) -> str:
+        """An encoded value of column j as a person would write it."""
+        return "missing" if value != value else format_value(value)
+
+    def explain_row(
+        self, block: Any, settings: Settings
+    ) -> list[tuple[str, str, np.ndarray]]:
+        """(column, value as shown, log P(x_j | c) per class; NaN if missing) for a one-row
+        block, column by column."""
+        per_feature = feature_log_likelihoods(self, block, settings)
+        return [
+            (name, self.display(j, block[0, j]), per_feature[j])
+            for j, name in enumerate(self.names)
+        ]
+
+    # ------------------------------------------------------------------ model files
+    def state(self) -> dict[str, np.ndarray]:
+        """The arrays of the group's statistics (model files)."""
+        return self.stats.state()
+
+    def meta(self) -> dict:
+        """JSON for the rest: the family, the columns and what the encoder learnt."""
+        return {"family": self.family, "names": list(self.names), **self.encoder.meta()}
+
+    def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
+        if meta.get("family") != self.family or list(meta.get("names", [])) != self.names:
+            raise ValueError(f"column group {self.names} does not match the schema.")
+        self.stats = type(self.stats).from_state(state)
+        self.encoder.load_meta(meta)
+
+    def check(self, n_classes: int) -> None:
+        """Check loaded statistics against the model's shape before anything uses them."""
+        self.stats.check(n_classes, len(self.names))
+
+
+def feature_log_likelihoods(
+    group: ColumnGroup, block: np.ndarray, settings: Settings
+) -> np.ndarray:
+    """log P(x_j | c) of one row for each column j of a group, shape (d, K); NaN where missing.
+
+    Each column is scored alone (the others set missing), which reuses the group's own
+    log-likelihood and so cannot disagree with it.
+    """
+    d = block.shape[1]
+    rows = []
+    for j in range(d):
+        if block[0, j] != block[0, j]:
+            rows.append(None)
+            continue
+        alone = np.full((1, d), np.nan)
+        alone[0, j] = block[0, j]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnseenCategoryWarning)
+            rows.append(group.log_likelihood(alone, settings)[0])
+    # K columns even when every value is missing (the log-likelihood of an empty row is 0 · K)
+    width = group.log_likelihood(np.full((1, d), np.nan), settings).shape[1]
+    out = np.full((d, width), np.nan)
+    for j, r in enumerate(rows):
+        if r is not None:
+            out[j] = r
+    return out
+
+
+# ---------------------------------------------------------------------- display
+def format_number(value: float) -> str:
+    """A fitted figure in a summary table: 0.125, 73, 1.2e+07."""
+    return f"{value:.3f}" if abs(value) < 1e5 else f"{value:.4g}"
+
+
+def format_value(value: float) -> str:
+    """A data value as a person would write it: 35, 2.5, 1e+07."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"
+
+
+def format_table(
+    row_names: list[str], classes: np.ndarray, rows: list[list[float]], indent: str = "  "
+) -> str:
+    """Rows of per-class figures under a header of class labels."""
+    width = max([len(str(c)) for c in classes] + [9])
+    label_width = max([len(r) for r in row_names] + [1])
+    lines = [indent + " " * label_width + "".join(f"  {c!s:>{width}}" for c in classes)]
+    for name, values in zip(row_names, rows, strict=True):
+        lines.append(
+            indent
+            + f"{name:<{label_width}}"
+            + "".join(f"  {format_number(v):>{width}}" for v in values)
+        )
+    return "\n".join(lines)
