@@ -16,14 +16,7 @@ import scipy.sparse as sp
 
 import nbayes
 
-ALL = [
-    nbayes.GaussianNB,
-    nbayes.MultinomialNB,
-    nbayes.ComplementNB,
-    nbayes.BernoulliNB,
-    nbayes.CategoricalNB,
-    nbayes.PoissonNB,
-]
+ALL = list(nbayes.ESTIMATORS)
 DISCRETE = [c for c in ALL if c is not nbayes.GaussianNB]
 NAN_REJECTING = [nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.BernoulliNB, nbayes.PoissonNB]
 NAN_ACCEPTING = [nbayes.GaussianNB, nbayes.CategoricalNB]

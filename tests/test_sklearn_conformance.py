@@ -22,14 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import nbayes
 
-ESTIMATORS = [
-    nbayes.GaussianNB,
-    nbayes.MultinomialNB,
-    nbayes.ComplementNB,
-    nbayes.BernoulliNB,
-    nbayes.CategoricalNB,
-    nbayes.PoissonNB,
-]
+ESTIMATORS = list(nbayes.ESTIMATORS)
 NAMES = [c.__name__ for c in ESTIMATORS]
 
 # scikit-learn feeds CategoricalNB random floats as category codes in these two checks and expects

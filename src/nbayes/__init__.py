@@ -8,6 +8,7 @@ same model as one fit on all the rows.
 """
 
 from ._base import merge
+from ._catalog import ESTIMATORS, MODELS
 from .bayes import bayes_rule, total_probability
 from .estimators import (
     BernoulliNB,
@@ -40,6 +41,8 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "ESTIMATORS",
+    "MODELS",
     "DataConversionWarning",
     "Explanation",
     "GaussianNB",

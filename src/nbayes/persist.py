@@ -33,6 +33,7 @@ from safetensors import SafetensorError
 from safetensors.numpy import load as load_arrays
 from safetensors.numpy import save as save_arrays
 
+from ._catalog import MODELS
 from .exceptions import ModelFileError
 
 MAGIC = b"NBAYES\x00\x01"
@@ -44,24 +45,8 @@ MAX_HEADER_BYTES = 256 * 2**20
 
 # ---------------------------------------------------------------------- files
 def _registry() -> dict[str, type]:
-    from . import estimators, model
-
-    classes = [
-        estimators.CategoricalNB,
-        estimators.GaussianNB,
-        estimators.MultinomialNB,
-        estimators.ComplementNB,
-        estimators.BernoulliNB,
-        estimators.PoissonNB,
-        model.NaiveBayes,
-    ]
-    try:
-        from . import text
-
-        classes.append(text.TextClassifier)
-    except (ImportError, AttributeError):
-        pass
-    return {cls.__name__: cls for cls in classes}
+    """Model classes by the name a model file records."""
+    return {cls.__name__: cls for cls in MODELS}
 
 
 def dumps(model: Any) -> bytes:
