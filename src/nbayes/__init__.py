@@ -38,11 +38,11 @@ from .text import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ESTIMATORS",
+    "MODELS",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
-    "ESTIMATORS",
-    "MODELS",
     "DataConversionWarning",
     "Explanation",
     "GaussianNB",

@@ -57,10 +57,18 @@ def row_chunks(n_rows: int, size: int) -> Iterator[tuple[int, int]]:
 
 
 class NaiveBayesClassifier(ParamsMixin):
-    """Base of the per-family estimators (CategoricalNB, GaussianNB, MultinomialNB, …).
+    """Base of every nbayes classifier (CategoricalNB, GaussianNB, …, NaiveBayes, and the
+    models whose features depend on each other).
 
     Subclasses provide ``_new_stats``, ``_prepare`` (validated X → what the family takes),
-    ``_log_likelihood`` (a chunk's Σ_j log P(x_j|c)), ``_prior_spec`` and ``_merge_key``.
+    ``_log_likelihood``, ``_prior_spec`` and ``_merge_key``.
+
+    The seam for models beyond the independence assumption: ``_log_likelihood(X)`` may return
+    **any** log P(x | c) of each row of a chunk, shape (rows, K) — Σ_j log P(x_j | c) for naive
+    Bayes, a mixture over super-parents for AODE, a product along a tree for TAN and k-DB. This
+    class adds log P(c) (so ``class_prior`` and ``priors=`` work for every model), normalises by
+    log-sum-exp and takes MAP or minimum-risk decisions, chunk by chunk; it never assumes the
+    log-likelihood is a sum over features.
     """
 
     _estimator_type = "classifier"
