@@ -274,3 +274,23 @@ def test_predict_reads_with_the_models_missing_markers(tmp_path: Path, capsys):
     np.testing.assert_allclose(
         proba[1], np.exp(nbayes.load(model_path).class_log_prior_)
     )  # missing: the prior
+
+
+def test_help_imports_no_command_module():
+    """The parser alone answers --help; a command's module is imported only when it runs."""
+    code = (
+        "import sys\n"
+        "from nbayes.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "names = ('fit', 'predict', 'evaluate', 'explain', 'inspect', 'cv', 'demo')\n"
+        "print(sorted(n for n in names if 'nbayes.cli.' + n in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip().endswith("[]")
+    result = subprocess.run(
+        [sys.executable, "-m", "nbayes.cli", "inspect", "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and "usage: nbayes inspect" in result.stdout

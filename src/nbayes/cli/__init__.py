@@ -1,0 +1,64 @@
+"""The ``nbayes`` command line: fit, predict, evaluate, explain, inspect, cv, demo.
+
+One module per command (``fit.py``, ``predict.py``, …, each with ``run(args) -> int``), imported
+only when its command runs; the parser (``_parser.py``, built from the argument groups in
+``_args.py``) imports nothing heavy, so ``nbayes --help`` stays quick. Shared parts: reading data
+for a command (``_reading.py``), building a model from the options (``_models.py``), writing
+results (``_output.py``).
+
+``fit``, ``predict`` and ``evaluate`` stream the data in chunks through the model's mergeable
+statistics, so memory is bounded by the chunk size, not the file size. A progress bar (rows,
+MB/s, ETA) goes to standard error when it is a terminal; results go to standard output or files.
+
+Exit codes: 0 success; 2 usage error; 1 data or model error, reported on one line that names the
+file, line and column. ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import warnings
+
+from ..exceptions import ModelFileError
+from ._args import UsageError
+from ._parser import COMMANDS, build_parser
+
+__all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one plain line on stderr, without Python's file:line prefix."""
+    print(f"nbayes: warning: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit code (0, 1 data or model error, 2 usage error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.debug:
+        warnings.showwarning = _show_warning
+    try:
+        command = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
+        return command.run(args)
+    except UsageError as error:
+        if args.debug:
+            raise
+        parser.print_usage(sys.stderr)
+        print(f"nbayes: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): stop quietly, like other tools
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (ValueError, TypeError, OSError, KeyError, ModelFileError) as error:
+        if args.debug:
+            raise
+        message = " ".join(str(error).split())
+        print(f"nbayes: error: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("nbayes: interrupted", file=sys.stderr)
+        return 130

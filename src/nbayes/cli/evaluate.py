@@ -1,0 +1,33 @@
+"""``nbayes evaluate``: a saved model's figures on labelled data, streamed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..evaluation import Accumulator
+from ..readers import DataError
+from ._reading import load_model, located, markers_for, open_reader, progress, require_target
+
+
+def run(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    reader = open_reader(args, missing=markers_for(args, model))
+    accumulator = Accumulator(model.classes_)
+    with progress(reader, "evaluate") as batches:
+        for batch in batches:
+            target = require_target(reader.path, args.target, batch.frame.columns)
+            truth = batch.frame.get_column(target)
+            labelled = truth.is_not_null()
+            frame = batch.frame.filter(labelled)
+            try:
+                proba = model.predict_proba(frame)
+                predicted = model.predict(frame)
+            except ValueError as error:
+                raise located(error, reader, batch) from error
+            accumulator.update(truth.filter(labelled).to_numpy(), predicted, proba)
+    if accumulator.n == 0:
+        raise DataError(reader.path, "there are no labelled rows to evaluate on.")
+    report = accumulator.report()
+    print(json.dumps(report.as_dict(), indent=2) if args.json else report.format())
+    return 0
