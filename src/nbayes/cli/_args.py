@@ -11,16 +11,16 @@ class UsageError(Exception):
 
 def family_names() -> tuple[str, ...]:
     """Every likelihood family a column may be given (``--family COL=FAMILY``)."""
-    from ..schema import FAMILIES
+    from .. import families
 
-    return tuple(FAMILIES)
+    return families.names()
 
 
 def continuous_family_names() -> tuple[str, ...]:
     """The families that ``--continuous`` may give every numeric column."""
-    from ..schema import CONTINUOUS
+    from .. import families
 
-    return tuple(CONTINUOUS)
+    return families.continuous_names()
 
 
 def column_family(text: str) -> tuple[str, str]:

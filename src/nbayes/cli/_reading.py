@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..readers import Batch, DataError, TableReader, read_ahead
-from ..tables import missing_markers
 
 
 def open_reader(
@@ -78,10 +77,7 @@ def located(error: Exception, reader: TableReader, batch: Batch) -> Exception:
 
 def fitted_markers(model: Any) -> list[str]:
     """The missing-value markers a fitted model was fitted with, as strings."""
-    markers = getattr(model, "missing_markers_", None)
-    if markers is None:  # models from before missing_markers_: the constructor parameter
-        markers = missing_markers(getattr(model, "missing_values", None))
-    return [str(m) for m in markers]
+    return [str(m) for m in getattr(model, "missing_markers_", [])]
 
 
 def markers_for(args: argparse.Namespace, model: Any) -> list[str]:
