@@ -34,6 +34,14 @@ from .families._group import ColumnGroup, Settings, format_table
 from .families.categorical import UNKNOWN_MODES
 from .families.intervals import IntervalColumns
 from .families.kde import BANDWIDTH_RULES
+from .labels import (
+    check_classes,
+    keep_labelled,
+    matches,
+    no_labelled_rows,
+    split_target,
+    warn_dropped,
+)
 from .schema import ColumnSpec, infer_schema
 from .tables import apply_missing, missing_markers, to_frame
 
@@ -231,57 +239,23 @@ class NaiveBayes(NaiveBayesClassifier):
 
     def _split_target(
         self, frame: pl.DataFrame, y: Any, target: str | None
-    ) -> tuple[pl.DataFrame, np.ndarray]:
-        if target is None and isinstance(y, str):
-            target, y = y, None
-        elif target is not None and y is not None:
-            raise ValueError("give the class labels once: as y or as target='column', not both.")
-        if target is not None:
-            if target not in frame.columns:
-                raise ValueError(
-                    f"target column {target!r} is not in the data (columns: {frame.columns})."
-                )
-            labels = frame.get_column(target)
-            frame = frame.drop(target)
-        elif y is None:
-            raise ValueError("NaiveBayes needs the class labels: pass y, or target='column name'.")
-        else:
-            markers = self._markers()
-            labels = (
-                to_frame({"y": y}, markers=markers).get_column("y")
-                if not isinstance(y, pl.Series)
-                else y
-            )
-            if labels.len() != frame.height:
-                raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
-        labels = apply_missing(labels.to_frame("y"), self._markers()).get_column("y")
-        return frame, labels
+    ) -> tuple[pl.DataFrame, pl.Series]:
+        """The feature columns and the labels, by the rules of :mod:`nbayes.labels`."""
+        return split_target(frame, y, target, self._markers())
 
     def _drop_missing_target(
         self, frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray
     ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+        """The labelled rows of a table with rows, their label values and weights; warns when
+        rows were dropped, raises when none is labelled."""
         if frame.height == 0:
             raise ValueError("there are no rows to learn from.")
-        missing = labels.is_null().to_numpy()
-        if missing.all():
-            raise ValueError(
-                "the target is entirely missing: there are no labelled rows to learn from."
-            )
-        if missing.any():
-            warnings.warn(
-                f"{int(missing.sum())} row(s) with a missing target were dropped (first at row "
-                f"{int(np.argmax(missing))}).",
-                UserWarning,
-                stacklevel=4,
-            )
-            keep = ~missing
-            frame = frame.filter(pl.Series(keep))
-            labels = labels.filter(pl.Series(keep))
-            weight = weight[keep]
-        values = labels.to_numpy()
-        if values.dtype == object:
-            values = values.astype(str)
-        return frame, values, weight
+        rows = keep_labelled(frame, labels, weight)
+        if rows.frame.height == 0:
+            raise no_labelled_rows()
+        if rows.dropped:
+            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=4)
+        return rows.frame, rows.values, rows.weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
         specs = infer_schema(
@@ -358,10 +332,7 @@ class NaiveBayes(NaiveBayesClassifier):
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
         classes, cls = np.unique(values, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"the target has a single class ({classes[0]!r}); a classifier needs at least two."
-            )
+        check_classes(classes)
         self._fit_columns = list(frame.columns)
         self._build(frame, len(classes), require_observed=True)
         self.classes_ = classes
@@ -457,7 +428,7 @@ class NaiveBayes(NaiveBayesClassifier):
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
         predicted = self.predict(frame)
-        return float(np.average(predicted.astype(str) == values.astype(str), weights=weight))
+        return float(np.average(matches(predicted, values), weights=weight))
 
     # ------------------------------------------------------------------ explanation
     def explain(self, row: Any, *, priors: Any = None) -> Explanation:

@@ -1,0 +1,145 @@
+"""The class labels of a table: where they come from, which rows lack one, what they become.
+
+A table model (:class:`~nbayes.NaiveBayes`) takes its labels in one of two ways:
+
+* ``y``: the labels as values, one per row (any 1-D array-like, a pandas or Polars Series);
+* ``target="column"`` (or ``y="column"``, a string): a column of the table, removed from the
+  features.
+
+The rules, the same for one table, a stream of batches and the partitions of a Dask collection
+(:mod:`nbayes.distributed`):
+
+1. exactly one source: both or neither is an error;
+2. a label that is missing (None, NaN, null, or one of the model's ``missing_values``
+   markers) drops its row, with one warning saying how many rows were dropped;
+3. a fit needs at least one labelled row, and at least two classes;
+4. labels are compared as the values NumPy holds; Python objects (strings) become NumPy strings.
+
+Every message about labels is written here once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .tables import apply_missing, to_frame
+
+#: What a table model says when it is given no labels.
+NO_LABELS = "NaiveBayes needs the class labels: pass y, or target='column name'."
+
+
+def label_source(y: Any, target: str | None) -> tuple[Any, str | None]:
+    """``(y, target)`` with exactly one of them set: a string ``y`` names the target column.
+
+    Raises ValueError when both or neither are given."""
+    if target is None and isinstance(y, str):
+        return None, y
+    if target is not None and y is not None:
+        raise ValueError("give the class labels once: as y or as target='column', not both.")
+    if target is None and y is None:
+        raise ValueError(NO_LABELS)
+    return y, target
+
+
+def check_target_column(target: str, columns: Sequence[str]) -> None:
+    """Raise ValueError, listing the columns, when ``target`` is not one of them."""
+    if target not in columns:
+        raise ValueError(f"target column {target!r} is not in the data (columns: {list(columns)}).")
+
+
+def split_target(
+    frame: pl.DataFrame, y: Any, target: str | None, markers: Sequence[Any]
+) -> tuple[pl.DataFrame, pl.Series]:
+    """The feature columns and the labels (missing ones as null, ``markers`` applied).
+
+    ``frame`` is the table as the model read it; ``y`` and ``target`` as :func:`label_source`
+    takes them. Labels given as ``y`` must have one value per row of ``frame``."""
+    y, target = label_source(y, target)
+    if target is not None:
+        check_target_column(target, frame.columns)
+        labels = frame.get_column(target)
+        frame = frame.drop(target)
+    else:
+        labels = (
+            y
+            if isinstance(y, pl.Series)
+            else to_frame({"y": y}, markers=markers).get_column("y")
+        )
+        if labels.len() != frame.height:
+            raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
+    return frame, apply_missing(labels.to_frame("y"), markers).get_column("y")
+
+
+@dataclass(frozen=True)
+class LabelledRows:
+    """The rows of a table that have a label: features, labels (no nulls), weights; and how many
+    rows were dropped for a missing label (``first_dropped``: the first one's row, else -1)."""
+
+    frame: pl.DataFrame
+    labels: pl.Series
+    weight: np.ndarray
+    dropped: int = 0
+    first_dropped: int = -1
+
+    @property
+    def values(self) -> np.ndarray:
+        """The labels as NumPy values (rule 4 of the module docstring)."""
+        return label_values(self.labels)
+
+
+def keep_labelled(frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray) -> LabelledRows:
+    """Drop the rows whose label is null (no warning: see :func:`warn_dropped`)."""
+    missing = labels.is_null().to_numpy()
+    if not missing.any():
+        return LabelledRows(frame, labels, weight)
+    keep = pl.Series(~missing)
+    return LabelledRows(
+        frame.filter(keep),
+        labels.filter(keep),
+        weight[~missing],
+        int(missing.sum()),
+        int(np.argmax(missing)),
+    )
+
+
+def label_values(labels: pl.Series) -> np.ndarray:
+    """Labels as a NumPy array; Python objects (strings) become NumPy strings."""
+    values = labels.to_numpy()
+    if values.dtype == object:
+        values = values.astype(str)
+    return values
+
+
+def warn_dropped(count: int, first: int = -1, *, stacklevel: int = 2) -> None:
+    """Warn that ``count`` rows were dropped for a missing label (``first``: the first one's row,
+    when known). ``stacklevel`` counts from the caller of this function."""
+    where = f" (first at row {first})" if first >= 0 else ""
+    warnings.warn(
+        f"{count} row(s) with a missing target were dropped{where}.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def no_labelled_rows() -> ValueError:
+    """The error for a fit whose labels are all missing."""
+    return ValueError("the target is entirely missing: there are no labelled rows to learn from.")
+
+
+def check_classes(classes: np.ndarray) -> None:
+    """Raise ValueError when the fitted ``classes`` are fewer than two."""
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"the target has a single class ({classes[0]!r}); a classifier needs at least two."
+        )
+
+
+def matches(predicted: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per row, whether the decision equals the label, both compared as NumPy text."""
+    return predicted.astype(str) == values.astype(str)
