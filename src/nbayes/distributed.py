@@ -64,7 +64,7 @@ import polars as pl
 from ._base import NaiveBayesClassifier, merge, partial_fit_classes
 from ._validation import check_sample_weight, check_target
 from .model import NaiveBayes
-from .schema import ColumnSpec, _kind, infer_schema
+from .schema import ColumnSpec, column_kind, infer_schema
 from .tables import missing_markers
 
 #: Models merged per task in the tree reduction.
@@ -499,7 +499,7 @@ def _common_type(name: str, dtypes: set[pl.DataType]) -> pl.DataType:
         return pl.Null
     if len(dtypes) == 1:
         return next(iter(dtypes))
-    kinds = {_kind(d) for d in dtypes}
+    kinds = {column_kind(d) for d in dtypes}
     if kinds == {"int"}:
         return pl.Int64
     if kinds <= {"int", "float"}:

@@ -67,9 +67,7 @@ def split_target(
         frame = frame.drop(target)
     else:
         labels = (
-            y
-            if isinstance(y, pl.Series)
-            else to_frame({"y": y}, markers=markers).get_column("y")
+            y if isinstance(y, pl.Series) else to_frame({"y": y}, markers=markers).get_column("y")
         )
         if labels.len() != frame.height:
             raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
@@ -78,19 +76,29 @@ def split_target(
 
 @dataclass(frozen=True)
 class LabelledRows:
-    """The rows of a table that have a label: features, labels (no nulls), weights; and how many
-    rows were dropped for a missing label (``first_dropped``: the first one's row, else -1)."""
+    """The rows of a table that have a label: features, labels (no nulls) and weights, and
+    ``missing``: per row of the table read, whether its label was missing and the row dropped
+    (None when no row was)."""
 
     frame: pl.DataFrame
     labels: pl.Series
     weight: np.ndarray
-    dropped: int = 0
-    first_dropped: int = -1
+    missing: np.ndarray | None = None
 
     @property
     def values(self) -> np.ndarray:
         """The labels as NumPy values (rule 4 of the module docstring)."""
         return label_values(self.labels)
+
+    @property
+    def dropped(self) -> int:
+        """How many rows were dropped for a missing label."""
+        return 0 if self.missing is None else int(self.missing.sum())
+
+    @property
+    def first_dropped(self) -> int:
+        """The row of the first dropped row of the table read, -1 if none was."""
+        return -1 if self.missing is None else int(np.argmax(self.missing))
 
 
 def keep_labelled(frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray) -> LabelledRows:
@@ -99,13 +107,7 @@ def keep_labelled(frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray) ->
     if not missing.any():
         return LabelledRows(frame, labels, weight)
     keep = pl.Series(~missing)
-    return LabelledRows(
-        frame.filter(keep),
-        labels.filter(keep),
-        weight[~missing],
-        int(missing.sum()),
-        int(np.argmax(missing)),
-    )
+    return LabelledRows(frame.filter(keep), labels.filter(keep), weight[~missing], missing)
 
 
 def label_values(labels: pl.Series) -> np.ndarray:

@@ -36,7 +36,9 @@ class ColumnSpec:
 
 
 def column_kind(dtype: pl.DataType) -> str:
-    """The kind of a column type: "string", "bool", "int", "float", "null" or "other"."""
+    """What a column of Polars type ``dtype`` holds, as the families see it: ``"string"``
+    (strings and categoricals), ``"bool"``, ``"int"``, ``"float"``, ``"null"`` (no value at all)
+    or ``"other"`` (dates, lists, …: not modelled)."""
     if dtype == pl.Null:
         return "null"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
@@ -68,10 +70,7 @@ def infer_schema(
         kind = column_kind(dtype)
         column = frame.get_column(name)
         if require_observed and column.null_count() == frame.height:
-            raise ValueError(
-                f"column {name!r} is entirely missing: there is nothing to learn from it. Drop it, "
-                "or check the missing-value markers."
-            )
+            raise unobserved_column(name)
         family = families.get(name)
         if family is not None and family not in registry.names():
             raise ValueError(
@@ -117,6 +116,40 @@ def infer_schema(
     return specs
 
 
+def unobserved_column(name: str) -> ValueError:
+    """The error for a column with no value in any labelled row of a fit."""
+    return ValueError(
+        f"column {name!r} is entirely missing: there is nothing to learn from it. Drop it, "
+        "or check the missing-value markers."
+    )
+
+
+def lacking_columns(frame: pl.DataFrame, specs: list[ColumnSpec]) -> None:
+    """Raise ValueError naming the schema's columns that ``frame`` lacks (extra columns are
+    fine)."""
+    missing = [s.name for s in specs if s.name not in frame.columns]
+    if missing:
+        raise ValueError(f"the data lacks column(s) the model was fitted on: {missing}.")
+
+
+def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
+    """The schema's columns of ``frame``, in its order, cast to its types: pieces of one table
+    read apart (batches, partitions) then encode alike. Raises ValueError naming the columns
+    that are lacking or cannot be read as the schema's types."""
+    lacking_columns(frame, specs)
+    columns = [
+        pl.col(s.name) if frame.schema[s.name] == s.dtype else pl.col(s.name).cast(s.dtype)
+        for s in specs
+    ]
+    try:
+        return frame.select(columns)
+    except pl.exceptions.PolarsError as exc:
+        dtypes = {s.name: s.dtype for s in specs}
+        raise ValueError(
+            f"a partition's columns could not be read as the schema's types {dtypes}: {exc}"
+        ) from exc
+
+
 def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:
     """The type category values are kept in: strings, booleans, integers or floats."""
     kind = column_kind(dtype)
@@ -128,5 +161,3 @@ def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:
         return pl.Int64
     return pl.Float64
 
-
-_kind = column_kind  # nbayes.distributed's name until it moves to column_kind
