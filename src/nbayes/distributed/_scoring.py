@@ -1,0 +1,83 @@
+"""Scoring on partitions: each task counts the weight of its correct decisions, the sums divide.
+
+    accuracy = Σ_partitions Σ_rows w·[decision = label] / Σ_partitions Σ_rows w
+
+over the labelled rows, labels read and compared as the model's own ``score`` does (a
+``NaiveBayes`` through its partition protocol and :func:`nbayes.labels.matches`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._base import NaiveBayesClassifier
+from .._validation import check_target
+from ..labels import label_source, matches
+from ._partitions import collections, is_table_model, map_partitions, model_handle
+from ._reduce import SPLIT_EVERY, sum_arrays, tree_reduce
+
+
+def score(
+    model: NaiveBayesClassifier,
+    X: Any,
+    y: Any = None,
+    sample_weight: Any = None,
+    *,
+    target: str | None = None,
+    split_every: int = SPLIT_EVERY,
+) -> float:
+    """``model.score`` on Dask collections: the (weighted) accuracy, computed now."""
+    model._check_fitted()
+    table = is_table_model(model)
+    if table:
+        y, target = label_source(y, target)
+    elif y is None:
+        check_target(None, 0, estimator=model._name)  # raises scikit-learn's message
+    kind, X, extras = collections(model, X, y, sample_weight, table=table)
+    leaves = map_partitions(
+        score_part,
+        kind,
+        X,
+        extras,
+        model=model_handle(model),
+        target=target,
+        has_y=y is not None,
+        has_w=sample_weight is not None,
+    )
+    correct, total = tree_reduce(leaves, sum_arrays, split_every, "nbayes-score")
+    if total <= 0:
+        raise ValueError(f"{model._name}.score: there are no labelled rows with weight.")
+    return float(correct / total)
+
+
+def score_part(
+    X: Any,
+    *extras: Any,
+    model: NaiveBayesClassifier,
+    target: str | None,
+    has_y: bool,
+    has_w: bool,
+) -> np.ndarray:
+    """(Σ weight of correct decisions, Σ weight) of one partition's labelled rows. The weights
+    are taken as given (a partition may weigh nothing)."""
+    weight = np.asarray(extras[int(has_y)], dtype=np.float64) if has_w else None
+    if is_table_model(model):
+        rows = model._read_partition(X, extras[0] if has_y else None, target=target)
+        if rows.frame.height == 0:
+            return np.zeros(2)
+        correct = matches(model.predict(rows.frame), rows.values)
+        if weight is None:
+            weight = rows.weight
+        elif rows.missing is not None:
+            weight = weight[~rows.missing]
+    else:
+        if X.shape[0] == 0:
+            return np.zeros(2)
+        predicted = model.predict(X)
+        labels = check_target(extras[0], predicted.shape[0], estimator=model._name)
+        correct = predicted == labels
+        if weight is None:
+            weight = np.ones(X.shape[0])
+    return np.array([float(np.dot(weight, correct)), float(weight.sum())])
