@@ -3,6 +3,11 @@
 Recognising a Dask collection must not import Dask (``import nbayes`` never does): a Dask Array,
 DataFrame or Series is an object whose class has ``__dask_graph__`` and comes from a ``dask``
 module. Only then is :mod:`nbayes.distributed` (and with it Dask) imported.
+
+This is the one door from the estimators to :mod:`nbayes.distributed`, and the one circle of
+imports in nbayes: distributed → ``_base`` → ``_dispatch`` ⇢ distributed, the last step taken
+inside :func:`dask_aware`'s wrapper, on the first Dask input (checked by
+``tests/test_partitions.py``).
 """
 
 from __future__ import annotations
