@@ -66,7 +66,7 @@ def test_pieces_fitted_through_the_protocol_merge_into_one_fit():
     with pytest.warns(UserWarning, match="missing target"):
         whole = make_model().fit(table, target="label")
 
-    template = make_model()
+    template = make_model()._partition_template(reset=True)
     bounds = [0, 250, 700, 1200]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # reading a piece neither warns nor raises
@@ -105,6 +105,21 @@ def test_read_partition_with_labels_as_y_and_weights():
     # a piece without rows: nothing, and no error
     empty = make_model()._read_partition({k: [] for k in table}, [])
     assert empty.frame.height == 0 and empty.dropped == 0
+
+
+def test_template_reads_more_batches_with_the_fitted_markers():
+    """One more batch is read with the fitted model's markers (data carried by the model), a
+    new fit with the parameter's: as partial_fit and fit read them."""
+    piece = {"a": ["x", "?", "y", "-"], "label": ["p", "q", "p", "q"]}
+    model = nbayes.NaiveBayes(missing_values="?").fit(piece, target="label")
+    model.set_params(missing_values="-")
+    more = model._partition_template(reset=False)._read_partition(piece, target="label")
+    again = model._partition_template(reset=True)._read_partition(piece, target="label")
+    single = nbayes.NaiveBayes(missing_values="?").fit(piece, target="label")
+    single.set_params(missing_values="-")
+    assert more.frame["a"].to_list() == ["x", None, "y", "-"] == single._frame(piece)["a"].to_list()
+    assert again.frame["a"].to_list() == ["x", "?", "y", None]
+    assert model.missing_values == "-"  # the model itself is not changed
 
 
 def test_array_columns_are_the_names_the_model_reads_an_array_by():

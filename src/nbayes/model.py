@@ -44,7 +44,7 @@ from .labels import (
     split_target,
     warn_dropped,
 )
-from .schema import ColumnSpec, conform, infer_schema
+from .schema import ColumnSpec, conform, infer_schema, lacking_columns
 from .tables import apply_missing, missing_markers, to_frame
 
 #: Column value types a model file may name (the schema's dtype for each column).
@@ -300,9 +300,7 @@ class NaiveBayes(NaiveBayesClassifier):
 
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> PreparedTable:
         """Select the model's columns by name (any order, extra columns ignored) and encode them."""
-        missing = [s.name for s in self.schema_ if s.name not in frame.columns]
-        if missing:
-            raise ValueError(f"the data lacks column(s) the model was fitted on: {missing}.")
+        lacking_columns(frame, self.schema_)
         blocks = [
             group.encode(frame.select(group.names), fitting=fitting) for group in self._stats.groups
         ]
@@ -436,18 +434,28 @@ class NaiveBayes(NaiveBayesClassifier):
     # How code that holds a table in pieces (nbayes.distributed: one Dask partition per task)
     # fits a NaiveBayes on all of it, reading and labelling every piece as fit() reads one table.
     # It needs nothing else of the model than these methods and the estimator API (get_params,
-    # set_params, merge, predict, schema_, classes_):
+    # set_params, merge, predict, schema_, classes_, the parameters):
     #
-    #   1. rows = model._read_partition(piece, y, target=..., sample_weight=...)  for each piece;
-    #   2. schema = model._infer_schema(stand_in), once: stand_in holds every column's type and
-    #      its distinct values (up to max_int_categories + 1) over all pieces' labelled rows,
-    #      so the schema is the one fit() infers from all rows (or the fitted model's schema_,
-    #      when the pieces are one more batch);
-    #   3. part = model._fit_partition(rows, schema) for each piece with rows; merge the parts;
+    #   0. template = model._partition_template(reset=...), sent to every piece;
+    #   1. rows = template._read_partition(piece, y, target=..., sample_weight=...) per piece;
+    #   2. schema = template._infer_schema(stand_in), once: stand_in holds every column's type
+    #      and its distinct values (up to max_int_categories + 1) over all pieces' labelled
+    #      rows, so the schema is the one fit() infers from all rows (or the fitted model's
+    #      schema_, when the pieces are one more batch);
+    #   3. part = template._fit_partition(rows, schema) per piece with rows; merge the parts;
     #   4. over the sums, the rules of a fit: nbayes.labels.warn_dropped (Σ dropped),
     #      labels.no_labelled_rows (no part), labels.check_classes (two classes or more),
     #      schema.unobserved_column (a column with no value in any piece).
     # A NumPy-like piece (a row block of a 2-D array) is a table with _array_columns(d) names.
+    def _partition_template(self, *, reset: bool) -> NaiveBayes:
+        """An unfitted model that reads and fits pieces as :meth:`fit` (``reset``) or one more
+        :meth:`partial_fit` of this model would: its parameters, with the missing-value markers
+        of this fitted model (``missing_markers_``) when the pieces are one more batch."""
+        params = copy.deepcopy(self.get_params())
+        if not reset:
+            params["missing_values"] = list(self._markers())
+        return type(self)(**params)
+
     def _read_partition(
         self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
     ) -> LabelledRows:

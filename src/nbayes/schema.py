@@ -160,4 +160,3 @@ def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:
     if kind == "int":
         return pl.Int64
     return pl.Float64
-

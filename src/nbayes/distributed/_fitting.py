@@ -54,9 +54,10 @@ def fit_table(
     has_y, has_w = y is not None, sample_weight is not None
     if target is not None:
         check_target_column(target, [str(c) for c in X.columns])
+    template = model._partition_template(reset=reset)
     if reset:
         schema = resolve_schema(
-            model,
+            template,
             X,
             extras,
             target,
@@ -71,7 +72,7 @@ def fit_table(
         "frame",
         X,
         extras,
-        template=fresh(model),
+        template=template,
         target=target,
         schema=schema,
         has_y=has_y,

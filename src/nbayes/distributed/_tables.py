@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from ..schema import ColumnSpec, column_kind, unobserved_column
-from ._partitions import fresh, map_partitions
+from ._partitions import map_partitions
 from ._reduce import tree_reduce
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def resolve_schema(
-    model: NaiveBayes,
+    template: NaiveBayes,
     X: Any,
     extras: list[Any],
     target: str | None,
@@ -35,14 +35,15 @@ def resolve_schema(
     split_every: int,
 ) -> list[ColumnSpec]:
     """The schema a single-machine fit on all of X's labelled rows would infer (see the module
-    docstring), computed from X's dtypes and, for the columns that need it, one pass."""
+    docstring), computed from X's dtypes and, for the columns that need it, one pass.
+    ``template``: the model's partition template (:meth:`NaiveBayes._partition_template`)."""
     import pandas as pd
 
     meta = X._meta
     by_name = {str(c): c for c in meta.columns}
     # the Polars types every partition converts to (the target column split off)
-    frame = model._read_partition(meta, extras[0]._meta if has_y else None, target=target).frame
-    families = dict(model.families or {})
+    frame = template._read_partition(meta, extras[0]._meta if has_y else None, target=target).frame
+    families = dict(template.families or {})
     needed = []
     for name, dtype in frame.schema.items():
         source = meta[by_name[name]].dtype
@@ -59,10 +60,10 @@ def resolve_schema(
             "frame",
             X[columns],
             extras[:1] if has_y else [],
-            template=fresh(model),
+            template=template,
             target=target,
             has_y=has_y,
-            cap=int(model.max_int_categories) + 1,
+            cap=int(template.max_int_categories) + 1,
         )
         found = tree_reduce(leaves, combine_summaries, split_every, "nbayes-schema")
     series = []
@@ -81,7 +82,7 @@ def resolve_schema(
     stand_in = pl.DataFrame(
         [pl.Series(n, v + [None] * (height - len(v)), dtype=d) for n, d, v in series]
     )
-    return model._infer_schema(stand_in)
+    return template._infer_schema(stand_in)
 
 
 def summarise_part(
