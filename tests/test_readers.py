@@ -141,8 +141,12 @@ def test_missing_markers_and_crlf(tmp_path: Path):
 
 
 def test_unknown_format_and_duplicate_header(tmp_path: Path):
+    weird = tmp_path / "data.weird"  # the name says nothing, and the content is not text
+    weird.write_bytes(b"\x00\x01\x02binary")
     with pytest.raises(DataError, match="--format"):
-        TableReader(tmp_path / "data.weird")
+        TableReader(weird)
+    with pytest.raises(DataError, match="cannot open"):
+        TableReader(tmp_path / "absent.data")
     path = tmp_path / "dup.csv"
     path.write_text("a,a\n1,2\n")
     with pytest.raises(DataError, match="duplicate column names"):
@@ -179,3 +183,145 @@ def test_quick_reading_hands_trouble_to_the_careful_reader(tmp_path: Path, conte
     path.write_bytes(content)
     with pytest.raises(QuickReadAbandoned):
         list(TableReader(path, quick=True))
+
+
+# ---------------------------------------------------------------------- files as published
+ADULT_LIKE = (
+    b"39, State-gov, 77516, Bachelors, <=50K\n"
+    b"50, ?, 83311, Bachelors, >50K\n"
+    b"38, Private, 215646, HS-grad, <=50K\n"
+)
+
+
+def test_headerless_files_are_named_by_position_or_by_names(tmp_path: Path):
+    path = tmp_path / "adult.data"
+    path.write_bytes(ADULT_LIKE)
+    got = read_all(TableReader(path, header=False, missing=["?"]))
+    assert got.columns == ["1", "2", "3", "4", "5"]
+    assert got.get_column("1").to_list() == [39, 50, 38]  # stripped, so numbers
+    assert got.get_column("2").to_list() == ["State-gov", None, "Private"]  # " ?" is missing
+    names = ["age", "workclass", "fnlwgt", "education", "income"]
+    named = read_all(TableReader(path, header=False, names=names, missing=["?"]))
+    assert named.columns == names and named.rows() == got.rows()
+    with pytest.raises(DataError, match="--names gives 2 names but the rows have 5 fields"):
+        list(TableReader(path, header=False, names=["a", "b"]))
+    with pytest.warns(UserWarning, match="names that are numbers.*--no-header"):
+        header_read = read_all(TableReader(path))
+    assert header_read.height == 2  # the first row became the header, as asked, with a warning
+
+
+def test_duplicate_header_names_suggest_no_header(tmp_path: Path):
+    path = tmp_path / "agaricus.data"
+    path.write_bytes(b"p,x,s,n,t,p\ne,x,s,y,t,a\n")
+    with pytest.raises(DataError, match=r"duplicate column names.*\['p'\].*--no-header"):
+        list(TableReader(path))
+    assert read_all(TableReader(path, header=False)).height == 2
+
+
+@pytest.mark.parametrize("separator", [",", "\t", ";", "|"])
+def test_format_and_separator_from_the_content(tmp_path: Path, separator: str):
+    frame = sample(50).drop("word")
+    path = tmp_path / "table.data"
+    frame.write_csv(path, separator=separator)
+    reader = TableReader(path)
+    assert (reader.format, reader.separator) == ("csv", separator)
+    assert read_all(reader).equals(frame)
+
+
+def test_parquet_and_json_lines_from_the_content(tmp_path: Path):
+    frame = sample(50)
+    frame.write_parquet(tmp_path / "table.bin")
+    frame.write_ndjson(tmp_path / "records.txt")
+    assert read_all(TableReader(tmp_path / "table.bin")).equals(frame)
+    assert read_all(TableReader(tmp_path / "records.txt")).equals(frame)
+
+
+def test_whitespace_is_stripped_unless_no_strip(tmp_path: Path):
+    path = tmp_path / "padded.csv"
+    path.write_bytes(b"n , word,y\n 1, a b ,x\n2 ,c, y\n")
+    got = read_all(TableReader(path))
+    assert got.columns == ["n", "word", "y"]
+    assert got.rows() == [(1, "a b", "x"), (2, "c", "y")]
+    kept = read_all(TableReader(path, strip=False))
+    assert kept.columns == ["n ", " word", "y"]
+    assert kept.get_column(" word").to_list() == [" a b ", "c"]
+
+
+def test_near_miss_of_a_missing_marker_warns(tmp_path: Path):
+    path = tmp_path / "adult.data"
+    path.write_bytes(ADULT_LIKE)
+    with pytest.warns(UserWarning, match=r"column '2' holds ' \?' \(1 times.*line 2.*--missing"):
+        got = read_all(TableReader(path, header=False, missing=["?"], strip=False))
+    assert got.get_column("2").null_count() == 0
+
+
+@pytest.mark.parametrize("chunk", [1024, 2**20])
+def test_separators_of_several_bytes(tmp_path: Path, chunk: int):
+    rows = [f"{i}::{'ab'[i % 2]}::{i % 7}" for i in range(3000)]
+    path = tmp_path / "ratings.dat"
+    path.write_text("\n".join(rows) + "\n")
+    got = read_all(TableReader(path, header=False, separator="::", chunk_bytes=chunk))
+    assert got.height == 3000
+    assert got.get_column("1").to_list() == list(range(3000))
+    assert got.get_column("3").to_list() == [i % 7 for i in range(3000)]
+    comma_space = tmp_path / "adult.data"
+    comma_space.write_bytes(ADULT_LIKE)
+    by_two_bytes = read_all(TableReader(comma_space, header=False, separator=", ", strip=False))
+    assert by_two_bytes.equals(read_all(TableReader(comma_space, header=False)))
+
+
+def test_quotes_inside_text_and_broken_quoting(tmp_path: Path):
+    path = tmp_path / "sms"
+    path.write_bytes(
+        b'ham\tToday is "song dedicated day.." Which song\n'
+        b'ham\tprob for u?"\n'
+        b'ham\t"Wen u miss someone" gdeve..\n'
+        b"spam\tFree entry\n"
+    )
+    with pytest.raises(DataError, match=r"sms: line 3: a quoted field does not close.*--no-quote"):
+        list(TableReader(path, header=False))
+    reader = TableReader(path, header=False, skip_bad_rows=True)
+    got = read_all(reader)
+    assert reader.bad_rows == 1
+    assert got.get_column("2").to_list() == [
+        'Today is "song dedicated day.." Which song',
+        'prob for u?"',
+        "Free entry",
+    ]
+    literal = read_all(TableReader(path, header=False, quote=None))
+    assert literal.get_column("2").to_list()[2] == '"Wen u miss someone" gdeve..'
+
+
+def test_skip_bad_rows_drops_values_that_do_not_fit_the_type(tmp_path: Path):
+    rows = [f"{i},{i % 3}" for i in range(30000)] + ["30000,oops", "30001,2"]
+    path = tmp_path / "types.csv"
+    path.write_text("n,code\n" + "\n".join(rows) + "\n")
+    reader = TableReader(path, chunk_bytes=64 * 1024, skip_bad_rows=True)
+    got = read_all(reader)
+    assert reader.bad_rows == 1 and got.height == 30001
+    assert got.get_column("n").to_list()[-1] == 30001
+
+
+def test_quick_reading_of_headerless_and_padded_files(tmp_path: Path):
+    from nbayes.readers import QuickReadAbandoned
+
+    clean = tmp_path / "clean.data"
+    clean.write_text("".join(f"{i},{'ab'[i % 2]},{i * 0.5}\n" for i in range(2000)))
+    quick = read_all(TableReader(clean, header=False, quick=True))
+    assert quick.equals(read_all(TableReader(clean, header=False)))
+    assert quick.columns == ["1", "2", "3"]
+    padded = tmp_path / "padded.data"
+    padded.write_bytes(ADULT_LIKE)
+    with pytest.raises(QuickReadAbandoned):
+        list(TableReader(padded, header=False, quick=True))
+
+
+def test_names_from_a_list_or_a_file(tmp_path: Path):
+    from nbayes.readers import read_names
+
+    assert read_names("a, b,c") == ["a", "b", "c"]
+    names = tmp_path / "columns.txt"
+    names.write_text("# adult\nage\nworkclass, fnlwgt\n\n| comment\nincome\n")
+    assert read_names(str(names)) == ["age", "workclass", "fnlwgt", "income"]
+    with pytest.raises(ValueError, match="repeats"):
+        read_names("a,b,a")

@@ -128,38 +128,54 @@ def normalize_rows(jll, log_prior, as_log, out):  # pragma: no cover - compiled
 def scan_records(buffer, separator, quote, final, ends, fields, lines):  # pragma: no cover
     """Find the CSV records of a byte buffer that starts at a record boundary.
 
-    A newline ends a record unless it lies inside a quoted field (quotes toggle; an escaped
-    quote "" toggles twice). For each complete record: the offset just past its end, its number
-    of fields (separators outside quotes + 1; 0 for a blank line) and its line number relative
-    to the buffer start. With ``final`` the unterminated tail is a record too. Returns the
-    number of records and the bytes they span.
+    RFC 4180 quoting, as Polars and Python's csv module read it: a quote opens a quoted field
+    only at the start of a field; inside, "" is an escaped quote and a single quote closes the
+    field (any text after it, up to the separator, is kept literally); a quote elsewhere is an
+    ordinary character. A newline ends a record unless it lies inside a quoted field. For each
+    complete record: the offset just past its end, its number of fields (separators outside
+    quotes + 1; 0 for a blank line) and its line number relative to the buffer start. With
+    ``final`` the unterminated tail is a record too. Returns the number of records and the
+    bytes they span.
     """
     n = buffer.shape[0]
     count = 0
     n_fields = 1
     inside = False
+    at_field_start = True
     start = 0
     line = 0
     record_line = 0
-    for i in range(n):
+    i = 0
+    while i < n:
         c = buffer[i]
-        if c == quote:
-            inside = not inside
-        elif not inside:
-            if c == separator:
-                n_fields += 1
-            elif c == 10:
-                length = i - start
-                blank = length == 0 or (length == 1 and buffer[start] == 13)
-                ends[count] = i + 1
-                fields[count] = 0 if blank else n_fields
-                lines[count] = record_line
-                count += 1
-                n_fields = 1
-                start = i + 1
-                record_line = line + 1
+        if inside:
+            if c == quote:
+                if i + 1 < n and buffer[i + 1] == quote:
+                    i += 1  # an escaped quote
+                else:
+                    inside = False
+        elif c == quote and at_field_start:
+            inside = True
+            at_field_start = False
+        elif c == separator:
+            n_fields += 1
+            at_field_start = True
+        elif c == 10:
+            length = i - start
+            blank = length == 0 or (length == 1 and buffer[start] == 13)
+            ends[count] = i + 1
+            fields[count] = 0 if blank else n_fields
+            lines[count] = record_line
+            count += 1
+            n_fields = 1
+            start = i + 1
+            record_line = line + 1
+            at_field_start = True
+        else:
+            at_field_start = False
         if c == 10:
             line += 1
+        i += 1
     if final and start < n:
         length = n - start
         blank = length == 1 and buffer[start] == 13

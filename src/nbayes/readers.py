@@ -1,18 +1,29 @@
-"""Reading data files in chunks, with memory bounded by the chunk size.
+"""Reading data files in chunks, with memory bounded by the chunk size, as they are published.
 
 Formats: CSV, TSV, Parquet and JSON lines, optionally gzip (``.gz``) or Zstandard (``.zst``)
-compressed, from a path or ``-`` (standard input). Parsing is Polars'; this module only cuts the
-byte stream into blocks of whole records, so that
+compressed, from a path or ``-`` (standard input). When the extension says nothing (``.data``,
+``.test``, ``.txt``, none) the format is read from the content: Parquet's magic bytes, a ``{``
+opening JSON lines, otherwise delimited text whose separator (tab, comma, semicolon or bar) is
+the one that splits every sampled line into the same number of fields.
+
+Parsing is Polars'; this module cuts the byte stream into blocks of whole records, so that
 
 * memory holds one block (``chunk_bytes``, 16 MiB by default), whatever the file size;
-* every row keeps its line number, so errors can name it;
-* a CSV row with too many or too few fields is an error naming its line — or, with
-  ``skip_bad_rows``, is dropped and counted;
+* every row keeps its line number, so errors name the file, the line and the column;
+* a row with too many or too few fields, a quoted field that does not close where its field
+  does, or a value that does not fit its column's type is an error naming its line — or, with
+  ``skip_bad_rows``, is dropped and counted in ``bad_rows``;
 * bytes that are not UTF-8 are replaced by U+FFFD, and a warning names the first line where it
   happened (the same policy as the text models).
 
-Column types are those Polars infers from the first block; later blocks are read with the same
-types, and a value that does not fit is an error naming its line and column.
+Delimited text as published: ``header=False`` for files without a header line (columns are
+then named by ``names`` or by their 1-based position, ``"1"``, ``"2"``, …); whitespace around
+fields is stripped (``strip=True``, so ``"39, State-gov"`` reads as ``39`` and ``State-gov``
+and the marker ``"?"`` matches ``" ?"``); a separator may be several bytes (``", "``,
+``"::"``); ``quote=None`` reads quote characters as ordinary text.
+
+Column types are those Polars infers from the first rows (``INFER_ROWS``) of the first block;
+later blocks are read with the same types.
 """
 
 from __future__ import annotations
@@ -35,11 +46,12 @@ from . import _kernels
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 CHUNK_BYTES = 16 * 2**20
-#: Rows of the first block from which Polars infers the column types (all rows would be slow).
+#: Rows of the first block from which the column types are inferred (all rows would be slow).
 INFER_ROWS = 20_000
+#: Bytes of the start of a file read to tell its format and separator.
+SNIFF_BYTES = 64 * 1024
 _EXTENSIONS = {
     ".csv": "csv",
-    ".txt": "csv",
     ".tsv": "tsv",
     ".tab": "tsv",
     ".parquet": "parquet",
@@ -49,12 +61,16 @@ _EXTENSIONS = {
     ".json": "jsonl",
 }
 _COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+#: Separators tried when the content decides, in order of preference.
+_SEPARATORS = ("\t", ",", ";", "|")
+#: The byte a separator of several bytes is replaced by before parsing (ASCII unit separator).
+_UNIT_SEPARATOR = b"\x1f"
 
 
 class QuickReadAbandoned(Exception):
     """The quick reading of a file met something only the careful reader can report or repair
-    (a malformed row, a type mismatch, bytes that are not UTF-8). Whoever consumed the quick
-    batches starts over with ``quick=False``."""
+    (a malformed row, a type mismatch, bytes that are not UTF-8, whitespace to strip). Whoever
+    consumed the quick batches starts over with ``quick=False``."""
 
 
 class DataError(ValueError):
@@ -82,38 +98,118 @@ class Batch:
     bytes_read: int
 
 
-def detect(path: str, format: str | None = None) -> tuple[str, str | None]:
-    """(format, compression) of ``path`` from its extension, or from ``format``."""
+# ---------------------------------------------------------------------- format
+def _compression(path: str) -> tuple[str | None, list[str]]:
     suffixes = [s.lower() for s in Path(path).suffixes] if path != "-" else []
     compression = _COMPRESSIONS.get(suffixes[-1]) if suffixes else None
-    if compression:
-        suffixes = suffixes[:-1]
+    return compression, suffixes[:-1] if compression else suffixes
+
+
+def detect(path: str, format: str | None = None) -> tuple[str, str | None]:
+    """(format, compression) of ``path``: ``format`` if given, else from the extension, else
+    from the content (:func:`sniff`); standard input is CSV unless told otherwise."""
+    compression, suffixes = _compression(path)
     if format is None:
         format = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
         if format is None:
-            if path == "-":
-                format = "csv"
-            else:
-                raise DataError(
-                    path,
-                    f"cannot tell the format from the name; pass --format ({'/'.join(FORMATS)}).",
-                )
+            format = "csv" if path == "-" else sniff(path, compression)[0]
     if format not in FORMATS:
         raise DataError(path, f"unknown format {format!r}; use one of {FORMATS}.")
     return format, compression
 
 
+def _head(path: str, compression: str | None, size: int = SNIFF_BYTES) -> bytes:
+    try:
+        with open(path, "rb") as raw:
+            if compression == "gzip":
+                return gzip.GzipFile(fileobj=raw).read(size)
+            if compression == "zstd":
+                import zstandard
+
+                reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+                return reader.read(size)
+            return raw.read(size)
+    except IsADirectoryError as exc:
+        raise DataError(path, "is a folder, not a data file.") from exc
+    except OSError as exc:
+        raise DataError(path, f"cannot open: {exc.strerror or exc}") from exc
+
+
+def sniff(path: str, compression: str | None = None) -> tuple[str, str | None]:
+    """(format, separator) read from the first bytes of a file whose name says nothing.
+
+    Parquet starts with ``PAR1``; JSON lines with ``{``. Otherwise the file is delimited text,
+    and the separator is the first of tab, comma, semicolon and bar that cuts every complete
+    sampled line into the same number (> 1) of fields, quotes respected (Python's csv module);
+    failing that, the one with the most fields per line. A file that is none of these (binary
+    bytes) is an error asking for ``--format``.
+    """
+    head = _head(path, compression)
+    if head.startswith(b"PAR1"):
+        return "parquet", None
+    if head.lstrip().startswith(b"{"):
+        return "jsonl", None
+    if b"\x00" in head:
+        raise DataError(
+            path, f"cannot tell the format from the content; pass --format ({'/'.join(FORMATS)})."
+        )
+    text = head.decode("utf-8", errors="replace")
+    lines = [line for line in text.splitlines()[:100] if line.strip()]
+    if len(head) == SNIFF_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # the last one may be cut
+    return "csv", sniff_separator(lines)
+
+
+def sniff_separator(lines: Sequence[str]) -> str:
+    """The separator that splits ``lines`` most consistently (see :func:`sniff`)."""
+    best, most = ",", 1.0
+    for separator in _SEPARATORS:
+        counts = [len(row) for row in csv.reader(lines, delimiter=separator)]
+        if not counts:
+            continue
+        common = max(set(counts), key=counts.count)
+        agree = counts.count(common) / len(counts)
+        if common > 1 and agree >= 0.9:
+            return separator
+        if np.median(counts) > most:
+            best, most = separator, float(np.median(counts))
+    return best
+
+
+def read_names(spec: str) -> list[str]:
+    """Column names from ``--names``: ``a,b,c``, or a file with one name per line (or names
+    separated by commas); blank lines and lines starting with ``#`` or ``|`` are skipped."""
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8", errors="replace") as handle:
+            lines = [
+                line.strip() for line in handle if line.strip() and line.lstrip()[0] not in "#|"
+            ]
+        names = [name.strip() for line in lines for name in line.split(",") if name.strip()]
+    else:
+        names = [name.strip() for name in spec.split(",")]
+    if not names or any(not name for name in names):
+        raise ValueError(f"--names: expected comma-separated column names, got {spec!r}.")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"--names repeats the names {repeated}.")
+    return names
+
+
+# ---------------------------------------------------------------------- the reader
 class TableReader:
     """Iterate over a data file as :class:`Batch` es of rows.
 
-    ``missing`` markers (e.g. ``["?"]``) are read as nulls; ``skip_bad_rows`` drops CSV rows
-    with the wrong number of fields, counting them in ``bad_rows``.
+    ``missing`` markers (e.g. ``["?"]``) are read as nulls. ``skip_bad_rows`` drops rows that
+    cannot be read (wrong number of fields, broken quoting, a value not fitting its column's
+    type, a JSON line that is not an object), counting them in ``bad_rows``. ``header``,
+    ``names``, ``strip`` and ``quote`` are for delimited text (see the module doc).
 
     ``quick=True`` (for a CSV/TSV file on disk) lets Polars' streaming engine read the whole
     file, about twice as fast as cutting blocks here. It knows no line numbers, so at the first
-    sign of trouble — a Polars error, or a batch whose last column has an empty value (which is
-    what a row with too few fields looks like) — it raises :class:`QuickReadAbandoned`, and the
-    caller reads again carefully. Quick batches carry no line numbers (``first_line`` None).
+    sign of trouble — a Polars error, a batch whose last column has an empty value (which is
+    what a row with too few fields looks like), a text value with whitespace to strip — it
+    raises :class:`QuickReadAbandoned`, and the caller reads again carefully. Quick batches
+    carry no line numbers (``first_line`` None).
     """
 
     def __init__(
@@ -126,22 +222,46 @@ class TableReader:
         chunk_bytes: int = CHUNK_BYTES,
         skip_bad_rows: bool = False,
         quick: bool = False,
+        header: bool = True,
+        names: Sequence[str] | None = None,
+        strip: bool = True,
+        quote: str | None = '"',
     ) -> None:
         self.path = str(path)
+        if os.path.isdir(self.path):
+            raise DataError(self.path, "is a folder, not a data file.")
+        compression, suffixes = _compression(self.path)
+        sniffed = None
+        if format is None and self.path != "-" and not (suffixes and suffixes[-1] in _EXTENSIONS):
+            format, sniffed = sniff(self.path, compression)
         self.format, self.compression = detect(self.path, format)
-        self.separator = separator or ("\t" if self.format == "tsv" else ",")
-        if len(self.separator.encode()) != 1:
-            raise DataError(self.path, f"the separator must be one byte, got {self.separator!r}.")
+        self.separator = separator or sniffed or ("\t" if self.format == "tsv" else ",")
+        encoded = self.separator.encode()
+        if not encoded or b"\n" in encoded or b"\r" in encoded:
+            raise DataError(self.path, f"the separator cannot be {self.separator!r}.")
+        self._multibyte = len(encoded) > 1
+        self._sep = _UNIT_SEPARATOR if self._multibyte else encoded
+        if quote is not None and len(quote.encode()) != 1:
+            raise DataError(self.path, f"the quote must be one byte, got {quote!r}.")
+        self.quote = quote
+        self.header = header
+        self.names = list(names) if names is not None else None
+        self.strip = strip
         self.missing = [str(m) for m in missing]
         self.chunk_bytes = max(int(chunk_bytes), 1024)
         self.skip_bad_rows = skip_bad_rows
         self.quick = (
-            quick and self.format in ("csv", "tsv") and self.path != "-" and not skip_bad_rows
+            quick
+            and self.format in ("csv", "tsv")
+            and self.path != "-"
+            and not skip_bad_rows
+            and not self._multibyte
         )
         self.bad_rows = 0
         self.rows = 0
         self.columns: list[str] | None = None
         self._raw: IO[bytes] | None = None
+        self._near_misses_checked = not self.missing
 
     @property
     def size(self) -> int | None:
@@ -196,7 +316,7 @@ class TableReader:
                 if self._raw is not None:
                     self._raw.close()
 
-    # ------------------------------------------------------------------ CSV / TSV
+    # ------------------------------------------------------------------ CSV / TSV: quick
     def _csv_quick(self) -> Iterator[Batch]:
         """Polars' streaming CSV engine over the whole file (see ``quick`` in the class doc)."""
         stream = self._open()
@@ -208,13 +328,21 @@ class TableReader:
                 self._raw.close()
         if not sample.strip():
             raise QuickReadAbandoned("empty file")
-        header = sample[: sample.find(b"\n") + 1] if b"\n" in sample else sample
-        self.columns = self._header_names(header, 1)
+        first = sample[: sample.find(b"\n") + 1] if b"\n" in sample else sample
+        fields = self._split_line(first, 1)
+        self.columns = (
+            self._column_names(fields, 1)
+            if self.header
+            else self._column_names(None, 1, len(self.names or fields))
+        )
         per_row = max(1.0, len(sample) / max(1, sample.count(b"\n")))
         rows = max(1000, int(self.chunk_bytes / per_row))
         lazy = pl.scan_csv(
             self.path,
             separator=self.separator,
+            has_header=self.header,
+            new_columns=self.columns,
+            quote_char=self.quote,
             null_values=self.missing or None,
             infer_schema_length=INFER_ROWS,
         )
@@ -222,6 +350,9 @@ class TableReader:
             for frame in lazy.collect_batches(chunk_size=rows):
                 if frame.width and frame.get_column(frame.columns[-1]).null_count():
                     raise QuickReadAbandoned("an empty last field: perhaps a row lacks fields")
+                if self.strip and _padded_strings(frame):
+                    raise QuickReadAbandoned("whitespace around values, to be stripped")
+                self._check_near_misses(frame, None)
                 batch = Batch(frame, None, self.rows, 0)
                 self.rows += frame.height
                 if not self.compression:  # progress: an estimate from the first MiB's rows
@@ -230,22 +361,45 @@ class TableReader:
         except pl.exceptions.PolarsError as exc:
             raise QuickReadAbandoned(str(exc)) from exc
 
+    # ------------------------------------------------------------------ CSV / TSV: careful
     def _blocks(self, stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+        """Blocks of ``chunk_bytes``; a separator of several bytes is replaced by one byte
+        (``_UNIT_SEPARATOR``), holding back a block's tail that may begin one."""
+        if not self._multibyte:
+            while True:
+                data = stream.read(self.chunk_bytes)
+                yield data, len(data) == 0
+        separator = self.separator.encode()
+        carry = b""
         while True:
-            data = stream.read(self.chunk_bytes)
-            yield data, len(data) == 0
+            data = carry + stream.read(self.chunk_bytes)
+            at_end = len(data) == len(carry)
+            if _UNIT_SEPARATOR in data:
+                raise DataError(
+                    self.path,
+                    "the data holds the byte 0x1F, used in place of a separator of several "
+                    "bytes; use a one-byte separator.",
+                )
+            data, carry = data.replace(separator, _UNIT_SEPARATOR), b""
+            if not at_end:  # the tail may be the start of a separator cut by the block's end
+                for k in range(len(separator) - 1, 0, -1):
+                    if data.endswith(separator[:k]):
+                        data, carry = data[:-k], data[-k:]
+                        break
+            yield data, at_end
+            if at_end:
+                return
 
     def _csv(self, stream: IO[bytes]) -> Iterator[Batch]:
         pending = b""
-        header: bytes | None = None
-        expected = 0
+        expected: int | None = None
         schema: dict | None = None
         line = 1  # file line of the first byte of ``pending``
         for data, at_end in self._blocks(stream):
             buffer = pending + data
             if not buffer:
                 break
-            if header is None:
+            if expected is None:
                 ends, fields, lines, used = self._scan(buffer, at_end, line)
                 keep = np.flatnonzero(fields > 0)
                 if keep.size == 0:  # only blank lines so far
@@ -254,27 +408,78 @@ class TableReader:
                         break
                     continue
                 first = int(keep[0])
-                header = buffer[int(ends[first - 1]) if first else 0 : int(ends[first])]
-                header = header if header.endswith(b"\n") else header + b"\n"
-                expected = int(fields[first])
-                self.columns = self._header_names(header, int(lines[first]))
-                offset = int(ends[first])
-                line += buffer.count(b"\n", 0, offset)
-                buffer = buffer[offset:]
+                if self.header:
+                    start = int(ends[first - 1]) if first else 0
+                    record = buffer[start : int(ends[first])]
+                    expected = int(fields[first])
+                    header_line = int(lines[first])
+                    self.columns = self._column_names(
+                        self._split_line(record, header_line), header_line
+                    )
+                    offset = int(ends[first])
+                    line += buffer.count(b"\n", 0, offset)
+                    buffer = buffer[offset:]
+                else:
+                    expected = int(np.bincount(fields[keep]).argmax())  # the usual count
+                    self.columns = self._column_names(None, int(lines[first]), expected)
             if not buffer:
                 break
-            frame, first_line, used, newlines = self._block(
-                header, buffer, at_end, line, expected, schema
-            )
+            frame, first_line, used, newlines = self._block(buffer, at_end, line, expected, schema)
             pending = buffer[used:]
             line += newlines
             if frame is not None:
                 schema = schema or dict(frame.schema)
+                self._check_near_misses(frame, first_line)
                 yield self._batch(frame, first_line)
             if at_end:
                 break
-        if header is None:
+        if self.columns is None:
             raise DataError(self.path, "the file is empty (no header line).")
+
+    def _split_line(self, record: bytes, line: int) -> list[str]:
+        """The fields of one record (the header, or a first row), by Python's csv module."""
+        text = record.decode("utf-8", errors="replace").rstrip("\r\n")
+        options: dict[str, Any] = {"delimiter": self._sep.decode()}
+        if self.quote is None:
+            options["quoting"] = csv.QUOTE_NONE
+        else:
+            options["quotechar"] = self.quote
+        return next(csv.reader([text], **options), [])
+
+    def _column_names(
+        self, header: list[str] | None, line: int, count: int | None = None
+    ) -> list[str]:
+        """The names of the columns: ``names`` if given (their number must be the rows'),
+        else the header's (stripped with ``strip``), else the 1-based positions."""
+        width = len(header) if header is not None else count
+        if self.names is not None:
+            if len(self.names) != width:
+                raise DataError(
+                    self.path,
+                    f"--names gives {len(self.names)} names but the "
+                    + ("header has" if header is not None else "rows have")
+                    + f" {width} fields.",
+                    line=line,
+                )
+            return list(self.names)
+        if header is None:
+            return [str(k + 1) for k in range(width or 0)]
+        names = [name.strip() for name in header] if self.strip else header
+        advice = "; if the file has no header line, pass --no-header"
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise DataError(
+                self.path, f"duplicate column names in the header: {repeated}{advice}.", line=line
+            )
+        numbers = [name for name in names if _is_number(name)]
+        if numbers:
+            warnings.warn(
+                f"{self.path}: the header line has names that are numbers ({numbers[:3]}"
+                f"{', …' if len(numbers) > 3 else ''}): it looks like data{advice}.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return names
 
     def _scan(self, buffer: bytes, at_end: bool, line: int) -> tuple[np.ndarray, ...]:
         """Record ends, field counts and file lines of the complete records in ``buffer``."""
@@ -283,19 +488,22 @@ class TableReader:
         ends = np.empty(capacity, dtype=np.int64)
         fields = np.empty(capacity, dtype=np.int64)
         lines = np.empty(capacity, dtype=np.int64)
-        separator = ord(self.separator)
-        if buffer.find(b'"') < 0:  # no quoting anywhere: every newline ends a record
+        separator = self._sep[0]
+        if self.quote is None or buffer.find(self.quote.encode()) < 0:
+            # no quoting anywhere: every newline ends a record
             count, used = _kernels.scan_plain_records(array, separator, at_end, ends, fields)
             lines[:count] = np.arange(count)
         else:
             count, used = _kernels.scan_records(
-                array, separator, ord('"'), at_end, ends, fields, lines
+                array, separator, ord(self.quote), at_end, ends, fields, lines
             )
         return ends[:count], fields[:count], lines[:count] + line, used
 
+    def _quoted(self, buffer: bytes) -> bool:
+        return self.quote is not None and buffer.find(self.quote.encode()) >= 0
+
     def _block(
         self,
-        header: bytes,
         buffer: bytes,
         at_end: bool,
         line: int,
@@ -305,22 +513,24 @@ class TableReader:
         """Parse the complete records of ``buffer``: (frame or None, line of its first row,
         bytes used, newlines in them).
 
-        Fast path, for blocks without quotes or blank lines once the types are known: cut at
-        the last newline and let Polars parse, then check the field counts only if Polars
-        complained or some row's last field is empty (a row with too few fields looks like
-        that). Otherwise, and whenever the check is needed, every record is scanned.
+        Fast path, for blocks without quotes, blank lines or whitespace to strip once the
+        types are known: cut at the last newline and let Polars parse, then check the field
+        counts only if some row's last field is empty (a row with too few fields looks like
+        that). Otherwise, and whenever the check fails, every record is scanned.
         """
-        if schema is not None and buffer.find(b'"') < 0:
+        if schema is not None and not self._quoted(buffer):
             used = len(buffer) if at_end else buffer.rfind(b"\n") + 1
             body = buffer[:used]
             newlines = body.count(b"\n")
             rows = newlines + (0 if body.endswith(b"\n") else 1)
             if used == 0 or (used < 16 and not body.strip()):
                 return None, line, used, newlines
-            try:
-                frame = self._parse(header, body, np.arange(rows) + line, schema)
-            except (DataError, pl.exceptions.PolarsError):
-                frame = None  # a malformed row, perhaps: look closer below
+            frame = None
+            if not (self.strip and _padded(body, self._sep)):
+                try:
+                    frame = self._read(body, np.arange(rows) + line, schema)
+                except (DataError, pl.exceptions.PolarsError):
+                    frame = None  # a malformed row, perhaps: look closer below
             # one row per line (no blank line was skipped), and the last field of every row
             # present (a row with too few fields would leave it empty): nothing to check
             if frame is not None and frame.height == rows:
@@ -335,19 +545,10 @@ class TableReader:
         body, body_lines = self._keep_good(buffer, starts, ends, fields, lines, expected)
         if not body:
             return None, line, used, newlines
-        return self._parse(header, body, body_lines, schema), int(body_lines[0]), used, newlines
-
-    def _header_names(self, header: bytes, line: int) -> list[str]:
-        # the standard library splits the one header line; Polars would silently rename
-        # repeated names (a, a_duplicated_0), and a repeated name is an error here
-        text = header.decode("utf-8", errors="replace").rstrip("\r\n")
-        names = next(csv.reader([text], delimiter=self.separator))
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise DataError(
-                self.path, f"duplicate column names in the header: {repeated}.", line=line
-            )
-        return names
+        frame, kept = self._parse(body, body_lines, schema)
+        if frame.height == 0:
+            return None, line, used, newlines
+        return frame, int(kept[0]), used, newlines
 
     def _keep_good(
         self, buffer: bytes, starts, ends, fields, lines, expected: int
@@ -358,9 +559,10 @@ class TableReader:
         if bad.any():
             if not self.skip_bad_rows:
                 k = int(np.argmax(bad))
+                against = "the header has" if self.header else "the rows have"
                 raise DataError(
                     self.path,
-                    f"this row has {int(fields[k])} fields but the header has {expected}; fix the "
+                    f"this row has {int(fields[k])} fields but {against} {expected}; fix the "
                     "row, or pass --skip-bad-rows to drop such rows.",
                     line=int(lines[k]),
                 )
@@ -387,55 +589,162 @@ class TableReader:
             )
             return "utf8-lossy"
 
-    def _parse(
-        self, header: bytes, body: bytes, lines: np.ndarray, schema: dict | None
-    ) -> pl.DataFrame:
-        options: dict[str, Any] = {"separator": self.separator, "null_values": self.missing or None}
-        if schema is None:  # the first block: the header names the columns, types are inferred
-            options["infer_schema_length"] = INFER_ROWS
-            source = header + body
-        else:  # later blocks: the schema names and types the columns (no header copy)
-            options["schema"] = schema
-            options["has_header"] = False
-            source = body
-        try:
-            try:
-                return pl.read_csv(source, **options)
-            except pl.exceptions.ComputeError as exc:
-                if "utf-8" not in str(exc).lower():
-                    raise
-                # bytes that are not UTF-8: replace them (and say where), as the text models do
-                return pl.read_csv(source, encoding=self._decode_policy(body, lines), **options)
-        except pl.exceptions.PolarsError as exc:
-            if schema is None:
-                raise DataError(self.path, f"cannot parse: {exc}") from exc
-            raise self._locate(header, body, lines, schema, exc) from exc
+    def _polars_options(self) -> dict[str, Any]:
+        return {
+            "separator": self._sep.decode(),
+            "has_header": False,
+            "new_columns": self.columns,
+            "quote_char": self.quote,
+        }
 
-    def _locate(
-        self, header: bytes, body: bytes, lines: np.ndarray, schema: dict, exc: Exception
-    ) -> DataError:
-        """Find the line and column of a value that does not fit the column's type."""
-        text = pl.read_csv(
-            io.BytesIO(header + body),
-            separator=self.separator,
-            infer_schema=False,
-            null_values=self.missing or None,
-            encoding="utf8-lossy",
+    def _read(self, body: bytes, lines: np.ndarray, schema: dict | None) -> pl.DataFrame:
+        """Polars' typed parse of whole records (types inferred, or ``schema``)."""
+        options = self._polars_options()
+        options["null_values"] = self.missing or None
+        if schema is None:
+            options["infer_schema_length"] = INFER_ROWS
+        else:
+            options["schema"] = schema
+            del options["new_columns"]
+        return self._read_csv(body, lines, options)
+
+    def _read_csv(self, body: bytes, lines: np.ndarray, options: dict) -> pl.DataFrame:
+        try:
+            return pl.read_csv(body, **options)
+        except pl.exceptions.ComputeError as exc:
+            if "utf-8" not in str(exc).lower():
+                raise
+            # bytes that are not UTF-8: replace them (and say where), as the text models do
+            return pl.read_csv(body, encoding=self._decode_policy(body, lines), **options)
+
+    def _parse(
+        self, body: bytes, lines: np.ndarray, schema: dict | None
+    ) -> tuple[pl.DataFrame, np.ndarray]:
+        """(frame, file line of each row) of the whole records in ``body``.
+
+        Polars' typed parse when the block needs no stripping and parses; otherwise every value
+        is read as text (by Polars, or record by record by Python's csv module when Polars
+        refuses the quoting), stripped, nulled where it is a missing-value marker, and converted
+        to the column types — which are inferred here for the first block. Records that cannot
+        be read raise a :class:`DataError` naming them, or are dropped with ``skip_bad_rows``.
+        """
+        if not (self.strip and _padded(body, self._sep)):
+            try:
+                return self._read(body, lines, schema), lines
+            except pl.exceptions.PolarsError:
+                pass  # located below
+        text, lines = self._read_text(body, lines)
+        text = self._clean(text)
+        if schema is None:
+            schema = _infer_types(text.head(INFER_ROWS))
+        return self._convert(text, lines, schema)
+
+    def _read_text(self, body: bytes, lines: np.ndarray) -> tuple[pl.DataFrame, np.ndarray]:
+        options = self._polars_options()
+        options["infer_schema"] = False
+        try:
+            return self._read_csv(body, lines, options), lines
+        except pl.exceptions.PolarsError:
+            pass
+        # Polars refused the quoting: read record by record, and locate (or drop) the bad ones
+        ends, _, _, _ = self._scan(body, True, 0)
+        starts = np.concatenate(([0], ends[:-1]))
+        dialect: dict[str, Any] = {"delimiter": self._sep.decode(), "strict": True}
+        if self.quote is None:
+            dialect["quoting"] = csv.QUOTE_NONE
+        else:
+            dialect["quotechar"] = self.quote
+        rows, kept = [], []
+        for start, end, line in zip(starts, ends, lines, strict=True):
+            record = body[int(start) : int(end)]
+            text = record.decode("utf-8", errors="replace")
+            try:
+                fields = next(csv.reader(io.StringIO(text, newline=""), **dialect))
+            except (csv.Error, StopIteration):
+                if not self.skip_bad_rows:
+                    raise DataError(
+                        self.path,
+                        f"a quoted field does not close where its field ends: "
+                        f"{_snippet(text)}. If quotes are part of the values, pass --no-quote; "
+                        "or --skip-bad-rows to drop such rows.",
+                        line=int(line),
+                    ) from None
+                self.bad_rows += 1
+                continue
+            rows.append(fields)
+            kept.append(line)
+        frame = pl.DataFrame(
+            rows, schema=dict.fromkeys(self.columns or [], pl.String), orient="row"
         )
-        for name, dtype in schema.items():
-            column = text.get_column(name)
-            converted = column.cast(dtype, strict=False)
-            failed = converted.is_null() & column.is_not_null()
-            if failed.any():
-                row = int(failed.arg_true()[0])
-                return DataError(
-                    self.path,
-                    f"the value {column[row]!r} does not fit the column's type {dtype}, which was "
-                    "inferred from the first block of rows.",
-                    line=int(lines[row]),
-                    column=name,
+        return frame, np.asarray(kept, dtype=np.int64)
+
+    def _clean(self, text: pl.DataFrame) -> pl.DataFrame:
+        """Strip (with ``strip``), then null the empty values and the missing-value markers."""
+        missing = ["", *self.missing]
+        columns = []
+        for name in text.columns:
+            values = pl.col(name).str.strip_chars() if self.strip else pl.col(name)
+            columns.append(pl.when(values.is_in(missing)).then(None).otherwise(values).alias(name))
+        return text.with_columns(columns)
+
+    def _convert(
+        self, text: pl.DataFrame, lines: np.ndarray, schema: dict
+    ) -> tuple[pl.DataFrame, np.ndarray]:
+        """The text columns converted to ``schema``; a value that does not fit its type is an
+        error naming its line and column (or its row is dropped, with ``skip_bad_rows``)."""
+        converted = text.with_columns(
+            _cast(pl.col(name), dtype) for name, dtype in schema.items() if dtype != pl.String
+        )
+        failed = np.zeros(text.height, dtype=bool)
+        for name in schema:
+            failed |= (
+                converted.get_column(name).is_null() & text.get_column(name).is_not_null()
+            ).to_numpy()
+        if failed.any():
+            if not self.skip_bad_rows:
+                row = int(np.argmax(failed))
+                for name, dtype in schema.items():
+                    value = text.get_column(name)[row]
+                    if value is not None and converted.get_column(name)[row] is None:
+                        raise DataError(
+                            self.path,
+                            f"the value {value!r} does not fit the column's type {dtype}, "
+                            "which was inferred from the first rows; pass --skip-bad-rows to "
+                            "drop such rows.",
+                            line=int(lines[row]),
+                            column=name,
+                        )
+            self.bad_rows += int(failed.sum())
+            converted, lines = converted.filter(pl.Series(~failed)), lines[~failed]
+        return converted, lines
+
+    def _check_near_misses(self, frame: pl.DataFrame, first_line: int | None) -> None:
+        """Warn (once per file) about text values that are a missing-value marker but for
+        whitespace or letter case (``" ?"`` for ``"?"``, ``"na"`` for ``"NA"``): they are read
+        as values, not as missing."""
+        if self._near_misses_checked:
+            return
+        wanted = {m.strip().casefold() for m in self.missing}
+        for name, dtype in frame.schema.items():
+            if dtype != pl.String:
+                continue
+            column = frame.get_column(name)
+            near = column.str.strip_chars().str.to_lowercase().is_in(list(wanted)) & ~column.is_in(
+                self.missing
+            )
+            if near.any():
+                row = int(near.arg_true()[0])
+                where = f"line {first_line + row:,}" if first_line is not None else f"row {row:,}"
+                self._near_misses_checked = True
+                warnings.warn(
+                    f"{self.path}: column {name!r} holds {column[row]!r} ({int(near.sum()):,} "
+                    f"times in a chunk, first at {where}), which is not the missing-value "
+                    f"marker {self.missing if len(self.missing) > 1 else self.missing[0]!r} but "
+                    "nearly; it is read as a value. Pass it to --missing if it means missing.",
+                    UserWarning,
+                    stacklevel=2,
                 )
-        return DataError(self.path, f"cannot parse: {exc}", line=int(lines[0]))
+                return
 
     # ------------------------------------------------------------------ JSON lines
     def _jsonl(self, stream: IO[bytes]) -> Iterator[Batch]:
@@ -456,6 +765,8 @@ class TableReader:
                 if schema is None:
                     schema = dict(frame.schema)
                     self.columns = list(frame.columns)
+                frame = self._markers_as_null(frame)
+                self._check_near_misses(frame, line)
                 yield self._batch(frame, line)
             line += body.count(b"\n")
             if at_end:
@@ -480,14 +791,21 @@ class TableReader:
             except ValueError as error:
                 if not self.skip_bad_rows:
                     raise DataError(
-                        self.path, f"not a JSON object: {error}", line=line + offset
+                        self.path,
+                        f"not a JSON object: {error}; pass --skip-bad-rows to drop such lines.",
+                        line=line + offset,
                     ) from exc
                 self.bad_rows += 1
         if not good:
             return pl.DataFrame(schema=schema) if schema else pl.DataFrame()
-        return pl.read_ndjson(
-            io.BytesIO(b"\n".join(good)), schema=schema, infer_schema_length=INFER_ROWS
-        )
+        try:
+            return pl.read_ndjson(
+                io.BytesIO(b"\n".join(good)), schema=schema, infer_schema_length=INFER_ROWS
+            )
+        except pl.exceptions.PolarsError as error:
+            raise DataError(
+                self.path, f"cannot read the JSON lines from line {line:,}: {error}"
+            ) from error
 
     # ------------------------------------------------------------------ Parquet
     def _parquet(self) -> Iterator[Batch]:
@@ -504,12 +822,13 @@ class TableReader:
             self.columns = list(lazy.collect_schema().names())
             rows = max(1, self.chunk_bytes // 256)
             for frame in lazy.collect_batches(chunk_size=rows):
-                frame = self._parquet_missing(frame)
+                frame = self._markers_as_null(frame)
+                self._check_near_misses(frame, None)
                 yield self._batch(frame, None)
         except pl.exceptions.PolarsError as exc:
             raise DataError(self.path, f"cannot read Parquet: {exc}") from exc
 
-    def _parquet_missing(self, frame: pl.DataFrame) -> pl.DataFrame:
+    def _markers_as_null(self, frame: pl.DataFrame) -> pl.DataFrame:
         if not self.missing:
             return frame
         strings = [n for n, t in frame.schema.items() if t == pl.String]
@@ -522,6 +841,81 @@ class TableReader:
         batch = Batch(frame, first_line, self.rows, self._bytes_read())
         self.rows += frame.height
         return batch
+
+
+# ---------------------------------------------------------------------- helpers
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _padded(body: bytes, separator: bytes) -> bool:
+    """Whether some field of ``body`` may begin or end with a space or tab (a quick byte test
+    that may say yes for a space inside a quoted field, never no for a padded field)."""
+    for blank in (b" ", b"\t"):
+        if blank == separator:
+            continue
+        if body.startswith(blank) or any(
+            pattern in body
+            for pattern in (
+                blank + separator,
+                separator + blank,
+                blank + b"\n",
+                blank + b"\r",
+                b"\n" + blank,
+            )
+        ):
+            return True
+        if body.endswith(blank):
+            return True
+    return False
+
+
+def _padded_strings(frame: pl.DataFrame) -> bool:
+    """Whether a text column of ``frame`` has a value with whitespace at either end."""
+    strings = [n for n, t in frame.schema.items() if t == pl.String]
+    if not strings:
+        return False
+    padded = frame.select(
+        pl.any_horizontal(
+            (pl.col(n).str.len_bytes() != pl.col(n).str.strip_chars().str.len_bytes()).any()
+            for n in strings
+        )
+    )
+    return bool(padded.item())
+
+
+def _infer_types(text: pl.DataFrame) -> dict:
+    """The column types Polars infers for text values (they were read as text to be stripped
+    first): the values are written out as CSV and read back with Polars' inference."""
+    if text.height == 0:
+        return dict(text.schema)
+    buffer = io.BytesIO()
+    text.write_csv(buffer)
+    inferred = pl.read_csv(buffer.getvalue(), infer_schema_length=None)
+    return dict(zip(text.columns, inferred.dtypes, strict=True))
+
+
+def _cast(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Text → ``dtype``, null where a value does not fit (so the caller can find it)."""
+    if dtype == pl.Boolean:
+        lowered = column.str.to_lowercase()
+        return (
+            pl.when(lowered == "true")
+            .then(True)
+            .when(lowered == "false")
+            .then(False)
+            .otherwise(None)
+        )
+    return column.cast(dtype, strict=False)
+
+
+def _snippet(text: str, limit: int = 60) -> str:
+    text = text.rstrip("\r\n")
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def read_ahead(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:
@@ -567,7 +961,7 @@ def read_ahead(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:
         worker.join(timeout=5)
 
 
-def read_all(reader: TableReader) -> pl.DataFrame:
+def read_all(reader: Any) -> pl.DataFrame:
     """Every batch of ``reader`` concatenated (for cross-validation, which needs all rows)."""
     frames = [batch.frame for batch in reader]
     if not frames:
