@@ -51,3 +51,110 @@ def test_accumulated_report_equals_scikit_learns_metrics():
     np.testing.assert_allclose(report.f1, f1)
     np.testing.assert_array_equal(report.support, support)
     assert report.log_loss == pytest.approx(log_loss(truth, proba, labels=classes))
+
+
+def _streamed(classes, truth, predicted, proba, loss=None, batch=97):
+    accumulator = Accumulator(classes, loss)
+    for start in range(0, len(truth), batch):
+        part = slice(start, start + batch)
+        accumulator.update(truth[part], predicted[part], proba[part])
+    return accumulator.report()
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_every_figure_equals_scikit_learns(k: int):
+    from sklearn import metrics
+
+    rng = np.random.default_rng(k)
+    classes = np.array([f"c{i}" for i in range(k)])
+    truth = rng.choice(classes, 700, p=np.r_[0.5, np.full(k - 1, 0.5 / (k - 1))])
+    # informative posteriors, with ties (rounded) so that the AUCs must handle them
+    logits = rng.normal(size=(700, k)) + 1.5 * (truth[:, None] == classes)
+    proba = np.round(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True), 2)
+    proba = proba / proba.sum(axis=1, keepdims=True)
+    predicted = classes[np.argmax(proba, axis=1)]
+    predicted[:5] = classes[-1]  # some errors for sure
+    loss = rng.integers(0, 5, (k, k)).astype(float)
+    np.fill_diagonal(loss, 0)
+    report = _streamed(classes, truth, predicted, proba, loss)
+    assert report.accuracy == pytest.approx(metrics.accuracy_score(truth, predicted))
+    assert report.balanced_accuracy == pytest.approx(
+        metrics.balanced_accuracy_score(truth, predicted)
+    )
+    assert report.kappa == pytest.approx(metrics.cohen_kappa_score(truth, predicted))
+    assert report.mcc == pytest.approx(metrics.matthews_corrcoef(truth, predicted))
+    for average in ("macro", "weighted"):
+        p, r, f, _ = metrics.precision_recall_fscore_support(
+            truth, predicted, average=average, zero_division=0
+        )
+        assert report.scalars[f"{average}_precision"] == pytest.approx(p)
+        assert report.scalars[f"{average}_recall"] == pytest.approx(r)
+        assert report.scalars[f"{average}_f1"] == pytest.approx(f)
+    assert report.log_loss == pytest.approx(metrics.log_loss(truth, proba, labels=classes))
+    assert report.brier == pytest.approx(
+        metrics.brier_score_loss(truth, proba[:, 1], pos_label=classes[1])
+        if k == 2
+        else metrics.brier_score_loss(truth, proba, labels=classes)
+    )
+    if k == 2:
+        positive = truth == classes[1]
+        assert report.roc_auc == pytest.approx(metrics.roc_auc_score(positive, proba[:, 1]))
+        assert report.pr_auc == pytest.approx(
+            metrics.average_precision_score(positive, proba[:, 1])
+        )
+    else:
+        assert report.roc_auc == pytest.approx(
+            metrics.roc_auc_score(truth, proba, multi_class="ovr", labels=classes)
+        )
+        binary = truth[:, None] == classes
+        assert report.pr_auc == pytest.approx(
+            metrics.average_precision_score(binary, proba, average="macro")
+        )
+    index = {c: i for i, c in enumerate(classes)}
+    cost = sum(loss[index[d], index[t]] for d, t in zip(predicted, truth, strict=True))
+    assert report.total_cost == pytest.approx(cost)
+    assert report.mean_cost == pytest.approx(cost / 700)
+
+
+def test_figures_on_a_degenerate_and_a_small_hand_example():
+    from fractions import Fraction
+
+    # 2 × 2 by hand: C = [[3, 1], [2, 4]], n = 10
+    truth = np.array(["n"] * 4 + ["y"] * 6)
+    predicted = np.array(["n", "n", "n", "y", "n", "n", "y", "y", "y", "y"])
+    proba = np.where((predicted == "y")[:, None], [0.3, 0.7], [0.8, 0.2])
+    report = _streamed(np.array(["n", "y"]), truth, predicted, proba)
+    po, pe = Fraction(7, 10), Fraction(4 * 5 + 6 * 5, 100)
+    assert report.kappa == pytest.approx(float((po - pe) / (1 - pe)))
+    mcc = (7 * 10 - (4 * 5 + 6 * 5)) / np.sqrt((100 - 50) * (100 - (16 + 36)))
+    assert report.mcc == pytest.approx(mcc)
+    assert report.balanced_accuracy == pytest.approx((3 / 4 + 4 / 6) / 2)
+    # every row the same prediction: MCC is 0, not NaN; AUCs of a constant score are 1/2
+    constant = _streamed(
+        np.array(["n", "y"]), truth, np.array(["y"] * 10), np.tile([0.4, 0.6], (10, 1))
+    )
+    assert constant.mcc == 0.0 and constant.roc_auc == pytest.approx(0.5)
+    assert constant.pr_auc == pytest.approx(0.6)
+
+
+def test_labels_the_model_does_not_know_are_errors_and_named():
+    from sklearn import metrics
+
+    classes = np.array(["a", "b"])
+    truth = np.array(["a", "b", "b.", "a", "b."])
+    predicted = np.array(["a", "b", "b", "b", "a"])
+    proba = np.array([[0.9, 0.1], [0.2, 0.8], [0.3, 0.7], [0.4, 0.6], [0.6, 0.4]])
+    report = _streamed(classes, truth, predicted, proba, batch=2)
+    assert report.accuracy == pytest.approx(2 / 5)
+    assert report.classes.tolist() == ["a", "b", "b."]
+    np.testing.assert_array_equal(
+        report.confusion, metrics.confusion_matrix(truth, predicted, labels=["a", "b", "b."])
+    )
+    assert report.macro_f1 == pytest.approx(
+        metrics.f1_score(truth, predicted, average="macro", zero_division=0)
+    )
+    assert "2 rows have labels the model does not know (['b.'])" in report.notes[0]
+    known = np.isin(truth, classes)
+    assert report.log_loss == pytest.approx(
+        metrics.log_loss(truth[known], proba[known], labels=classes)
+    )

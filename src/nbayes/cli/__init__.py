@@ -28,17 +28,40 @@ from ._parser import COMMANDS, build_parser
 __all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings as one plain line on stderr, without Python's file:line prefix."""
-    print(f"nbayes: warning: {message}", file=sys.stderr)
+class _Warnings:
+    """Warnings of one command, each printed once at the end with its count, as one plain
+    line on stderr (without Python's file:line prefix)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def show(self, message, category, filename, lineno, file=None, line=None) -> None:
+        text = " ".join(str(message).split())
+        self.counts[text] = self.counts.get(text, 0) + 1
+
+    def flush(self) -> None:
+        for text, count in self.counts.items():
+            times = f" ({count:,} times)" if count > 1 else ""
+            print(f"nbayes: warning: {text}{times}", file=sys.stderr)
+        self.counts.clear()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (0, 1 data or model error, 2 usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not args.debug:
-        warnings.showwarning = _show_warning
+    collected = _Warnings()
+    with warnings.catch_warnings():
+        if not args.debug:
+            warnings.simplefilter("always")
+            warnings.showwarning = collected.show
+        try:
+            return _run(parser, args)
+        finally:
+            collected.flush()
+
+
+def _run(parser, args) -> int:
     try:
         command = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
         return command.run(args)

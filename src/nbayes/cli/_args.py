@@ -23,6 +23,9 @@ def continuous_family_names() -> tuple[str, ...]:
     return families.continuous_names()
 
 
+TEXT_MODELS = ("complement", "multinomial", "bernoulli")
+
+
 def column_family(text: str) -> tuple[str, str]:
     """``COL=FAMILY`` → (column, family)."""
     name, sep, family = text.rpartition("=")
@@ -38,34 +41,89 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
+
+
+def int_range(text: str) -> tuple[int, int]:
+    """``1,2`` (or ``2``) → (1, 2) (or (2, 2))."""
+    parts = text.split(",")
+    try:
+        low, high = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else (0, -1)
+    except ValueError:
+        low, high = 0, -1
+    if not 1 <= low <= high:
+        raise argparse.ArgumentTypeError(f"expected MIN,MAX with 1 <= MIN <= MAX, got {text!r}")
+    return low, high
+
+
+def column_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected comma-separated column names, got {text!r}")
+    return names
+
+
 def data_options(parser: argparse.ArgumentParser) -> None:
     """DATA and how to read it (every command that reads a data file)."""
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="CSV, TSV, Parquet or JSON lines file (.gz/.zst ok), or - for stdin",
+        help="a table (CSV, TSV, Parquet or JSON lines; .gz/.zst ok; - for stdin), a folder of "
+        "documents with one subfolder per class, or label<TAB>text lines (--format lines)",
     )
-    parser.add_argument(
+    group = parser.add_argument_group("reading the data")
+    group.add_argument(
         "--format",
-        choices=["csv", "tsv", "parquet", "jsonl"],
-        help="data format (default: from the file name; csv for -)",
+        choices=["csv", "tsv", "parquet", "jsonl", "lines"],
+        help="data format (default: from the file name, else from the content; csv for -); "
+        "lines: one label<SEPARATOR>text document per line",
     )
-    parser.add_argument(
-        "--separator", help="field separator for CSV (default: ',' or tab for .tsv)"
+    group.add_argument(
+        "--separator",
+        help="field separator, one or more characters (default: from the file name or the "
+        "content; tab for --format lines)",
     )
-    parser.add_argument(
+    group.add_argument(
+        "--no-header",
+        action="store_true",
+        help="the file has no header line: columns are named by --names, else 1, 2, 3, …",
+    )
+    group.add_argument(
+        "--names",
+        metavar="A,B,C|FILE",
+        help="column names, comma-separated or in a file (one per line); with a header line, "
+        "they replace its names",
+    )
+    group.add_argument(
+        "--no-strip",
+        action="store_true",
+        help="keep the whitespace around fields (by default ' ?' reads as '?', ' 39' as 39)",
+    )
+    quoting = group.add_mutually_exclusive_group()
+    quoting.add_argument("--quote", default='"', metavar="CHAR", help='quote character (")')
+    quoting.add_argument(
+        "--no-quote",
+        action="store_true",
+        help="quote characters are ordinary text (e.g. in free-text TSV files)",
+    )
+    group.add_argument(
         "--missing",
         action="append",
         default=[],
         metavar="MARKER",
         help='a value meaning "missing", e.g. "?" (repeatable)',
     )
-    parser.add_argument(
+    group.add_argument(
         "--skip-bad-rows",
         action="store_true",
-        help="drop CSV rows with the wrong number of fields (counted) instead of stopping",
+        help="drop rows that cannot be read (wrong number of fields, broken quoting, a value "
+        "not fitting its column's type), counted, instead of stopping",
     )
-    parser.add_argument(
+    group.add_argument(
         "--chunk-mb",
         type=positive_int,
         default=16,
@@ -75,42 +133,90 @@ def data_options(parser: argparse.ArgumentParser) -> None:
 
 def target_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--target", required=True, metavar="COL", help="the column holding the class labels"
+        "--target",
+        metavar="COL",
+        help="the column holding the class labels, by name or 1-based position (required for "
+        "tables; documents are labelled by their folder or line)",
     )
 
 
 def model_options(parser: argparse.ArgumentParser) -> None:
-    """The NaiveBayes settings (``fit`` and ``cv``)."""
+    """The model's settings (``fit`` and ``cv``): a NaiveBayes for tables, a TextClassifier
+    when the only feature is free text."""
     target_option(parser)
-    parser.add_argument(
+    group = parser.add_argument_group("the model")
+    group.add_argument(
         "--family",
         action="append",
         type=column_family,
         default=[],
         metavar="COL=FAMILY",
-        help=f"family for a column: {', '.join(family_names())} (repeatable)",
+        help=f"family for a column (by name or position): {', '.join(family_names())} (repeatable)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--continuous",
         default="gaussian",
         choices=continuous_family_names(),
         help="family for numeric columns (default gaussian)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--alpha",
-        type=float,
-        default=1.0,
-        help="Lidstone smoothing λ (1 = Laplace, 0 = maximum likelihood)",
+        type=non_negative_float,
+        help="smoothing λ: Lidstone's for tables (default 1 = Laplace; 0 = maximum "
+        "likelihood), δ for text (default 0.1)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--prior",
         choices=["mle", "smoothed", "uniform"],
         default="mle",
         help="class prior (default mle: N_c/N)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--bins",
         type=positive_int,
         default=10,
         help="intervals for equal-width/equal-frequency (default 10)",
+    )
+    group.add_argument(
+        "--loss",
+        metavar="FILE",
+        help="loss matrix CSV: header 'decision,<class>,...'; one row per decided class",
+    )
+    text = parser.add_argument_group("text (documents, or a table whose only feature is free text)")
+    text.add_argument(
+        "--text",
+        metavar="COL",
+        help="the free-text column of a table (default: detected — a column of mostly "
+        "distinct values of 4 or more words)",
+    )
+    text.add_argument(
+        "--text-model",
+        choices=TEXT_MODELS,
+        default="complement",
+        help="complement (Rennie et al. 2003; default), multinomial or bernoulli",
+    )
+    text.add_argument(
+        "--ngrams",
+        type=int_range,
+        default=(1, 2),
+        metavar="MIN,MAX",
+        help="word n-grams counted (default 1,2)",
+    )
+    text.add_argument(
+        "--stop-words",
+        choices=["english", "none"],
+        default="none",
+        help="drop scikit-learn's English stop words (default none)",
+    )
+    text.add_argument(
+        "--min-df",
+        type=non_negative_float,
+        default=1,
+        metavar="N",
+        help="use words in at least N documents (or a fraction < 1 of them; default 1)",
+    )
+    text.add_argument(
+        "--vocabulary",
+        action="store_true",
+        help="count words in a vocabulary instead of hashing them into 2^20 columns",
     )

@@ -1,20 +1,223 @@
-"""The model a command fits, built from the model options."""
+"""The model a command fits or uses, built from the model options and the data's first rows.
+
+A table gets a :class:`~nbayes.NaiveBayes`; documents, or a table whose only feature is free
+text, get a :class:`~nbayes.TextClassifier` (the figures of the Python API: 20 Newsgroups,
+SMS). :class:`Learner` gives both one interface over table batches.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
 
 from ..model import NaiveBayes
+from ..readers import DataError
+from ..text import TextClassifier
+from ._reading import column
+
+#: Free text: a column of strings whose values have at least this many words (median) …
+TEXT_WORDS = 4
+#: … and are mostly distinct (distinct values / values).
+TEXT_DISTINCT = 0.5
+#: A categorical column with more distinct values than this fraction of its values (and at
+#: least ``ID_MIN_ROWS`` values) is probably an identifier or numbers read as text.
+ID_DISTINCT = 0.5
+ID_MIN_ROWS = 50
 
 
-def model_from(args: argparse.Namespace) -> NaiveBayes:
-    """A NaiveBayes with ``--family``, ``--continuous``, ``--alpha``, ``--prior``,
-    ``--missing`` and ``--bins``."""
+@dataclass
+class Learner:
+    """A model and how it reads a table: ``target`` (the label column) and ``text`` (the one
+    column a TextClassifier reads; None for a NaiveBayes, which reads every other column)."""
+
+    model: Any
+    target: str | None
+    text: str | None = None
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.model.classes_
+
+    def features(self, frame: pl.DataFrame) -> Any:
+        if self.text is None:
+            return frame
+        if self.text not in frame.columns:
+            raise DataError(
+                "data", f"there is no text column {self.text!r}; the columns are {frame.columns}."
+            )
+        return frame.get_column(self.text)
+
+    def labelled(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """The rows of ``frame`` whose label is present."""
+        return frame.filter(frame.get_column(self.target).is_not_null())
+
+    def partial_fit(self, frame: pl.DataFrame) -> None:
+        """Add the rows of ``frame`` (their statistics) to the model."""
+        if self.text is None:
+            self.model.partial_fit(frame, target=self.target)
+            return
+        frame = self.labelled(frame)
+        if frame.height == 0:
+            return
+        labels = frame.get_column(self.target).to_numpy()
+        texts = frame.get_column(self.text)
+        if not hasattr(self.model, "model_"):
+            self.model.fit(texts, labels)
+        elif np.isin(labels, self.model.classes_).all():
+            self.model.partial_fit(texts, labels)
+        else:  # a class not seen yet: fit this batch alone and merge (exact, as one fit)
+            self.model.merge(TextClassifier(**self.model.get_params()).fit(texts, labels))
+
+    def fit(self, frame: pl.DataFrame) -> Learner:
+        if self.text is None:
+            self.model.fit(frame, target=self.target)
+        else:
+            frame = self.labelled(frame)
+            self.model.fit(frame.get_column(self.text), frame.get_column(self.target).to_numpy())
+        return self
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.model, "classes_") and (
+            self.text is None or hasattr(self.model, "model_")
+        )
+
+    def predict_proba(self, frame: pl.DataFrame) -> np.ndarray:
+        return self.model.predict_proba(self.features(frame))
+
+    def predict(self, frame: pl.DataFrame) -> np.ndarray:
+        return self.model.predict(self.features(frame))
+
+    def predict_both(self, frame: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """(decided classes, posteriors P(c | x)) of the rows of ``frame``: the most probable
+        class, or with a loss matrix the model's Bayes decision."""
+        features = self.features(frame)
+        proba = self.model.predict_proba(features)
+        if getattr(self.model, "loss", None) is None:
+            return self.model.classes_[np.argmax(proba, axis=1)], proba
+        return self.model.predict(features), proba
+
+
+def alpha(args: argparse.Namespace, default: float) -> float:
+    return default if args.alpha is None else args.alpha
+
+
+def text_classifier(args: argparse.Namespace) -> TextClassifier:
+    """A TextClassifier with the text options (``--text-model``, ``--alpha``, ``--ngrams``,
+    ``--stop-words``, ``--min-df``, ``--vocabulary``, ``--prior``)."""
+    min_df = args.min_df if args.min_df < 1 else int(args.min_df)
+    return TextClassifier(
+        model=args.text_model,
+        alpha=alpha(args, 0.1),
+        mode="vocabulary" if args.vocabulary else "hashing",
+        ngram_range=tuple(args.ngrams),
+        stop_words=None if args.stop_words == "none" else args.stop_words,
+        min_df=min_df,
+        class_prior=args.prior,
+    )
+
+
+def table_model(args: argparse.Namespace, families: dict[str, str]) -> NaiveBayes:
+    """A NaiveBayes with ``families``, ``--continuous``, ``--alpha``, ``--prior``, ``--missing``
+    and ``--bins``."""
     return NaiveBayes(
-        families=dict(args.family) or None,
+        families=families or None,
         continuous=args.continuous,
-        alpha=args.alpha,
+        alpha=alpha(args, 1.0),
         class_prior=args.prior,
         missing_values=args.missing or None,
         bins=args.bins,
     )
+
+
+def learner_for(
+    args: argparse.Namespace, source: str, frame: pl.DataFrame, target: str, *, quiet: bool = False
+) -> Learner:
+    """The learner the options and the first rows of the data call for.
+
+    Columns named in ``--family`` and ``--text`` are looked up by name or position. A string
+    column of free text (median ≥ 4 words, mostly distinct values) not given a family is
+    modelled as text: by a TextClassifier when it is the only feature, else by the ``text``
+    family of NaiveBayes. Categorical columns of nearly one distinct value per row are warned
+    about (identifiers, or numbers read as text).
+    """
+    columns = frame.columns
+    families = {column(source, name, columns): family for name, family in args.family}
+    features = [name for name in columns if name != target]
+    text = column(source, args.text, columns, "text column") if args.text else None
+    if text is None:
+        detected = [
+            name for name in features if name not in families and _free_text(frame.get_column(name))
+        ]
+        if detected and not quiet:
+            print(
+                f"nbayes: {', '.join(map(repr, detected))} holds free text: modelled as text "
+                f"(--text-model {args.text_model}); --family COL=categorical to count its "
+                "values instead.",
+                file=sys.stderr,
+            )
+        if features == detected and len(detected) == 1:
+            text = detected[0]
+        families.update(dict.fromkeys(detected, "text"))
+    if text is not None and features == [text]:
+        return Learner(text_classifier(args), target, text)
+    if text is not None:
+        families[text] = "text"
+    if not quiet:
+        _warn_identifiers(source, frame, [n for n in features if families.get(n) is None])
+    return Learner(table_model(args, families), target)
+
+
+def learner_of(model: Any, args: argparse.Namespace, columns: list[str]) -> Learner:
+    """The learner of a saved model: a TextClassifier reads ``--text``, else the column named
+    ``text``, else the only column that is not the target."""
+    if not isinstance(model, TextClassifier):
+        return Learner(model, None)
+    if args.text:
+        return Learner(model, None, column(args.data, args.text, columns, "text column"))
+    if "text" in columns:
+        return Learner(model, None, "text")
+    raise DataError(
+        args.data,
+        f"a text model reads one column; pass --text COL (the columns are {list(columns)}).",
+    )
+
+
+def _free_text(values: pl.Series) -> bool:
+    if values.dtype != pl.String:
+        return False
+    values = values.drop_nulls().head(2000)
+    if values.len() == 0:
+        return False
+    words = values.str.split(" ").list.len()
+    return float(words.median()) >= TEXT_WORDS and values.n_unique() > TEXT_DISTINCT * values.len()
+
+
+def _warn_identifiers(source: str, frame: pl.DataFrame, names: list[str]) -> None:
+    for name in names:
+        values = frame.get_column(name)
+        if values.dtype != pl.String:
+            continue
+        present = values.drop_nulls()
+        distinct = present.n_unique()
+        if present.len() < ID_MIN_ROWS or distinct <= ID_DISTINCT * present.len():
+            continue
+        numbers = present.str.strip_chars().cast(pl.Float64, strict=False).is_not_null().mean()
+        reason = (
+            "numbers read as text (e.g. " + repr(present[0]) + "): check --separator and "
+            "--missing, or leave whitespace stripping on"
+            if numbers and numbers > 0.9
+            else "probably an identifier: drop it, or give it a family"
+        )
+        warnings.warn(
+            f"{source}: column {name!r} has {distinct:,} distinct values in {present.len():,} "
+            f"rows, so it is nearly one category per row — {reason}.",
+            UserWarning,
+            stacklevel=2,
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -14,7 +15,8 @@ from ._args import UsageError
 def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: str) -> None:
     """Write ``frames`` one after the other (a streamed table) to ``out`` or to stdout.
 
-    ``empty_header`` is the header line written when there are no frames at all."""
+    ``empty_header`` is the header line written when there are no frames at all. A reader of
+    stdout that went away (``| head``) surfaces as BrokenPipeError, whoever noticed it."""
     if out and Path(out).suffix.lower() in (".parquet", ".pq"):
         write_parquet(frames, out)
         return
@@ -27,9 +29,18 @@ def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: 
             first = False
         if first:
             handle.write(empty_header + "\n")
+        handle.flush()
+    except (OSError, pl.exceptions.PolarsError) as error:
+        if _broken_pipe(error):
+            raise BrokenPipeError(errno.EPIPE, "the reader of the output went away") from error
+        raise
     finally:
         if out:
             handle.close()
+
+
+def _broken_pipe(error: BaseException) -> bool:
+    return isinstance(error, BrokenPipeError) or "Broken pipe" in str(error)
 
 
 def write_parquet(frames: Iterable[pl.DataFrame], path: str) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import data_options, model_options, positive_int, target_option
+from .. import __version__
+from ._args import column_list, data_options, model_options, positive_int, target_option
 
 COMMANDS = {
     "fit": "fit",
@@ -19,17 +20,38 @@ COMMANDS = {
     "demo": "demo",
 }
 
+#: The figures --metric may compare (those of nbayes.evaluation.SCALARS).
+METRICS = (
+    "accuracy",
+    "balanced_accuracy",
+    "kappa",
+    "mcc",
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    "weighted_precision",
+    "weighted_recall",
+    "weighted_f1",
+    "log_loss",
+    "brier",
+    "roc_auc",
+    "pr_auc",
+    "total_cost",
+    "mean_cost",
+)
+
+
+def _text_column(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--text", metavar="COL", help="for a text model: the table's text column (default text)"
+    )
+
 
 def _fit(fit: argparse.ArgumentParser) -> None:
     data_options(fit)
     model_options(fit)
     fit.add_argument(
         "-o", "--output", required=True, metavar="MODEL", help="model file to write (.nbm)"
-    )
-    fit.add_argument(
-        "--loss",
-        metavar="FILE",
-        help="loss matrix CSV: header 'decision,<class>,...'; one row per decided class",
     )
     fit.add_argument(
         "--scheduler", metavar="ADDRESS", help="fit on a running Dask cluster (tcp://host:8786)"
@@ -39,6 +61,7 @@ def _fit(fit: argparse.ArgumentParser) -> None:
 def _predict(predict: argparse.ArgumentParser) -> None:
     predict.add_argument("model", metavar="MODEL")
     data_options(predict)
+    _text_column(predict)
     predict.add_argument(
         "-o",
         "--output",
@@ -48,18 +71,30 @@ def _predict(predict: argparse.ArgumentParser) -> None:
     predict.add_argument(
         "--proba", action="store_true", help="also write the posterior P(c|x) of every class"
     )
+    keep = predict.add_mutually_exclusive_group()
+    keep.add_argument(
+        "--keep",
+        type=column_list,
+        metavar="COL,COL",
+        help="input columns written before the prediction (by name or position), e.g. an ID",
+    )
+    keep.add_argument(
+        "--keep-all", action="store_true", help="write every input column before the prediction"
+    )
 
 
 def _evaluate(evaluate: argparse.ArgumentParser) -> None:
     evaluate.add_argument("model", metavar="MODEL")
     data_options(evaluate)
     target_option(evaluate)
+    _text_column(evaluate)
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _explain(explain: argparse.ArgumentParser) -> None:
     explain.add_argument("model", metavar="MODEL")
     data_options(explain)
+    _text_column(explain)
     explain.add_argument(
         "--row",
         type=int,
@@ -76,8 +111,38 @@ def _inspect(inspect: argparse.ArgumentParser) -> None:
 def _cv(cv: argparse.ArgumentParser) -> None:
     data_options(cv)
     model_options(cv)
-    cv.add_argument("--folds", type=positive_int, default=10, help="number of folds (default 10)")
-    cv.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
+    group = cv.add_argument_group("cross-validation")
+    group.add_argument(
+        "--folds", type=positive_int, default=10, help="number of folds (default 10)"
+    )
+    group.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=1,
+        help="repeat with seeds SEED, SEED+1, … (default 1)",
+    )
+    group.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
+    group.add_argument("--json", action="store_true", help="print the results as JSON")
+    group.add_argument(
+        "--oof",
+        metavar="FILE",
+        help="write the out-of-fold predictions and probabilities (.csv, .tsv or .parquet)",
+    )
+    group.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="OPTIONS",
+        help="another setting evaluated on the same folds, as changes to the model options, "
+        'e.g. "continuous=mdl" or "alpha=0.5 prior=uniform" (repeatable); reported with the '
+        "corrected resampled t-test (Nadeau & Bengio 2003)",
+    )
+    group.add_argument(
+        "--metric",
+        choices=METRICS,
+        default="accuracy",
+        help="the figure --compare tests (default accuracy)",
+    )
 
 
 def _demo(demo: argparse.ArgumentParser) -> None:
@@ -87,19 +152,21 @@ def _demo(demo: argparse.ArgumentParser) -> None:
 _SUBCOMMANDS = [
     (
         "fit",
-        "fit a model on a data file (streamed) and save it",
-        "Fit a NaiveBayes model, streaming DATA in chunks, and save it as a model file.",
+        "fit a model on a data file or documents (streamed) and save it",
+        "Fit a NaiveBayes model (a TextClassifier for documents or a table of free text), "
+        "streaming DATA in chunks, and save it as a model file.",
         _fit,
     ),
     (
         "predict",
         "predict the classes of a data file",
-        "Predict with a saved model, streaming DATA; writes CSV to stdout or -o.",
+        "Predict with a saved model, streaming DATA; writes CSV to stdout or -o, in the "
+        "input's row order.",
         _predict,
     ),
     (
         "evaluate",
-        "accuracy, precision/recall/F1, log loss, confusion matrix",
+        "accuracy, kappa, MCC, P/R/F1, log loss, Brier, ROC/PR AUC, confusion matrix, cost",
         "Evaluate a saved model on labelled data (streamed).",
         _evaluate,
     ),
@@ -117,8 +184,9 @@ _SUBCOMMANDS = [
     ),
     (
         "cv",
-        "stratified k-fold cross-validation",
-        "Stratified cross-validation of a NaiveBayes model (reads DATA into memory).",
+        "(repeated) stratified k-fold cross-validation, and paired comparisons",
+        "Stratified cross-validation of a model (reads DATA into memory): figures per fold "
+        "and pooled, out-of-fold predictions, other settings compared on the same folds.",
         _cv,
     ),
     (
@@ -134,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nbayes", description="Naive Bayes classification: y = argmax_c P(c) ∏ P(x_j|c)."
     )
+    parser.add_argument("--version", action="version", version=f"nbayes {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, short, description, arguments in _SUBCOMMANDS:

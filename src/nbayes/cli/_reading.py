@@ -1,21 +1,45 @@
-"""Reading data and models for a command: the table reader from the options, the progress bar,
-the target column check, errors located in the file, and the markers a saved model reads with."""
+"""Reading data and models for a command: the reader from the options, the progress bar,
+columns named by name or position, the target check, errors located in the file, and the
+markers a saved model reads with."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..readers import Batch, DataError, TableReader, read_ahead
+from ..readers import Batch, DataError, DocumentReader, TableReader, read_ahead, read_names
+from ._args import UsageError
+
+Reader = TableReader | DocumentReader
+
+#: The label column of documents (folders and label<TAB>text lines).
+DOCUMENT_LABEL = "label"
+
+
+def is_documents(args: argparse.Namespace) -> bool:
+    """Whether DATA is documents (a folder, or ``--format lines``) rather than a table."""
+    return args.format == "lines" or (args.data != "-" and os.path.isdir(args.data))
 
 
 def open_reader(
     args: argparse.Namespace, missing: list[str] | None = None, *, quick: bool = False
-) -> TableReader:
+) -> Reader:
     """The reader of ``args.data`` with the data options (``missing`` overrides ``--missing``)."""
+    if is_documents(args):
+        return DocumentReader(
+            args.data,
+            separator=args.separator or "\t",
+            chunk_bytes=args.chunk_mb * 2**20,
+            skip_bad_rows=args.skip_bad_rows,
+        )
+    try:
+        names = read_names(args.names) if args.names else None
+    except ValueError as error:
+        raise UsageError(str(error)) from error
     return TableReader(
         args.data,
         format=args.format,
@@ -24,11 +48,15 @@ def open_reader(
         chunk_bytes=args.chunk_mb * 2**20,
         skip_bad_rows=args.skip_bad_rows,
         quick=quick,
+        header=not args.no_header,
+        names=names,
+        strip=not args.no_strip,
+        quote=None if args.no_quote else args.quote,
     )
 
 
 @contextmanager
-def progress(reader: TableReader, verb: str) -> Iterator[Iterator[Batch]]:
+def progress(reader: Reader, verb: str) -> Iterator[Iterator[Batch]]:
     """A progress bar on stderr (only when it is a terminal), fed from the reader's batches."""
     from tqdm import tqdm
 
@@ -57,16 +85,33 @@ def progress(reader: TableReader, verb: str) -> Iterator[Iterator[Batch]]:
         bar.close()
 
 
-def require_target(source: str, target: str, columns: Sequence[str] | None) -> str:
-    """``target`` if it is one of ``columns``; otherwise a DataError naming the columns."""
-    if columns is not None and target not in columns:
-        raise DataError(
-            source, f"there is no target column {target!r}; the columns are {list(columns)}."
-        )
-    return target
+def column(source: str, spec: str, columns: Sequence[str], what: str = "column") -> str:
+    """The column ``spec`` names: a column of that name, else the column at that 1-based
+    position; otherwise a DataError naming the columns."""
+    if spec in columns:
+        return spec
+    if spec.isdigit() and 1 <= int(spec) <= len(columns):
+        return columns[int(spec) - 1]
+    shown = list(columns) if len(columns) <= 30 else [*columns[:30], "…"]
+    raise DataError(
+        source,
+        f"there is no {what} {spec!r} (by name, or by position 1 to {len(columns)}); the "
+        f"columns are {shown}.",
+    )
 
 
-def located(error: Exception, reader: TableReader, batch: Batch) -> Exception:
+def require_target(args: argparse.Namespace, source: str, columns: Sequence[str]) -> str:
+    """The name of the target column: ``--target`` by name or position, ``label`` for
+    documents; a table without ``--target`` is a usage error."""
+    spec = args.target
+    if spec is None:
+        if is_documents(args):
+            return DOCUMENT_LABEL
+        raise UsageError("--target is required for a table (a column name or 1-based position).")
+    return column(source, spec, columns, "target column")
+
+
+def located(error: Exception, reader: Reader, batch: Batch) -> Exception:
     """Add the file and the line span of a batch to a model error raised while using it."""
     if isinstance(error, DataError):
         return error

@@ -7,22 +7,25 @@ import json
 
 from ..evaluation import Accumulator
 from ..readers import DataError
+from ._models import Learner, learner_of
 from ._reading import load_model, located, markers_for, open_reader, progress, require_target
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     reader = open_reader(args, missing=markers_for(args, model))
-    accumulator = Accumulator(model.classes_)
+    accumulator = Accumulator(model.classes_, getattr(model, "loss", None))
+    learner: Learner | None = None
     with progress(reader, "evaluate") as batches:
         for batch in batches:
-            target = require_target(reader.path, args.target, batch.frame.columns)
+            target = require_target(args, reader.path, batch.frame.columns)
+            if learner is None:
+                learner = learner_of(model, args, batch.frame.columns)
             truth = batch.frame.get_column(target)
             labelled = truth.is_not_null()
             frame = batch.frame.filter(labelled)
             try:
-                proba = model.predict_proba(frame)
-                predicted = model.predict(frame)
+                predicted, proba = learner.predict_both(frame)
             except ValueError as error:
                 raise located(error, reader, batch) from error
             accumulator.update(truth.filter(labelled).to_numpy(), predicted, proba)

@@ -6,6 +6,7 @@ import argparse
 
 from ..readers import DataError
 from ._args import UsageError
+from ._models import learner_of
 from ._reading import load_model, markers_for, open_reader
 
 
@@ -13,7 +14,8 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     if not hasattr(model, "explain"):
         raise UsageError(
-            f"explain needs a NaiveBayes model; {args.model} holds a {type(model).__name__}."
+            f"explain needs a NaiveBayes or TextClassifier model; {args.model} holds a "
+            f"{type(model).__name__}."
         )
     if args.row < 0:
         raise UsageError("--row must be >= 0.")
@@ -27,7 +29,9 @@ def run(args: argparse.Namespace) -> int:
                 else ""
             )
             print(f"{reader.path}, row {args.row:,}{line}\n")
-            print(model.explain(row))
+            learner = learner_of(model, args, row.columns)
+            features = learner.features(row)
+            print(model.explain(features[0] if learner.text is not None else features))
             return 0
     raise DataError(
         reader.path, f"there is no row {args.row:,}; the file has {reader.rows:,} data rows."

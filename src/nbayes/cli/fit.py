@@ -1,31 +1,30 @@
-"""``nbayes fit``: fit a model on a data file, streamed in chunks (or on a Dask cluster), and
-save it."""
+"""``nbayes fit``: fit a model on a data file or folder of documents, streamed in chunks (or on
+a Dask cluster), and save it."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import warnings
-from typing import Any
 
 import numpy as np
 import polars as pl
 
 from ..persist import save
-from ..readers import DataError, QuickReadAbandoned, TableReader
+from ..readers import DataError, QuickReadAbandoned
 from ._args import UsageError
-from ._models import model_from
-from ._reading import located, open_reader, progress, require_target
+from ._models import Learner, learner_for, table_model
+from ._reading import Reader, located, open_reader, progress, require_target
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from(args)
     skipped = ""
     if args.scheduler:
-        model = _fit_on_cluster(args, model)
+        learner = _fit_on_cluster(args)
     else:
-        model, reader = _fit_streaming(args, model)
+        learner, reader = _fit_streaming(args)
         skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
+    model = learner.model
     if len(model.classes_) < 2:
         raise DataError(
             args.data,
@@ -35,15 +34,18 @@ def run(args: argparse.Namespace) -> int:
     if args.loss:
         model.set_params(loss=read_loss(args.loss, model.classes_))
     save(model, args.output)
+    rows = model.class_count_.sum()
+    what = "documents" if learner.text is not None else "rows"
+    columns = "" if learner.text is not None else f", {model.n_features_in_} columns"
     print(
-        f"fitted {model.class_count_.sum():,.0f} rows, {len(model.classes_)} classes, "
-        f"{model.n_features_in_} columns{skipped} → {args.output}",
+        f"fitted {rows:,.0f} {what}, {len(model.classes_)} classes{columns}{skipped} "
+        f"→ {args.output}",
         file=sys.stderr,
     )
     return 0
 
 
-def _fit_streaming(args: argparse.Namespace, model: Any) -> tuple[Any, TableReader]:
+def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
     """partial_fit batch by batch: memory stays bounded by the chunk size.
 
     A CSV file on disk is first read quickly by Polars' streaming engine; if that meets
@@ -55,53 +57,66 @@ def _fit_streaming(args: argparse.Namespace, model: Any) -> tuple[Any, TableRead
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                _fit_batches(args, model, reader)
+                learner = _fit_batches(args, reader, quiet=False)
             except QuickReadAbandoned:
                 caught = None
         if caught is not None:
             for warning in caught:
-                warnings.showwarning(
+                warnings.warn_explicit(
                     warning.message, warning.category, warning.filename, warning.lineno
                 )
-            return _checked_fit(args, model, reader)
-        model = model_from(args)
+            return _checked_fit(args, learner, reader)
         reader = open_reader(args)
-    _fit_batches(args, model, reader)
-    return _checked_fit(args, model, reader)
+        return _checked_fit(args, _fit_batches(args, reader, quiet=True), reader)
+    return _checked_fit(args, _fit_batches(args, reader, quiet=False), reader)
 
 
-def _fit_batches(args: argparse.Namespace, model: Any, reader: TableReader) -> None:
+def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Learner | None:
+    """The learner fitted on every batch (None when there were none); the learner is chosen
+    from the first batch. ``quiet``: its notes were given by an abandoned quick pass."""
+    learner = None
     with progress(reader, "fit") as batches:
         for batch in batches:
-            target = require_target(reader.path, args.target, batch.frame.columns)
+            if learner is None:
+                target = require_target(args, reader.path, batch.frame.columns)
+                learner = learner_for(args, reader.path, batch.frame, target, quiet=quiet)
+            else:
+                require_target(args, reader.path, batch.frame.columns)
             try:
-                model.partial_fit(batch.frame, target=target)
+                learner.partial_fit(batch.frame)
             except ValueError as error:
                 raise located(error, reader, batch) from error
+    return learner
 
 
-def _checked_fit(args: argparse.Namespace, model: Any, reader: TableReader) -> tuple[Any, Any]:
-    require_target(reader.path, args.target, reader.columns)
-    if not hasattr(model, "classes_"):
+def _checked_fit(args: argparse.Namespace, learner: Learner | None, reader: Reader):
+    if reader.columns is not None:
+        require_target(args, reader.path, reader.columns)
+    if learner is None or not learner.fitted:
         message = (
             "the file has no data rows."
             if reader.rows == 0
-            else f"the target column {args.target!r} is entirely missing."
+            else f"the target column {learner.target if learner else args.target!r} is "
+            "entirely missing."
         )
         raise DataError(reader.path, message)
-    return model, reader
+    return learner, reader
 
 
-def _fit_on_cluster(args: argparse.Namespace, model: Any) -> Any:
+def _fit_on_cluster(args: argparse.Namespace) -> Learner:
     """Each Dask worker fits its partitions of the files; only the statistics travel."""
     if args.data == "-":
         raise UsageError("--scheduler has the workers read the files; it cannot read stdin.")
+    if args.target is None:
+        raise UsageError("--scheduler fits tables: name the --target column.")
     from ..distributed import fit_files
 
+    families = dict(args.family)
     try:
-        return fit_files(model, args.data, args.target, args.scheduler)
+        model = fit_files(table_model(args, families), args.data, args.target, args.scheduler)
     except ImportError as error:
         raise UsageError(str(error)) from error
+    return Learner(model, args.target)
 
 
 def read_loss(path: str, classes: np.ndarray) -> np.ndarray:

@@ -1,41 +1,48 @@
-"""``nbayes predict``: the classes (and posteriors) of a data file's rows, streamed."""
+"""``nbayes predict``: the classes (and posteriors) of a data file's rows, streamed, beside the
+input columns asked for (``--keep``, ``--keep-all``), in the input's row order."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from typing import Any
 
-import numpy as np
 import polars as pl
 
-from ..readers import TableReader
+from ._models import Learner, learner_of
 from ._output import write_frames
-from ._reading import load_model, located, markers_for, open_reader, progress
+from ._reading import Reader, column, load_model, located, markers_for, open_reader, progress
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     reader = open_reader(args, missing=markers_for(args, model))
-    write_frames(_predicted(model, reader, args.proba), args.output, "prediction")
+    write_frames(_predicted(model, args, reader), args.output, "prediction")
     return 0
 
 
-def _predicted(model: Any, reader: TableReader, proba: bool) -> Iterator[pl.DataFrame]:
+def _predicted(model, args: argparse.Namespace, reader: Reader) -> Iterator[pl.DataFrame]:
+    learner: Learner | None = None
+    kept: list[str] = []
     with progress(reader, "predict") as batches:
         for batch in batches:
+            frame = batch.frame
+            if learner is None:
+                learner = learner_of(model, args, frame.columns)
+                if args.keep_all:
+                    kept = list(frame.columns)
+                elif args.keep:
+                    kept = [column(reader.path, name, frame.columns) for name in args.keep]
             try:
-                if proba:
-                    p = model.predict_proba(batch.frame)
-                    labels = (
-                        model.classes_[np.argmax(p, axis=1)]
-                        if model.loss is None
-                        else model.predict(batch.frame)
-                    )
-                    columns = {"prediction": labels}
-                    columns.update({f"P({c})": p[:, k] for k, c in enumerate(model.classes_)})
+                if args.proba:
+                    labels, p = learner.predict_both(frame)
                 else:
-                    columns = {"prediction": model.predict(batch.frame)}
+                    labels = learner.predict(frame)
             except ValueError as error:
                 raise located(error, reader, batch) from error
-            yield pl.DataFrame(columns)
+            out = frame.select(kept)
+            if "prediction" in kept:
+                out = out.rename({"prediction": "input prediction"})
+            columns = [pl.Series("prediction", labels)]
+            if args.proba:
+                columns += [pl.Series(f"P({c})", p[:, k]) for k, c in enumerate(model.classes_)]
+            yield out.with_columns(columns) if kept else pl.DataFrame(columns)
