@@ -1051,7 +1051,9 @@ class DocumentReader:
                     yield None, label.decode("utf-8", "replace").strip(), text_, len(line) + 1
             return
         root = Path(self.path)
-        entries = sorted(e for e in os.scandir(root) if not e.name.startswith("."))
+        entries = sorted(
+            (e for e in os.scandir(root) if not e.name.startswith(".")), key=lambda e: e.name
+        )
         classes = [e.name for e in entries if e.is_dir()]
         if not classes:
             for entry in entries:

@@ -19,7 +19,7 @@ import polars as pl
 from ..model import NaiveBayes
 from ..readers import DataError
 from ..text import TextClassifier
-from ._reading import column
+from ._reading import DOCUMENT_LABEL, column, is_documents
 
 #: Free text: a column of strings whose values have at least this many words (median) …
 TEXT_WORDS = 4
@@ -141,12 +141,15 @@ def learner_for(
 ) -> Learner:
     """The learner the options and the first rows of the data call for.
 
+    Documents (a folder, or label<TAB>text lines) get a TextClassifier of their text.
     Columns named in ``--family`` and ``--text`` are looked up by name or position. A string
     column of free text (median ≥ 4 words, mostly distinct values) not given a family is
     modelled as text: by a TextClassifier when it is the only feature, else by the ``text``
     family of NaiveBayes. Categorical columns of nearly one distinct value per row are warned
     about (identifiers, or numbers read as text).
     """
+    if target == DOCUMENT_LABEL and "text" in frame.columns and is_documents(args):
+        return Learner(text_classifier(args), target, "text")
     columns = frame.columns
     families = {column(source, name, columns): family for name, family in args.family}
     features = [name for name in columns if name != target]

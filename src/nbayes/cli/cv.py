@@ -21,8 +21,15 @@ from ._models import learner_for
 from ._output import write_frames
 from ._reading import open_reader, require_target
 
-#: Figures printed per fold (the JSON output has them all).
-_FOLD_COLUMNS = ("accuracy", "balanced_accuracy", "kappa", "macro_f1", "log_loss", "roc_auc")
+#: Figures printed per fold, with their headings (the JSON output has them all).
+_FOLD_COLUMNS = {
+    "accuracy": "accuracy",
+    "balanced_accuracy": "balanced",
+    "kappa": "kappa",
+    "macro_f1": "macro F1",
+    "log_loss": "log loss",
+    "roc_auc": "ROC AUC",
+}
 
 
 @dataclass
@@ -241,7 +248,7 @@ def _print(args, rows, settings, reports: dict[str, Report], comparisons) -> Non
         + (repeats if args.repeats > 1 else f"(seed {args.seed})")
     )
     base = settings[0]
-    names = "  ".join(f"{n.replace('_', ' '):>10}" for n in _FOLD_COLUMNS)
+    names = "  ".join(f"{heading:>10}" for heading in _FOLD_COLUMNS.values())
     print(f"repeat  fold   rows  {names}")
     for fold in base.folds:
         cells = "  ".join(
