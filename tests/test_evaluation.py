@@ -158,3 +158,28 @@ def test_labels_the_model_does_not_know_are_errors_and_named():
     assert report.log_loss == pytest.approx(
         metrics.log_loss(truth[known], proba[known], labels=classes)
     )
+
+
+def test_corrected_resampled_t_equals_a_hand_computation():
+    """Nadeau & Bengio (2003) on J = 5 paired differences with n_test/n_train = 1/9, by hand:
+    d̄ = 1/100, s² = (0 + 4 + 4 + 1 + 1)/10⁴ / 4 = 1/4000, t = d̄ / √((1/5 + 1/9) s²)."""
+    from fractions import Fraction
+
+    from scipy.stats import t as student
+
+    from nbayes.evaluation import corrected_resampled_t
+
+    d = [Fraction(1, 100), Fraction(3, 100), Fraction(-1, 100), Fraction(2, 100), Fraction(0)]
+    mean = sum(d) / 5
+    variance = sum((x - mean) ** 2 for x in d) / 4
+    assert (mean, variance) == (Fraction(1, 100), Fraction(1, 4000))
+    t = float(mean) / np.sqrt(float((Fraction(1, 5) + Fraction(1, 9)) * variance))
+    result = corrected_resampled_t(np.array([float(x) for x in d]), 1 / 9)
+    assert result["t"] == pytest.approx(t, rel=1e-12)
+    assert result["df"] == 4 and result["mean_difference"] == pytest.approx(0.01)
+    assert result["p"] == pytest.approx(2 * student.sf(t, 4), rel=1e-12)
+    # the correction only ever widens: the plain paired t (ratio 0) is larger
+    assert corrected_resampled_t(np.array([float(x) for x in d]), 0.0)["t"] > t
+    same = corrected_resampled_t(np.zeros(10), 0.1)
+    assert (same["t"], same["p"]) == (0.0, 1.0)
+    assert corrected_resampled_t(np.full(10, 0.25), 0.1)["p"] == 0.0  # s² = 0, d̄ ≠ 0

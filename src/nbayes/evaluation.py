@@ -296,8 +296,7 @@ def _probability_figures(
     present = [c for c in range(k) if 0 < np.sum(truth == c) < n]
     if len(present) < k:
         notes.append(
-            f"ROC and PR AUC average the {len(present)} classes that occur in the truth "
-            f"(of {k})."
+            f"ROC and PR AUC average the {len(present)} classes that occur in the truth (of {k})."
         )
     if present:
         figures["roc_auc"] = float(np.mean([roc_auc(truth == c, proba[:, c]) for c in present]))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 import warnings
 
@@ -29,21 +30,27 @@ __all__ = ["COMMANDS", "UsageError", "build_parser", "main"]
 
 
 class _Warnings:
-    """Warnings of one command, each printed once at the end with its count, as one plain
-    line on stderr (without Python's file:line prefix)."""
+    """Warnings of one command, printed once each at the end with a count, as one plain line
+    on stderr (without Python's file:line prefix). Warnings that differ only in their figures
+    (one per fold or chunk) count as one, shown with the first one's figures."""
 
     def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
+        self.groups: dict[str, list] = {}  # template → [first text, count, distinct texts]
 
     def show(self, message, category, filename, lineno, file=None, line=None) -> None:
         text = " ".join(str(message).split())
-        self.counts[text] = self.counts.get(text, 0) + 1
+        group = self.groups.setdefault(re.sub(r"\d[\d,.]*", "#", text), [text, 0, set()])
+        group[1] += 1
+        group[2].add(text)
 
     def flush(self) -> None:
-        for text, count in self.counts.items():
-            times = f" ({count:,} times)" if count > 1 else ""
-            print(f"nbayes: warning: {text}{times}", file=sys.stderr)
-        self.counts.clear()
+        for first, count, texts in self.groups.values():
+            times = ""
+            if count > 1:
+                varying = "; the figures are the first one's" if len(texts) > 1 else ""
+                times = f" ({count:,} times{varying})"
+            print(f"nbayes: warning: {first}{times}", file=sys.stderr)
+        self.groups.clear()
 
 
 def main(argv: list[str] | None = None) -> int:

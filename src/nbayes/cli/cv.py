@@ -100,22 +100,24 @@ def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
     """The options of ``--compare TEXT``: the base options changed by TEXT, written as
     ``KEY=VALUE`` words (``continuous=mdl alpha=0.5 family=age=kde``) or as the options
     themselves (``--continuous mdl``); ``--family`` adds to the base's families."""
-    words = []
-    for word in shlex.split(text):
-        if word.startswith("-"):
-            words.append(word)
-            continue
-        key, sep, value = word.partition("=")
-        words.append("--" + key.replace("_", "-"))
-        if sep:
-            words.append(value)
-    parser = argparse.ArgumentParser(prog=f"nbayes cv --compare {text!r}", add_help=False)
+    words = shlex.split(text)
+    if not any(word.startswith("-") for word in words):
+        words = []
+        for word in shlex.split(text):
+            key, sep, value = word.partition("=")
+            words += ["--" + key.replace("_", "-"), *([value] if sep else [])]
+    parser = argparse.ArgumentParser(
+        prog=f"nbayes cv --compare {text!r}", add_help=False, exit_on_error=False
+    )
     model_options(parser)
     defaults = vars(parser.parse_args([]))
     try:
-        given = vars(parser.parse_args(words))
-    except SystemExit as exit_:  # argparse printed why
-        raise UsageError(f"--compare {text!r}: not model options") from exit_
+        given, unknown = parser.parse_known_args(words)
+    except argparse.ArgumentError as error:
+        raise UsageError(f"--compare {text!r}: {error}") from error
+    if unknown:
+        raise UsageError(f"--compare {text!r}: {' '.join(unknown)} is not a model option.")
+    given = vars(given)
     variant = copy.copy(args)
     for key, value in given.items():
         if value != defaults[key]:
