@@ -95,15 +95,15 @@ def tables_section(data: Path) -> str:
     for name, loader in sets:
         start = time.perf_counter()
         given = name in uci.GIVEN_SPLIT
-        data = loader()
+        sets_data = loader(data=data)
         scores = {
-            c: (held_out(data, p) if given else cross_validated(*data, p))
+            c: (held_out(sets_data, p) if given else cross_validated(*sets_data, p))
             for c, p in CONFIGURATIONS.items()
         }
         special_text = ""
         if name in SPECIAL:
             label, params, loader_args = SPECIAL[name]
-            special_data = loader(**loader_args) if loader_args else data
+            special_data = loader(data=data, **loader_args) if loader_args else sets_data
             value = (
                 held_out(special_data, params) if given else cross_validated(*special_data, params)
             )

@@ -1,4 +1,5 @@
-"""Loaders for the UCI data sets in ../shared/data, as Polars frames with '?' as missing.
+"""Loaders for the UCI data sets in ../shared/data (or the folder given as ``data``), as Polars
+frames with '?' as missing.
 
 Each loader returns (features, labels) or, for the sets with a given split (adult,
 soybean-large), ((train features, train labels), (test features, test labels)).
@@ -48,33 +49,33 @@ def _split(frame: pl.DataFrame, target: str) -> tuple[pl.DataFrame, np.ndarray]:
     return frame.drop(target), labels
 
 
-def mushroom():
-    return _split(_read(DATA / "mushroom/agaricus-lepiota.data"), "a0")
+def mushroom(data: Path = DATA):
+    return _split(_read(data / "mushroom/agaricus-lepiota.data"), "a0")
 
 
-def vote(question_is_value: bool = False):
+def vote(question_is_value: bool = False, data: Path = DATA):
     """'?' is missing by default; per the .names file it means "neither yea nor nay", so
     ``question_is_value=True`` keeps it as a third answer."""
     frame = _read(
-        DATA / "congressional-voting/house-votes-84.data", keep_question=question_is_value
+        data / "congressional-voting/house-votes-84.data", keep_question=question_is_value
     )
     return _split(frame, "a0")
 
 
-def car():
-    return _split(_read(DATA / "car/car.data"), "a6")
+def car(data: Path = DATA):
+    return _split(_read(data / "car/car.data"), "a6")
 
 
-def nursery():
-    return _split(_read(DATA / "nursery/nursery.data"), "a8")
+def nursery(data: Path = DATA):
+    return _split(_read(data / "nursery/nursery.data"), "a8")
 
 
-def tic_tac_toe():
-    return _split(_read(DATA / "tic-tac-toe/tic-tac-toe.data"), "a9")
+def tic_tac_toe(data: Path = DATA):
+    return _split(_read(data / "tic-tac-toe/tic-tac-toe.data"), "a9")
 
 
-def breast_cancer():
-    return _split(_read(DATA / "breast-cancer/breast-cancer.data"), "a0")
+def breast_cancer(data: Path = DATA):
+    return _split(_read(data / "breast-cancer/breast-cancer.data"), "a0")
 
 
 ZOO = [
@@ -99,13 +100,13 @@ ZOO = [
 ]
 
 
-def zoo():
-    frame = _read(DATA / "zoo/zoo.data", ZOO).drop("animal")  # the animal's name: an identifier
+def zoo(data: Path = DATA):
+    frame = _read(data / "zoo/zoo.data", ZOO).drop("animal")  # the animal's name: an identifier
     return _split(frame, "type")
 
 
-def splice():
-    text = (DATA / "splice/splice.data").read_text()
+def splice(data: Path = DATA):
+    text = (data / "splice/splice.data").read_text()
     rows = [[f.strip() for f in line.split(",")] for line in text.splitlines() if line.strip()]
     labels = np.array([r[0] for r in rows])
     sequences = [r[2] for r in rows]
@@ -113,8 +114,8 @@ def splice():
     return frame, labels
 
 
-def spambase():
-    return _split(_read(DATA / "spambase/spambase.data"), "a57")
+def spambase(data: Path = DATA):
+    return _split(_read(data / "spambase/spambase.data"), "a57")
 
 
 ADULT = [
@@ -136,16 +137,16 @@ ADULT = [
 ]
 
 
-def adult():
-    train = _read(DATA / "adult/adult.data", ADULT)
-    test = _read(DATA / "adult/adult.test", ADULT, skip=1)
+def adult(data: Path = DATA):
+    train = _read(data / "adult/adult.data", ADULT)
+    test = _read(data / "adult/adult.test", ADULT, skip=1)
     test = test.with_columns(pl.col("income").str.strip_chars_end("."))
     return _split(train, "income"), _split(test, "income")
 
 
-def soybean():
-    train = _read(DATA / "soybean-large/soybean-large.data")
-    test = _read(DATA / "soybean-large/soybean-large.test")
+def soybean(data: Path = DATA):
+    train = _read(data / "soybean-large/soybean-large.data")
+    test = _read(data / "soybean-large/soybean-large.test")
     return _split(train, "a0"), _split(test, "a0")
 
 
