@@ -97,7 +97,8 @@ def test_adult(workdir: Path, capsys):
     assert got.height == len(test) == 16281
     truth = test["15"].str.rstrip(".").to_numpy()  # the test file's labels end with a dot
     np.testing.assert_array_equal(got.get_column("15").str.strip_chars(".").to_numpy(), truth)
-    model = nbayes.NaiveBayes(missing_values="?").fit(uci(workdir / "adult/adult.data"), target="15")
+    train = uci(workdir / "adult/adult.data")
+    model = nbayes.NaiveBayes(missing_values="?").fit(train, target="15")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = model.predict(test.drop(columns="15"))

@@ -263,3 +263,9 @@ def test_labels_given_twice_is_an_error():
     frame = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": ["a", "b", "a", "b"]})
     with pytest.raises(ValueError, match="once: as y or as target"):
         nbayes.NaiveBayes().fit(frame, ["a", "b", "a", "b"], target="y")
+
+
+def test_class_prior_of_the_wrong_length_fails_at_fit():
+    frame = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": ["a", "b", "c", "a"]})
+    with pytest.raises(ValueError, match="class_prior has 2 entries for 3 classes"):
+        nbayes.NaiveBayes(class_prior=[0.5, 0.5]).fit(frame, target="y")

@@ -44,6 +44,7 @@ from .labels import (
     split_target,
     warn_dropped,
 )
+from .priors import validate_prior
 from .schema import ColumnSpec, conform, infer_schema, lacking_columns
 from .tables import apply_missing, missing_markers, to_frame
 
@@ -333,6 +334,7 @@ class NaiveBayes(NaiveBayesClassifier):
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
         classes, cls = np.unique(values, return_inverse=True)
         check_classes(classes)
+        validate_prior(self._prior_spec(), len(classes), name="class_prior")  # its length
         self._fit_columns = list(frame.columns)
         self._build(frame, len(classes), require_observed=True)
         self.classes_ = classes
