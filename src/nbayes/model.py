@@ -29,7 +29,7 @@ from ._json import from_json, to_json
 from ._state import nest, section
 from ._validation import check_alpha, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
-from .exceptions import UnseenCategoryWarning
+from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
 from .families.categorical import UNKNOWN_MODES
@@ -409,7 +409,7 @@ class NaiveBayes(NaiveBayesClassifier):
             warnings.warn(
                 f"values not seen in fitting were {action}; per column: {detail}.",
                 UnseenCategoryWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
         return table
 

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamsMixin
-from ..exceptions import NotFittedError, sklearn_compatible
+from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from . import _kernels, weighting
 from .bytetable import ByteTable
 from .tokenizer import CHUNK_BYTES, Counted, Hashing, Tokenizer, Vocabulary
@@ -589,5 +589,5 @@ def _warn_invalid(count: int, estimator: str) -> None:
             f"{estimator}: {count} byte sequence(s) that are not valid UTF-8 were replaced by "
             "U+FFFD (they separate tokens and are never part of one).",
             UnicodeWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
