@@ -295,3 +295,28 @@ def test_help_imports_no_command_module():
         [sys.executable, "-m", "nbayes.cli", "inspect", "--help"], capture_output=True, text=True
     )
     assert result.returncode == 0 and "usage: nbayes inspect" in result.stdout
+
+
+def test_inspect_prints_counts_as_integers_and_numbers_in_order(tmp_path: Path, capsys):
+    rng = np.random.default_rng(2)
+    frame = pl.DataFrame(
+        {
+            "rating": rng.integers(1, 13, 300),  # 12 values: categorical
+            "weight": rng.normal(70, 9, 300),
+            "y": rng.choice(["a", "b"], 300).tolist(),
+        }
+    )
+    path = tmp_path / "d.csv"
+    frame.write_csv(path)
+    model_path = tmp_path / "m.nbm"
+    run(["fit", path, "--target", "y", "-o", model_path, "--family", "weight=kde"], capsys)
+    code, out, _ = run(["inspect", model_path], capsys)
+    assert code == 0
+    assert out.startswith("NaiveBayes: 300 training rows, ") and "(weighted)" not in out
+    block = out.split("rating  (categorical")[1].split("\n\n")[0].splitlines()[2:]
+    assert [line.split()[0] for line in block] == [str(v) for v in range(1, 13)]
+    kernels = out.split("weight  (kernel density")[1].splitlines()[2].split()
+    counts = frame.group_by("y").len().sort("y").get_column("len").to_list()
+    assert kernels == ["kernels", *(f"{c:,}" for c in counts)]
+    weighted = nbayes.NaiveBayes().fit(frame, target="y", sample_weight=np.full(300, 0.5))
+    assert weighted.summary().startswith("NaiveBayes: weight 150.000 (weighted), ")

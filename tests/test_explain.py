@@ -223,7 +223,7 @@ def test_summary_shows_means_sds_bandwidths_and_cut_points():
     assert height[3].split() == ["sd", *sds]
     assert "weight  (kernel density" in text
     kde = text.split("weight  (kernel density")[1].split("\n\n")[0].splitlines()
-    counts = [f"{np.sum(y == c):.3f}" for c in ("p", "q")]
+    counts = [f"{np.sum(y == c):,}" for c in ("p", "q")]  # counts: printed as integers
     assert kde[2].split() == ["kernels", *counts]
     reach = text.split("reach  (mdl intervals")[1].split("\n\n")[0]
     cuts = model_cuts(model, "reach")

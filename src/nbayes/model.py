@@ -590,8 +590,12 @@ class NaiveBayes(NaiveBayesClassifier):
         families = {}
         for spec in self.schema_:
             families[spec.family] = families.get(spec.family, 0) + 1
+        total = self.class_count_.sum()
+        # whole class counts: rows (unit weights); others are sums of sample weights
+        whole = bool(np.all(self.class_count_ == np.round(self.class_count_)))
+        rows = f"{round(total):,} training rows" if whole else f"weight {total:,.3f} (weighted)"
         head = (
-            f"NaiveBayes: {round(self.class_count_.sum()):,} training rows (weighted), "
+            f"NaiveBayes: {rows}, "
             f"{len(self.classes_)} classes, {len(self.schema_)} columns ("
             + ", ".join(f"{n} {f}" for f, n in families.items())
             + ")"

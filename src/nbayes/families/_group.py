@@ -183,7 +183,9 @@ def feature_log_likelihoods(
 
 # ---------------------------------------------------------------------- display
 def format_number(value: float) -> str:
-    """A fitted figure in a summary table: 0.125, 73, 1.2e+07."""
+    """A fitted figure in a summary table: 0.125, 1.2e+07; a count (an int) as 73 or 12,500."""
+    if isinstance(value, (int, np.integer)):
+        return f"{value:,}"
     return f"{value:.3f}" if abs(value) < 1e5 else f"{value:.4g}"
 
 

@@ -265,7 +265,7 @@ class CategoricalColumns(ColumnGroup):
         parts = []
         for j, name in enumerate(self.names):
             values = self.vocabularies[j]
-            order = sorted(range(len(values)), key=lambda i: str(values[i]))
+            order = sorted(range(len(values)), key=lambda i: _in_order(values[i]))
             rows = [np.exp(table[offsets[j] + i]).tolist() for i in order]
             lam = settings.alpha_for(self.names)
             lam = lam if np.ndim(lam) == 0 else lam[j]
@@ -274,6 +274,13 @@ class CategoricalColumns(ColumnGroup):
                 + format_table([str(values[i]) for i in order], classes, rows)
             )
         return "\n\n".join(parts)
+
+
+def _in_order(value: object) -> tuple:
+    """Sort key of a category in a summary: numbers by value (1, 2, 10), then text."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, str(value))
 
 
 register(

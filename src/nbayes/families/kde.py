@@ -182,7 +182,7 @@ class KernelColumns(SketchColumns):
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
         parts = []
         for j, (name, density) in enumerate(zip(self.names, self.densities(settings), strict=True)):
-            kernels = np.diff(density.offsets).astype(float).tolist()
+            kernels = np.diff(density.offsets).tolist()  # counts: printed as integers
             parts.append(
                 f"{name}  (kernel density, {settings.bandwidth} bandwidth, {self.resolution(j)})\n"
                 + format_table(

@@ -105,7 +105,7 @@ class TextColumns(ColumnGroup):
         head = (
             f"{self.names[0]}  (text, bag of words, multinomial, λ = {self._alpha(settings):g})\n"
         )
-        rows = [self.stats.counts.sum(axis=1).tolist()]
+        rows = [[int(v) if v.is_integer() else v for v in self.stats.counts.sum(axis=1).tolist()]]
         return head + format_table(["tokens"], classes, rows) + "".join("\n" + x for x in lines)
 
     def state(self) -> dict[str, np.ndarray]:
