@@ -335,6 +335,8 @@ class TableReader:
             if self.header
             else self._column_names(None, 1, len(self.names or fields))
         )
+        # whitespace to strip: looked for in the bytes once (fast), then per batch if present
+        padded = self.strip and (self.compression is not None or self._file_padded())
         per_row = max(1.0, len(sample) / max(1, sample.count(b"\n")))
         rows = max(1000, int(self.chunk_bytes / per_row))
         lazy = pl.scan_csv(
@@ -350,7 +352,7 @@ class TableReader:
             for frame in lazy.collect_batches(chunk_size=rows):
                 if frame.width and frame.get_column(frame.columns[-1]).null_count():
                     raise QuickReadAbandoned("an empty last field: perhaps a row lacks fields")
-                if self.strip and _padded_strings(frame):
+                if padded and _padded_strings(frame):
                     raise QuickReadAbandoned("whitespace around values, to be stripped")
                 self._check_near_misses(frame, None)
                 batch = Batch(frame, None, self.rows, 0)
@@ -360,6 +362,16 @@ class TableReader:
                 yield batch
         except pl.exceptions.PolarsError as exc:
             raise QuickReadAbandoned(str(exc)) from exc
+
+    def _file_padded(self) -> bool:
+        """Whether a space or tab may touch a separator or a line end anywhere in the file."""
+        tail = b""
+        with open(self.path, "rb") as handle:
+            while block := handle.read(self.chunk_bytes):
+                if _padded(tail + block, self._sep):
+                    return True
+                tail = block[-1:]
+        return False
 
     # ------------------------------------------------------------------ CSV / TSV: careful
     def _blocks(self, stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
@@ -853,25 +865,20 @@ def _is_number(text: str) -> bool:
 
 
 def _padded(body: bytes, separator: bytes) -> bool:
-    """Whether some field of ``body`` may begin or end with a space or tab (a quick byte test
-    that may say yes for a space inside a quoted field, never no for a padded field)."""
-    for blank in (b" ", b"\t"):
-        if blank == separator:
-            continue
-        if body.startswith(blank) or any(
-            pattern in body
-            for pattern in (
-                blank + separator,
-                separator + blank,
-                blank + b"\n",
-                blank + b"\r",
-                b"\n" + blank,
-            )
-        ):
-            return True
-        if body.endswith(blank):
-            return True
-    return False
+    """Whether some field of ``body`` may begin or end with a space or tab: a blank next to a
+    separator or a line end (a quick byte test that may say yes for a blank inside a quoted
+    field, never no for a padded field). Bodies without blanks are answered by one memchr."""
+    blanks = [ord(b) for b in (b" ", b"\t") if b != separator and b in body]
+    if not blanks:
+        return False
+    array = np.frombuffer(body, dtype=np.uint8)
+    blank = array == blanks[0]
+    if len(blanks) > 1:
+        blank |= array == blanks[1]
+    edge = (array == separator[0]) | (array == 10) | (array == 13)
+    return bool(
+        blank[0] or blank[-1] or np.any(blank[:-1] & edge[1:]) or np.any(edge[:-1] & blank[1:])
+    )
 
 
 def _padded_strings(frame: pl.DataFrame) -> bool:
@@ -881,7 +888,12 @@ def _padded_strings(frame: pl.DataFrame) -> bool:
         return False
     padded = frame.select(
         pl.any_horizontal(
-            (pl.col(n).str.len_bytes() != pl.col(n).str.strip_chars().str.len_bytes()).any()
+            (
+                pl.col(n).str.starts_with(" ")
+                | pl.col(n).str.ends_with(" ")
+                | pl.col(n).str.starts_with("\t")
+                | pl.col(n).str.ends_with("\t")
+            ).any()
             for n in strings
         )
     )
