@@ -57,6 +57,13 @@ def run(words: list[str], capsys) -> tuple[str, str]:
     return out, err
 
 
+def readme_figure(pattern: str) -> str:
+    """A figure the README states after running its lines (``pattern`` ends with a group)."""
+    text = README.read_text()
+    measured = " ".join(text[text.index("Measured with these lines") :].split("\n\n")[0].split())
+    return re.search(pattern, measured).group(1)
+
+
 def mean_accuracy(out: str) -> float:
     return float(re.search(r"mean accuracy over folds (\d\.\d+)", out).group(1))
 
@@ -88,6 +95,7 @@ def test_adult(workdir: Path, capsys):
     expected = cv_accuracy(uci(workdir / "adult/adult.data"), "15")
     assert mean_accuracy(out) == pytest.approx(expected, abs=5e-5)
     assert mean_accuracy(out) > 0.82
+    assert readme_figure(r"adult (\d\.\d{4})") == f"{mean_accuracy(out):.4f}"
     run(fit, capsys)
     _, err = run(predict, capsys)
     assert "nbayes: error" not in err
@@ -112,6 +120,7 @@ def test_mushroom(workdir: Path, capsys):
     expected = cv_accuracy(uci(workdir / "mushroom/agaricus-lepiota.data"), "1")
     assert mean_accuracy(out) == pytest.approx(expected, abs=5e-5)
     assert mean_accuracy(out) > 0.95
+    assert readme_figure(r"mushroom (\d\.\d{4})") == f"{mean_accuracy(out):.4f}"
 
 
 def test_spambase_and_a_paired_comparison(workdir: Path, capsys):
@@ -123,6 +132,8 @@ def test_spambase_and_a_paired_comparison(workdir: Path, capsys):
     match = re.search(r"continuous=mdl: (\d\.\d+) vs (\d\.\d+), .*: (\w+)", out)
     assert float(match.group(1)) == pytest.approx(mdl, abs=5e-5)
     assert match.group(3) == "better" and mdl > gaussian + 0.05
+    assert readme_figure(r"spambase (\d\.\d{4})") == f"{mean_accuracy(out):.4f}"
+    assert readme_figure(r"against (\d\.\d{4}) with MDL") == match.group(1)
 
 
 def test_sms_spam_collection(workdir: Path, capsys):
@@ -138,6 +149,7 @@ def test_sms_spam_collection(workdir: Path, capsys):
             scores.append(np.mean(model.predict([texts[i] for i in test]) == labels[test]))
     assert mean_accuracy(out) == pytest.approx(np.mean(scores), abs=5e-5)
     assert mean_accuracy(out) > 0.985
+    assert readme_figure(r"SMS (\d\.\d{4})") == f"{mean_accuracy(out):.4f}"
 
 
 def test_20_newsgroups(workdir: Path, capsys):
@@ -147,6 +159,7 @@ def test_20_newsgroups(workdir: Path, capsys):
     out, _ = run([*evaluate, "--json"], capsys)
     report = json.loads(out)
     assert report["accuracy"] >= 0.85
+    assert readme_figure(r"20 Newsgroups (\d\.\d{4})") == f"{report['accuracy']:.4f}"
     test, labels = nbayes.read_text_folder(workdir / "20newsgroups-bydate/20news-bydate-test")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
