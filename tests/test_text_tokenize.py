@@ -17,7 +17,7 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.utils import murmurhash3_32
 
 import nbayes
-from nbayes.text import _kernels, _unicode
+from nbayes.text import _hashing, _unicode
 from nbayes.text.tokenizer import Hashing, Tokenizer
 
 TRICKY = [
@@ -44,14 +44,14 @@ def test_murmurhash_equals_scikit_learn():
         for _ in range(5):
             raw = rng.integers(0, 256, length, dtype=np.uint8).tobytes()
             buf = np.frombuffer(raw, dtype=np.uint8)
-            ours = _kernels.murmur3_32(buf, 0, length, 0)
+            ours = _hashing.murmur3_32(buf, 0, length, 0)
             assert ours == murmurhash3_32(raw, seed=0, positive=False)
 
 
 def test_hash_index_matches_sklearn_for_int32_min():
     # abs(-2**31) % n, scikit-learn's special case
     for n in (2**20, 1000, 7):
-        assert _kernels.hash_index(-(2**31), n) == (2**31) % n
+        assert _hashing.hash_index(-(2**31), n) == (2**31) % n
 
 
 def test_word_table_is_pythons_re_word_class():

@@ -1,7 +1,7 @@
 """A set of tokens with stable ids: the vocabulary of vocabulary mode, the stop-word list, and the
 names of hashed columns.
 
-Stored as four NumPy arrays (see :mod:`nbayes.text._kernels`): it pickles, crosses into the
+Stored as four NumPy arrays (see :mod:`nbayes.text._hashtable`): it pickles, crosses into the
 compiled tokenizer without conversion, and two tables merge by union (the other table's ids are
 re-mapped, this table's never change). Tokens are UTF-8 byte strings; ids follow first insertion.
 """
@@ -12,7 +12,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import _kernels
+from . import _hashtable
+from ._hashing import murmur3_32
+from ._hashtable import TableArrays
 
 
 class ByteTable:
@@ -30,10 +32,10 @@ class ByteTable:
     def __len__(self) -> int:
         return self.n
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        return self.slots, self.hashes, self.offsets, self.arena
+    def arrays(self) -> TableArrays:
+        return TableArrays(self.slots, self.hashes, self.offsets, self.arena)
 
-    def update(self, arrays: tuple, n: int) -> None:
+    def update(self, arrays: TableArrays, n: int) -> None:
         """Take the (possibly reallocated) arrays a kernel returned."""
         self.slots, self.hashes, self.offsets, self.arena = arrays
         self.n = int(n)
@@ -46,17 +48,17 @@ class ByteTable:
     def find(self, token: str | bytes) -> int:
         """The id of ``token``, or -1."""
         buf = self._bytes(token)
-        h = _kernels.murmur3_32(buf, 0, buf.shape[0], 0)
-        return int(_kernels.table_find(*self.arrays(), buf, 0, buf.shape[0], h))
+        h = murmur3_32(buf, 0, buf.shape[0], 0)
+        return int(_hashtable.find(self.arrays(), buf, 0, buf.shape[0], h))
 
     def add(self, token: str | bytes) -> int:
         """The id of ``token``, inserting it if absent."""
         buf = self._bytes(token)
-        h = _kernels.murmur3_32(buf, 0, buf.shape[0], 0)
-        found = int(_kernels.table_find(*self.arrays(), buf, 0, buf.shape[0], h))
+        h = murmur3_32(buf, 0, buf.shape[0], 0)
+        found = int(_hashtable.find(self.arrays(), buf, 0, buf.shape[0], h))
         if found >= 0:
             return found
-        arrays = _kernels.table_insert(*self.arrays(), self.n, buf, 0, buf.shape[0], h)
+        arrays = _hashtable.insert(self.arrays(), self.n, buf, 0, buf.shape[0], h)
         self.update(arrays, self.n + 1)
         return self.n - 1
 
@@ -78,10 +80,8 @@ class ByteTable:
         """Add ``other``'s tokens (new ones only while this table has fewer than ``limit``,
         in ``other``'s order); returns the id here of each of ``other``'s ids (-1 if left out)."""
         cap = np.iinfo(np.int64).max if limit is None else int(limit)
-        *arrays, n, where = _kernels.table_union(
-            *self.arrays(), self.n, other.hashes, other.offsets, other.arena, other.n, cap
-        )
-        self.update(tuple(arrays), n)
+        arrays, n, where = _hashtable.union(self.arrays(), self.n, other.arrays(), other.n, cap)
+        self.update(arrays, n)
         return where
 
     def add_new_columns(
@@ -89,11 +89,10 @@ class ByteTable:
     ) -> None:
         """Hashed-column names: add ``other``'s tokens whose column (|hash| mod n_features) is
         not marked in ``named`` (marking it), in ``other``'s order, while fewer than ``limit``."""
-        *arrays, n = _kernels.add_new_columns(
-            *self.arrays(), self.n, named, int(n_features),
-            other.hashes, other.offsets, other.arena, other.n, int(limit),
-        )  # fmt: skip
-        self.update(tuple(arrays), n)
+        arrays, n = _hashtable.add_new_columns(
+            self.arrays(), self.n, named, int(n_features), other.arrays(), other.n, int(limit)
+        )
+        self.update(arrays, n)
 
     def copy(self) -> ByteTable:
         new = ByteTable.__new__(ByteTable)
@@ -124,7 +123,7 @@ class ByteTable:
         if offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != arena.shape[0]:
             raise ValueError("a token table's offsets do not describe its arena.")
         n = offsets.shape[0] - 1
-        hashes = _kernels.table_hashes(offsets, arena, n, 0)
+        hashes = _hashtable.entry_hashes(offsets, arena, n, 0)
         table = cls.__new__(cls)
         table.__setstate__({"offsets": offsets, "arena": arena, "hashes": hashes})
         return table
@@ -147,4 +146,4 @@ class ByteTable:
         self.arena = np.empty(max(4096, arena.shape[0]), dtype=np.uint8)
         self.arena[: arena.shape[0]] = arena
         self.n = n
-        _kernels.rebuild_slots(self.slots, self.hashes, n)
+        _hashtable.rebuild_slots(self.slots, self.hashes, n)

@@ -48,7 +48,8 @@ from .._validation import check_sample_weight, check_target
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.counts import FeatureSums
-from . import _kernels, weighting
+from . import weighting
+from ._hashing import hash_index, murmur3_32
 from .tokenizer import CHUNK_BYTES
 from .vectorizer import TextVectorizer, as_documents
 
@@ -563,8 +564,8 @@ class TextClassifier(ParamsMixin):
         for token in tokens:
             if vectorizer.mode == "hashing":
                 raw = np.frombuffer(token.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-                h = _kernels.murmur3_32(raw, 0, raw.shape[0], 0)
-                column = int(_kernels.hash_index(h, int(vectorizer.n_features)))
+                h = murmur3_32(raw, 0, raw.shape[0], 0)
+                column = int(hash_index(h, int(vectorizer.n_features)))
             else:
                 column = vectorizer.vocabulary_.find(token)
             i = int(np.searchsorted(columns, column))

@@ -39,7 +39,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import _kernels, _unicode
+from . import _scan, _unicode
+from ._hashtable import no_table
 from .bytetable import ByteTable
 from .stop_words import LISTS
 
@@ -164,32 +165,33 @@ class Tokenizer:
         history: tuple[np.ndarray, np.ndarray] = (_EMPTY_U8, _EMPTY_I),
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, tuple[np.ndarray, np.ndarray]]:
         props, lower = _unicode.tables()
-        stop = self._stop.arrays() if self._stop is not None else (_EMPTY_I,) * 3 + (_EMPTY_U8,)
-        named = _EMPTY_U8
-        shared = (_EMPTY_I,) * 3 + (_EMPTY_U8,)
+        lo, hi = self.ngram_range
+        stop = self._stop.arrays() if self._stop is not None else no_table()
+        rule = _scan.TokenRule(
+            props, lower, bool(self.lowercase), int(self.min_token_length), lo, hi, stop
+        )
+        named, shared = _EMPTY_U8, no_table()
         if isinstance(indexer, Hashing):
-            mode, n_features = _kernels.MODE_HASH, indexer.n_features
+            mode, n_features = _scan.MODE_HASH, int(indexer.n_features)
             table = indexer.names
-            limit = indexer.max_names if table is not None else 0
+            limit = int(indexer.max_names) if table is not None else 0
             if limit:
                 named = indexer.named
         elif isinstance(indexer, LocalVocabulary):
-            mode, n_features, table, limit = _kernels.MODE_LOCAL, 0, indexer.new, 0
+            mode, n_features, table, limit = _scan.MODE_LOCAL, 0, indexer.new, 0
             shared = indexer.table.arrays()
         else:
-            mode = _kernels.MODE_GROW if indexer.grow else _kernels.MODE_FIXED
+            mode = _scan.MODE_GROW if indexer.grow else _scan.MODE_FIXED
             n_features, table, limit = 0, indexer.table, 0
-        arrays = table.arrays() if table is not None else (_EMPTY_I,) * 3 + (_EMPTY_U8,)
+        index = _scan.Indexing(mode, n_features, limit, named, shared)
+        arrays = table.arrays() if table is not None else no_table()
         n = table.n if table is not None else 0
-        lo, hi = self.ngram_range
-        out = _kernels.count_documents(
-            data, starts, ends, props, lower, bool(self.lowercase), int(self.min_token_length),
-            lo, hi, *stop, mode, n_features, *arrays, n, limit, named, *shared, *history,
-        )  # fmt: skip
-        indptr, indices, counts, invalid = out[:4]
+        indptr, indices, counts, invalid, arrays, n, history = _scan.count_documents(
+            data, starts, ends, rule, index, arrays, n, history
+        )
         if table is not None:
-            table.update(out[4:8], out[8])
-        return indptr, indices, counts, int(invalid), (out[9], out[10])
+            table.update(arrays, n)
+        return indptr, indices, counts, int(invalid), history
 
     def _width(self, indexer: Hashing | Vocabulary) -> int:
         return indexer.n_features if isinstance(indexer, Hashing) else len(indexer.table)

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .._params import ParamsMixin
 from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
-from . import _kernels, weighting
+from . import _transform, weighting
 from .bytetable import ByteTable
 from .tokenizer import CHUNK_BYTES, Counted, Hashing, Tokenizer, Vocabulary
 
@@ -331,7 +331,7 @@ class TextVectorizer(ParamsMixin):
             self.n_invalid_utf8_ += counted.n_invalid
             self.n_missing_ += counted.n_missing
             if X.nnz:
-                _kernels.add_columns(X.indices, X.data, self._df, self._tf)
+                _transform.add_columns(X.indices, X.data, self._df, self._tf)
             self._version += 1
             self._cache.clear()
             _warn_invalid(counted.n_invalid, self._name)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from . import _transform
+
 IDF_MODES = ("smooth", "rennie")
 TF_MODES = ("log", "binary")
 
@@ -82,12 +84,10 @@ def transform(
     """Steps 1 and 3 on raw counts, then (optionally) the column renumbering ``position``
     (column j → position[j], -1 = dropped; ``width`` columns out) and step 2 (``scale`` = idf of
     the new columns), in one compiled pass."""
-    from . import _kernels
-
     mode = check_tf(tf)
     if mode is None and not norm and position is None and scale is None:
         return X
-    indptr, indices, data = _kernels.transform_rows(
+    indptr, indices, data = _transform.transform_rows(
         X.indptr,
         X.indices,
         X.data,
