@@ -95,7 +95,7 @@ def _row_slot(column, mask):  # pragma: no cover - compiled
 @numba.njit(inline="always", **_JIT)
 def _row_add(row, u, column):  # pragma: no cover - compiled
     """Count ``column`` once more in the row of u distinct columns; returns the new u."""
-    keys, cols, counts, slots = row  # (unpacked first: see _scan)
+    keys, cols, counts, slots = row  # (unpacked first: see _scan_document)
     mask = keys.shape[0] - 1
     i = _row_slot(column, mask)
     while True:
@@ -154,7 +154,7 @@ def _append_row(row, u, indices, counts, nnz):  # pragma: no cover - compiled
 # last letter cased?, ill-formed sequences, entries in the table
 _P, _POS, _NTOK, _K, _IN, _START, _BACK, _CHARS, _CASED, _BAD, _VN = range(11)
 _STATE_SIZE = 11
-#: What :func:`_scan` returns: the document is done, or which buffer to grow before going on.
+#: What :func:`_scan_document` returns: the document is done, or which buffer to grow first.
 _DONE, _NEED_SCRATCH, _NEED_ROW, _NEED_TABLE = 0, 1, 2, 3
 
 
@@ -172,7 +172,7 @@ def _open_token(scratch, pos, ntok, nmax):  # pragma: no cover - compiled
 
 
 @numba.njit(**_JIT)
-def _scan(data, end, rule, index, table, scratch, ring, row, st):  # pragma: no cover - compiled
+def _scan_document(data, end, rule, index, table, scratch, ring, row, st):  # pragma: no cover
     """Tokenise one document from the state ``st`` until it ends (returns _DONE) or a buffer is
     too small (returns what to grow; ``st`` then points at the character to redo).
 
@@ -393,7 +393,7 @@ def count_documents(data, starts, ends, rule, index, table, n, history):  # prag
             st[_NTOK] = history_starts.shape[0]
             ring[: history_starts.shape[0]] = history_starts
         while True:
-            status = _scan(data, ends[d], rule, index, table, scratch, ring, row, st)
+            status = _scan_document(data, ends[d], rule, index, table, scratch, ring, row, st)
             if status == _DONE:
                 break
             if status == _NEED_SCRATCH:
