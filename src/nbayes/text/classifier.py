@@ -51,22 +51,12 @@ from ..families.counts import FeatureSums
 from . import weighting
 from ._hashing import hash_index, murmur3_32
 from .tokenizer import CHUNK_BYTES
-from .vectorizer import TextVectorizer, as_documents
+from .vectorizer import DERIVED, TOKENIZING, TextVectorizer, as_documents
 
 MODELS = ("multinomial", "complement", "bernoulli")
 
 #: Parameters that change what is counted; the statistics of fitted models must agree on them.
-_COUNTING = (
-    "model",
-    "mode",
-    "n_features",
-    "lowercase",
-    "ngram_range",
-    "stop_words",
-    "min_token_length",
-    "tf",
-    "norm",
-)
+_COUNTING = ("model", *TOKENIZING, "tf", "norm")
 
 
 @dataclass
@@ -129,21 +119,15 @@ class TextClassifier(ParamsMixin):
     model : "complement" (default), "multinomial" or "bernoulli".
     alpha : the smoothing δ (λ): P(x_t|k) = (δ + N(x_t, k)) / (δ|V| + Σ_t N(x_t, k)).
     weight_norm : complement model: Rennie's weight normalisation w_kt / Σ_t |w_kt|.
-    mode, n_features, lowercase, ngram_range, stop_words, min_token_length : how documents are
-        tokenised and counted (:class:`TextVectorizer`): hashing into ``n_features`` columns, or
-        a vocabulary.
-    min_df, max_df, max_features : which columns the model uses, applied when predicting from
-        document frequencies kept as statistics (so merges stay exact, and they can be changed
-        after fitting); the default ``min_df=1`` keeps the columns seen in training
-        (``min_df=0``: all ``n_features`` hash columns, as scikit-learn's HashingVectorizer).
-    tf, norm, idf : Rennie et al.'s transforms — ``tf`` True (log(1 + x)), "binary" or False;
-        ``norm`` (length normalisation); ``idf`` True (smooth), "rennie" (log(N/df)) or False —
-        applied in the order tf, norm, idf; IDF comes from the merged document frequencies at
-        prediction time.
     fit_prior, class_prior, loss : as in the count models (priors; Bayes decision with a loss
         matrix).
-    max_names, chunk_bytes, n_threads : names kept for hashed columns, bytes tokenised at a time
-        (bounds memory), parallel tokenising threads.
+    mode, n_features, lowercase, ngram_range, stop_words, min_token_length, min_df, max_df,
+    max_features, tf, norm, idf, max_names, chunk_bytes, n_threads : how documents become
+        features: the parameters of :class:`TextVectorizer` (described there), with the defaults
+        above. As there, ``min_df``, ``max_df``, ``max_features`` and ``idf`` are applied when
+        predicting, from document frequencies kept as statistics (so merges stay exact, and they
+        can be changed after fitting). With ``model="bernoulli"``, ``tf``, ``norm`` and ``idf``
+        do not apply.
     """
 
     def __init__(
@@ -211,25 +195,19 @@ class TextClassifier(ParamsMixin):
     def _weighs(self) -> bool:
         return self.model != "bernoulli"
 
+    def _vectorizer_params(self, names: Iterable[str] | None = None) -> dict[str, Any]:
+        """This classifier's values of the :class:`TextVectorizer` parameters (all, or
+        ``names``); the Bernoulli model weighs nothing (presence is presence)."""
+        chosen = TextVectorizer._param_names() if names is None else names
+        params = {name: getattr(self, name) for name in chosen}
+        if not self._weighs():
+            params.update({name: False for name in ("tf", "idf", "norm") if name in params})
+        if "norm" in params:
+            params["norm"] = bool(params["norm"])
+        return params
+
     def _make_vectorizer(self) -> TextVectorizer:
-        weighs = self._weighs()
-        return TextVectorizer(
-            mode=self.mode,
-            n_features=self.n_features,
-            lowercase=self.lowercase,
-            ngram_range=self.ngram_range,
-            stop_words=self.stop_words,
-            min_token_length=self.min_token_length,
-            min_df=self.min_df,
-            max_df=self.max_df,
-            max_features=self.max_features,
-            tf=self.tf if weighs else False,
-            idf=self.idf if weighs else False,
-            norm=bool(self.norm) and weighs,
-            max_names=self.max_names,
-            chunk_bytes=self.chunk_bytes,
-            n_threads=self.n_threads,
-        )
+        return TextVectorizer(**self._vectorizer_params())
 
     def _make_model(self) -> MultinomialNB | ComplementNB | BernoulliNB:
         common = {
@@ -389,12 +367,7 @@ class TextClassifier(ParamsMixin):
         idf) of this classifier."""
         self._check_fitted()
         vectorizer = self.vectorizer_
-        lazy = {
-            "min_df": self.min_df,
-            "max_df": self.max_df,
-            "max_features": self.max_features,
-            "idf": self.idf if self._weighs() else False,
-        }
+        lazy = self._vectorizer_params(DERIVED)
         if any(getattr(vectorizer, k) != v for k, v in lazy.items()):
             vectorizer.set_params(**lazy)
         return vectorizer

@@ -37,6 +37,13 @@ from .tokenizer import CHUNK_BYTES, Counted, Hashing, Tokenizer, Vocabulary
 
 MODES = ("hashing", "vocabulary")
 
+#: The parameters that decide which n-gram lands in which column: statistics counted with
+#: different values do not add up (merging and partial_fit refuse them).
+TOKENIZING = ("mode", "n_features", "lowercase", "ngram_range", "stop_words", "min_token_length")
+#: The parameters applied when features are produced, from the statistics: they may change after
+#: fitting without a refit.
+DERIVED = ("min_df", "max_df", "max_features", "idf")
+
 
 def as_documents(texts: Any, *, estimator: str) -> Iterable[Any]:
     """The documents of ``texts``: a list/array/Series of str or bytes (None = missing), a
@@ -100,22 +107,32 @@ class TextVectorizer(ParamsMixin):
 
     Parameters
     ----------
-    mode : "hashing" or "vocabulary"
+    (:class:`~nbayes.text.TextClassifier` takes the same ones, with its own defaults.)
+
+    mode : "hashing" (|MurmurHash3| mod ``n_features``) or "vocabulary" (ids of the n-grams seen
+        in fitting).
     n_features : columns in hashing mode (2**20, scikit-learn's default).
     lowercase, ngram_range, stop_words, min_token_length : the token rule of
         :mod:`nbayes.text.tokenizer` (scikit-learn's defaults; ``stop_words="english"`` is its
-        list).
+        list; ``min_token_length`` counts code points).
     min_df, max_df : keep columns with min_df ≤ df_j ≤ max_df; an int is a number of documents,
-        a float in [0, 1] a proportion of N (scikit-learn's rule).
+        a float in [0, 1] a proportion of N (scikit-learn's rule). The default ``min_df=1``
+        keeps the columns seen in fitting; ``min_df=0`` keeps all ``n_features`` hash columns,
+        as scikit-learn's HashingVectorizer.
     max_features : keep only the columns with the largest tf_j (ties: lower column first).
-    tf, idf, norm : Rennie et al.'s transforms (:mod:`nbayes.text.weighting`): log(1 + d),
-        × idf_j (True = smooth, or "rennie" = log(N/df_j)), length normalisation — applied in the
+    tf, norm, idf : Rennie et al.'s transforms (:mod:`nbayes.text.weighting`): ``tf`` True
+        (log(1 + x)), "binary" (1 if x > 0) or False; ``norm`` length normalisation (x / ||x||);
+        ``idf`` True (smooth, scikit-learn's), "rennie" (log(N/df_j)) or False — applied in the
         order tf, norm, idf. Off by default: ``transform`` gives counts.
     max_names : in hashing mode, record the first n-gram met in each column (for up to this
         many columns) to name columns (``top_features``); 0 records none.
     chunk_bytes : bytes of text tokenised at a time (bounds memory).
     n_threads : chunks tokenised in parallel (None: the number of cores, at most 8); the
         results do not depend on it.
+
+    ``min_df``, ``max_df``, ``max_features`` and ``idf`` (:data:`DERIVED`) are applied when
+    features are produced, from the statistics: they may be changed after fitting. The others
+    of :data:`TOKENIZING` decide the columns: fitting again is needed after changing them.
     """
 
     _estimator_type = "transformer"
@@ -161,16 +178,17 @@ class TextVectorizer(ParamsMixin):
         return type(self).__name__
 
     def _tokenizer_key(self) -> tuple:
+        """The :data:`TOKENIZING` parameters, normalised (n_features only counts in hashing
+        mode; a list of stop words is a set)."""
+        normal = {
+            "n_features": int(self.n_features) if self.mode == "hashing" else None,
+            "lowercase": bool(self.lowercase),
+            "ngram_range": tuple(self.ngram_range),
+        }
         stop = self.stop_words
-        stop_key = stop if stop is None or isinstance(stop, str) else tuple(sorted(stop))
-        return (
-            self.mode,
-            int(self.n_features) if self.mode == "hashing" else None,
-            bool(self.lowercase),
-            tuple(self.ngram_range),
-            stop_key,
-            self.min_token_length,
-        )
+        if not (stop is None or isinstance(stop, str)):
+            normal["stop_words"] = tuple(sorted(stop))
+        return tuple(normal.get(name, getattr(self, name)) for name in TOKENIZING)
 
     def _check_params(self) -> None:
         if self.mode not in MODES:
