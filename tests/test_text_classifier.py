@@ -1,5 +1,6 @@
-"""TextClassifier: the same probabilities as scikit-learn pipelines of the same model, seed 003's
-indicative words by hand, exact merging, bad input, and the scikit-learn protocol."""
+"""TextClassifier: the same probabilities as scikit-learn pipelines of the same model, the
+indicative words of a small sentiment example by hand, exact merging, bad input, and the
+scikit-learn protocol."""
 
 from __future__ import annotations
 
@@ -37,14 +38,14 @@ TRAIN = [
 LABELS = np.array(["spam", "ham", "spam", "ham", "spam", "ham", "ham", "spam"])
 TEST = ["free prize, call now", "see you at lunch", "keys at home", "won cash", "free lunch"]
 
-# seed 003: sentiment, "awesome, brilliant" vs "awful, boring"
-SEED = [
+# sentiment: "awesome, brilliant" vs "awful, boring"
+SENTIMENT = [
     "awesome brilliant film",
     "brilliant awesome great",
     "awful boring film",
     "boring awful bad",
 ]
-SEED_Y = np.array(["pos", "pos", "neg", "neg"])
+SENTIMENT_Y = np.array(["pos", "pos", "neg", "neg"])
 
 
 def log1p(X):
@@ -141,17 +142,17 @@ def test_pipeline_of_vectorizer_and_core_model_equals_text_classifier():
     )
 
 
-# ----------------------------------------------------------------- seed 003: indicative words
-def seed_model(**params) -> nbayes.TextClassifier:
+# ----------------------------------------------------------------- indicative words
+def sentiment_model(**params) -> nbayes.TextClassifier:
     defaults = dict(COUNTS, model="multinomial", mode="vocabulary", alpha=1.0)
-    return nbayes.TextClassifier(**{**defaults, **params}).fit(SEED, SEED_Y)
+    return nbayes.TextClassifier(**{**defaults, **params}).fit(SENTIMENT, SENTIMENT_Y)
 
 
 def test_top_features_by_hand():
     """|V| = 7 (awesome brilliant film great awful boring bad), 6 tokens per class, δ = 1:
     P(awesome | pos) = (1 + 2) / (7 + 6) = 3/13 and P(awesome | neg) = 1/13: ratio log 3;
     great: 2/13 vs 1/13, log 2; film: 2/13 in both, 0."""
-    model = seed_model()
+    model = sentiment_model()
     top = model.top_features("pos", 4)
     assert [t for t, _ in top] == ["awesome", "brilliant", "great", "film"]
     np.testing.assert_allclose([r for _, r in top], [math.log(3), math.log(3), math.log(2), 0.0])
@@ -162,7 +163,7 @@ def test_top_features_by_hand():
 def test_explain_by_hand():
     """ "awesome film boring boring": log-odds pos vs neg = log 3 + 0 + 2·(−log 3) = −log 3,
     equal priors, so P(neg | x) = 3/4."""
-    model = seed_model()
+    model = sentiment_model()
     why = model.explain("awesome film boring boring")
     assert why.predicted == "neg" and why.against == "pos"
     np.testing.assert_allclose(why.log_odds, math.log(3))
@@ -187,7 +188,7 @@ def test_explanations_add_up(model, mode):
 
 
 def test_top_features_name_hashed_columns():
-    model = nbayes.TextClassifier(model="multinomial", **COUNTS).fit(SEED, SEED_Y)
+    model = nbayes.TextClassifier(model="multinomial", **COUNTS).fit(SENTIMENT, SENTIMENT_Y)
     assert {t for t, _ in model.top_features("pos", 2)} == {"awesome", "brilliant"}
     with pytest.raises(ValueError, match="unknown class"):
         model.top_features("neutral")
