@@ -1,4 +1,4 @@
-"""Text classification: raw documents → tokens → counts → naive Bayes (seed 003).
+"""Text classification: raw documents → tokens → counts → naive Bayes.
 
 * :class:`TextClassifier` — fit/partial_fit/merge/predict/explain on raw documents;
 * :class:`TextVectorizer` — documents → sparse counts (hashing or vocabulary), a scikit-learn
@@ -7,14 +7,15 @@
   Collection layouts.
 """
 
-from .classifier import Explanation, TextClassifier
+from .classifier import TextClassifier
+from .explanation import TextExplanation
 from .readers import read_labeled_lines, read_text_folder
 from .tokenizer import Tokenizer
 from .vectorizer import TextVectorizer
 
 __all__ = [
-    "Explanation",
     "TextClassifier",
+    "TextExplanation",
     "TextVectorizer",
     "Tokenizer",
     "read_labeled_lines",

@@ -1,6 +1,7 @@
 """Raw text → a naive Bayes text classifier in one call: :class:`TextClassifier`.
 
-Seed 003's model: a document is a bag of words x = (x_1, …, x_|V|) (x_t = N(x_t, document)),
+The multinomial event model (McCallum & Nigam 1998): a document is a bag of words
+x = (x_1, …, x_|V|) (x_t = N(x_t, document)), and with the smoothing δ
 
     P(y = k | x) ∝ P(y = k) ∏_t P(x_t | y = k)^{x_t}
 
@@ -28,28 +29,29 @@ vocabulary, a set). ``partial_fit`` adds documents, ``merge`` adds classifiers f
 documents (vocabularies united, columns re-indexed) — both exactly equal to one fit on all the
 documents. What depends on the whole corpus (``min_df``, ``max_df``, ``max_features``, IDF, δ,
 priors) is derived when predicting, and may be changed after fitting without refitting.
+
+The classifier's other jobs live beside it: :mod:`~nbayes.text.explanation` (indicative words,
+:class:`~nbayes.text.TextExplanation`), :mod:`~nbayes.text._persist` (model files) and
+:mod:`~nbayes.text._resize` (columns added or moved as a vocabulary grows or merges).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._base import class_index, partial_fit_classes
-from .._json import from_json, to_json
 from .._params import ParamsMixin
-from .._state import nest, section
 from .._validation import check_sample_weight, check_target
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.counts import FeatureSums
-from . import weighting
-from ._hashing import hash_index, murmur3_32
+from . import _persist, explanation, weighting
+from ._resize import reindexed, resize, widen
+from .explanation import TextExplanation
 from .tokenizer import CHUNK_BYTES
 from .vectorizer import DERIVED, TOKENIZING, TextVectorizer, as_documents
 
@@ -57,44 +59,6 @@ MODELS = ("multinomial", "complement", "bernoulli")
 
 #: Parameters that change what is counted; the statistics of fitted models must agree on them.
 _COUNTING = ("model", *TOKENIZING, "tf", "norm")
-
-
-@dataclass
-class Explanation:
-    """Why a document got its class: the log-odds of ``predicted`` against ``against``,
-
-        log P(predicted | x) − log P(against | x) = prior + Σ_t contribution_t  (+ absent)
-
-    where contribution_t = x_t (w_{predicted,t} − w_{against,t}) for each word (n-gram) t of the
-    document, with w the model's log-probabilities (multinomial), complement weights (complement;
-    no prior term and the scores are not log-probabilities) or presence log-odds (Bernoulli, with
-    ``absent`` the evidence of every vocabulary word the document lacks).
-    """
-
-    predicted: Any
-    against: Any
-    log_odds: float
-    prior: float
-    words: list[tuple[str, float, float]]
-    other: float
-    absent: float = 0.0
-    proba: dict = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        lines = [
-            f"predicted {self.predicted!r} over {self.against!r}: score difference "
-            f"{self.log_odds:+.4f}"
-            + (f" (P = {self.proba.get(self.predicted, float('nan')):.4f})" if self.proba else "")
-        ]
-        width = max([len(t) for t, _, _ in self.words] + [12])
-        lines.append(f"  {'prior':<{width}}          {self.prior:+.4f}")
-        for token, value, contribution in self.words:
-            lines.append(f"  {token:<{width}}  x={value:<6.3g} {contribution:+.4f}")
-        if self.other:
-            lines.append(f"  {'(other words)':<{width}}          {self.other:+.4f}")
-        if self.absent:
-            lines.append(f"  {'(absent words)':<{width}}          {self.absent:+.4f}")
-        return "\n".join(lines)
 
 
 class TextClassifier(ParamsMixin):
@@ -111,7 +75,7 @@ class TextClassifier(ParamsMixin):
     one or more word characters (``min_token_length=1``: "u", "2", "4" matter in text messages;
     scikit-learn's rule is 2), binary TF with length normalisation, no IDF, hashed into 2**20
     columns. ``TextClassifier(model="multinomial", tf=False, norm=False, ngram_range=(1, 1),
-    min_token_length=2, alpha=1.0)`` is seed 003's plain multinomial model on word counts;
+    min_token_length=2, alpha=1.0)`` is the plain multinomial model on word counts (above);
     ``mode="vocabulary", alpha=0.03`` is the most accurate option measured on 20 Newsgroups.
 
     Parameters
@@ -319,11 +283,11 @@ class TextClassifier(ParamsMixin):
                 raise ValueError(
                     f"{self._name}: texts has more documents than the {n} labels in y."
                 )
-            X = _widen(X, vectorizer._width)
+            X = widen(X, vectorizer._width)
             if self._weighs():
                 X = weighting.weigh(X, tf=vectorizer.tf, norm=bool(vectorizer.norm))
             if hasattr(model, "classes_") and model.n_features_in_ < X.shape[1]:
-                _resize(model, X.shape[1])
+                resize(model, X.shape[1])
             model.partial_fit(
                 X,
                 labels[done : done + rows],
@@ -353,10 +317,10 @@ class TextClassifier(ParamsMixin):
             (where,) = self.vectorizer_.merge_statistics(other.vectorizer_)
             width = self.vectorizer_._width
             if self.model_.n_features_in_ < width:
-                _resize(self.model_, width)
+                resize(self.model_, width)
             theirs = other.model_
             if where is not None or theirs.n_features_in_ != width:
-                theirs = _reindexed(theirs, where, width)
+                theirs = reindexed(theirs, where, width)
             self.model_.merge(theirs)
             self._version += 1
         return self
@@ -452,136 +416,29 @@ class TextClassifier(ParamsMixin):
             multinomial, complement: P(t | S) = (δ + Σ_{k∈S} N(t, k)) / (δ|V| + Σ_{k∈S} Σ_t N(t, k))
             Bernoulli:               P(t | S) = (δ + Σ_{k∈S} df(t, k)) / (2δ + Σ_{k∈S} N_k)
         """
-        derived = self.prediction_model()
-        k = self._class_position(cls)
-        counts = derived.feature_count_
-        alpha = derived._alpha()
-        mine = counts[k]
-        rest = counts.sum(axis=0) - mine
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if self.model == "bernoulli":
-                n_k = derived.class_count_[k]
-                n_rest = derived.class_count_.sum() - n_k
-                p_k = (mine + alpha) / (n_k + 2 * alpha)
-                p_rest = (rest + alpha) / (n_rest + 2 * alpha)
-            else:
-                size = counts.shape[1]
-                total_alpha = alpha * size if np.ndim(alpha) == 0 else np.sum(alpha)
-                p_k = (mine + alpha) / (mine.sum() + total_alpha)
-                p_rest = (rest + alpha) / (rest.sum() + total_alpha)
-            return np.log(p_k) - np.log(p_rest)
+        return explanation.log_ratio(self, cls)
 
     def top_features(self, cls: Any, n: int = 10) -> list[tuple[str, float]]:
         """The n words (n-grams) most indicative of class ``cls``: largest
         log P(t | cls) − log P(t | other classes) (see :meth:`log_ratio`), as (token, ratio)."""
-        ratio = self.log_ratio(cls)
-        order = np.lexsort((np.arange(ratio.shape[0]), -np.nan_to_num(ratio, nan=-np.inf)))
-        top = order[: max(0, int(n))]
-        columns = self.vectorizer_.selected_columns()[top]
-        names = self.vectorizer_.column_names(columns)
-        return [(name, float(ratio[j])) for name, j in zip(names, top, strict=True)]
+        return explanation.top_features(self, cls, n)
 
-    def explain(self, doc: str | bytes | None, *, n: int = 10, against: Any = None) -> Explanation:
-        """Which words of ``doc`` pushed the decision, and by how much (see :class:`Explanation`):
-        the ``n`` largest contributions to the score of the predicted class against ``against``
-        (default: the runner-up)."""
-        derived = self.prediction_model()
-        vectorizer = self.vectorizer_
-        (counts,) = list(vectorizer.iter_counts([doc]))
-        X = vectorizer.features(counts, weigh=self._weighs())
-        predicted = derived.predict(X)[0]
-        proba = derived.predict_proba(X)[0]
-        jll = derived.predict_joint_log_proba(X)[0]
-        c = self._class_position(predicted)
-        if against is None:
-            ranked = [k for k in np.argsort(-jll, kind="stable") if k != c]
-            a = int(ranked[0]) if ranked else c
-        else:
-            a = self._class_position(against)
-        lp = derived._class_log_prior() if self.model != "complement" else np.zeros(len(proba))
-        if self.model == "bernoulli":
-            log_p = derived.feature_log_prob_
-            with np.errstate(divide="ignore"):
-                log_q = np.log1p(-np.exp(log_p))
-            weights = log_p - log_q
-            absent = float(np.sum(log_q[c]) - np.sum(log_q[a]))
-            values = (X.data > 0).astype(np.float64)
-        else:
-            weights = derived.feature_log_prob_
-            absent = 0.0
-            values = X.data
-        contributions = values * (weights[c, X.indices] - weights[a, X.indices])
-        labels = self._doc_labels(doc, X.indices)
-        order = np.argsort(-np.abs(contributions), kind="stable")
-        shown = order[: max(0, int(n))]
-        words = [
-            (labels[int(X.indices[i])], float(values[i]), float(contributions[i])) for i in shown
-        ]
-        return Explanation(
-            predicted=_plain(predicted),
-            against=_plain(self.classes_[a]),
-            log_odds=float(jll[c] - jll[a]),
-            prior=float(lp[c] - lp[a]) if len(proba) > 1 else 0.0,
-            words=words,
-            other=float(np.sum(contributions[order[len(shown) :]])),
-            absent=absent,
-            proba=dict(zip(self.classes_.tolist(), proba.tolist(), strict=True)),
-        )
-
-    def _doc_labels(self, doc: Any, positions: np.ndarray) -> dict[int, str]:
-        """The document's own n-grams that fall in each selected column position."""
-        vectorizer = self.vectorizer_
-        tokens = vectorizer.tokenizer.analyze(doc)
-        columns = vectorizer.selected_columns()
-        where: dict[int, list[str]] = {}
-        for token in tokens:
-            if vectorizer.mode == "hashing":
-                raw = np.frombuffer(token.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-                h = murmur3_32(raw, 0, raw.shape[0], 0)
-                column = int(hash_index(h, int(vectorizer.n_features)))
-            else:
-                column = vectorizer.vocabulary_.find(token)
-            i = int(np.searchsorted(columns, column))
-            if 0 <= column and i < columns.shape[0] and columns[i] == column:
-                where.setdefault(i, []).append(token)
-        return {int(p): " | ".join(where.get(int(p), [f"#{p}"])) for p in positions}
+    def explain(
+        self, doc: str | bytes | None, *, n: int = 10, against: Any = None
+    ) -> TextExplanation:
+        """Which words of ``doc`` pushed the decision, and by how much (see
+        :class:`TextExplanation`): the ``n`` largest contributions to the score of the predicted
+        class against ``against`` (default: the runner-up)."""
+        return explanation.explain(self, doc, n=n, against=against)
 
     # ----------------------------------------------------------------- model files
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """(JSON metadata, arrays): parameters, the count model's statistics and the
-        vectorizer's (document frequencies, vocabulary or hashed-column names)."""
-        self._check_fitted()
-        model_meta, model_arrays = self.model_._to_state()
-        vector_meta, vector_arrays = self.vectorizer_._state()
-        meta = {
-            "params": to_json(self.get_params()),
-            "model": model_meta,
-            "vectorizer": vector_meta,
-        }
-        arrays = {**nest("model", model_arrays), **nest("vectorizer", vector_arrays)}
-        return meta, arrays
+        """(JSON metadata, arrays) for a model file (:mod:`nbayes.text._persist`)."""
+        return _persist.classifier_state(self)
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> TextClassifier:
-        classifier = cls(**from_json(meta["params"]))
-        classifier._check_params()
-        vectorizer = classifier._make_vectorizer()
-        vectorizer._load_state(
-            meta["vectorizer"],
-            section("vectorizer", arrays),
-        )
-        model = classifier._make_model()
-        model_arrays = section("model", arrays)
-        model._restore_common(meta["model"], model_arrays)
-        stats = FeatureSums.from_state(section("stats", model_arrays))
-        stats.check(len(model.classes_), model.n_features_in_)
-        if model.n_features_in_ != vectorizer._width:
-            raise ValueError("the model's columns do not match the vectorizer's.")
-        model._stats = stats
-        classifier.vectorizer_, classifier.model_ = vectorizer, model
-        classifier._fit_key = classifier._counting_key()
-        classifier._version = 0
-        return classifier
+        return _persist.classifier_from_state(cls, meta, arrays)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -589,43 +446,8 @@ class TextClassifier(ParamsMixin):
         return state
 
 
-def _plain(value: Any) -> Any:
-    """A NumPy scalar as the Python value (for printing)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _length(y: Any) -> int:
     try:
         return len(y)
     except TypeError as exc:
         raise ValueError(f"y must be a sequence of labels: {exc}") from exc
-
-
-def _widen(X: sp.csr_array, width: int) -> sp.csr_array:
-    if X.shape[1] == width:
-        return X
-    return sp.csr_array((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-
-
-def _resize(model: Any, width: int) -> None:
-    """Give a fitted count model ``width`` columns (new ones with zero statistics)."""
-    counts = model._stats.counts
-    grown = np.zeros((counts.shape[0], width))
-    grown[:, : counts.shape[1]] = counts
-    model._stats = FeatureSums.from_state({"counts": grown})
-    model.n_features_in_ = width
-
-
-def _reindexed(model: Any, where: np.ndarray | None, width: int) -> Any:
-    """A copy of a fitted count model whose column j moved to ``where[j]``, with ``width``
-    columns."""
-    counts = model._stats.counts
-    moved = np.zeros((counts.shape[0], width))
-    if where is None:
-        moved[:, : counts.shape[1]] = counts
-    else:
-        moved[:, where] = counts[:, : where.shape[0]]
-    out = copy.copy(model)
-    out._stats = FeatureSums.from_state({"counts": moved})
-    out.n_features_in_ = width
-    return out
