@@ -174,6 +174,9 @@ def test_explain_by_hand():
     np.testing.assert_allclose(words["film"], (1.0, 0.0), atol=1e-15)
     np.testing.assert_allclose(why.proba["neg"], 0.75)
     assert "boring" in str(why)
+    # one name per meaning: the table model's explanation is nbayes.Explanation
+    assert type(why) is nbayes.text.TextExplanation
+    assert not isinstance(why, nbayes.Explanation) and not hasattr(nbayes.text, "Explanation")
 
 
 @pytest.mark.parametrize("model", ["multinomial", "complement", "bernoulli"])
