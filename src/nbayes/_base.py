@@ -106,6 +106,11 @@ class NaiveBayesClassifier(ParamsMixin):
     def _uses_prior(self) -> bool:
         return True
 
+    def _chunk_columns(self, prepared: Any) -> int:
+        """How many float64 columns of memory a chunk of ``prepared`` takes while it is scored
+        (copies, conversions): sets the rows per chunk. Sparse rows are viewed, not copied."""
+        return 16 if sp.issparse(prepared) else prepared.shape[1]
+
     # ----------------------------------------------------------------- validation
     @property
     def _name(self) -> str:
@@ -284,8 +289,8 @@ class NaiveBayesClassifier(ParamsMixin):
         whose likelihood is 0 under every class (the caller gives them the prior).
         """
         lp = self._class_log_prior(priors)
-        n_rows, n_columns = prepared.shape
-        size = chunk_rows(16 if sp.issparse(prepared) else n_columns, len(self.classes_))
+        n_rows = prepared.shape[0]
+        size = chunk_rows(self._chunk_columns(prepared), len(self.classes_))
         add_prior = self._uses_prior() or len(self.classes_) == 1
         notes: dict = {}
         dead = 0

@@ -1,19 +1,36 @@
-"""Compiled inner loops (Numba): the counting pass of fitting and the gathers of prediction.
+"""Compiled inner loops (Numba): the counting pass of fitting, the gathers and products of
+prediction, the log-sum-exp normalisation, and the CSV record scan.
 
 Each kernel is the literal loop of a formula; NumPy cannot express these without materialising
 an index array the size of the data (for counting) or an n × d × K array (for gathering).
 Missing values arrive as NaN (float input) or a negative code and are skipped.
+
+Prediction kernels work on a range of rows and are compiled serial; the functions without a
+``@kernel`` decorator share the rows among threads as :mod:`nbayes._threads` decides (one
+thread for small work, dynamic blocks otherwise), so the numbers never depend on the thread
+count. Every kernel is cached once per install (:mod:`nbayes._jit`).
 """
 
 from __future__ import annotations
 
-import numba
+import itertools
+
 import numpy as np
 
+from . import _threads
+from ._jit import kernel
+
+#: Kept for modules that still decorate with ``numba.njit(**_JIT)`` (Numba's own cache).
 _JIT = {"cache": True, "nogil": True}
 
+#: Bytes of a table small enough to stay in the L1 data cache whatever the gather order.
+SMALL_TABLE_BYTES = 32 * 2**10
 
-@numba.njit(**_JIT)
+#: Bytes of the (rows, K) scores a gather block accumulates (half of a typical L2 cache).
+BLOCK_SCORE_BYTES = 256 * 2**10
+
+
+@kernel
 def count_codes(X, cls, weight, offsets, counts):  # pragma: no cover - compiled
     """counts[c, offsets[j] + v] += w_i for every row i of class c with x_ij = v (v ≥ 0)."""
     n, d = X.shape
@@ -27,38 +44,78 @@ def count_codes(X, cls, weight, offsets, counts):  # pragma: no cover - compiled
             counts[c, offsets[j] + np.int64(v)] += w
 
 
-@numba.njit(parallel=True, **_JIT)
-def gather_codes(
-    X, offsets, n_categories, table, unknown_table, unknown_mode, out
-):  # pragma: no cover
-    """out[i, :] += Σ_j table[offsets[j] + x_ij, :], the categorical log-likelihood.
+@kernel
+def gather_rows(
+    X, offsets, n_categories, table, unknown_table, unknown_mode, out, start, stop, rows_per_block
+):  # pragma: no cover - compiled
+    """out[i, :] += Σ_j table[offsets[j] + x_ij, :] for rows start ≤ i < stop.
 
-    A code ≥ n_categories[j] was never seen in fitting: with ``unknown_mode`` 0 it is skipped
-    (the feature is left out for that row), with 1 it takes ``unknown_table[j, :]``. Returns the
-    number of unseen codes met.
+    Blocked for the cache: for each block of ``rows_per_block`` rows, feature j's part of the
+    table (S_j rows of K values) is read for every row of the block before feature j + 1, so it
+    stays in the L1 cache while the block's scores stream through L2 in row order; with
+    ``rows_per_block`` 1 this is the plain row-by-row loop (best when the whole table fits in
+    L1). Each score is summed over j in increasing order either way, so the result does not
+    depend on the blocking or on how rows are shared among threads.
+
+    A code ≥ n_categories[j] was never seen in fitting: with ``unknown_mode`` 0 it is skipped,
+    with 1 it takes ``unknown_table[j, :]``. NaN or a negative code is missing (skipped).
+    Returns the number of unseen codes met.
     """
-    n, d = X.shape
+    d = X.shape[1]
     K = table.shape[1]
     unseen = 0
-    for i in numba.prange(n):
+    for first in range(start, stop, rows_per_block):
+        last = min(stop, first + rows_per_block)
         for j in range(d):
-            v = X[i, j]
-            if v != v or v < 0:
-                continue
-            code = np.int64(v)
-            if code >= n_categories[j]:
-                unseen += 1
-                if unknown_mode == 1:
-                    for k in range(K):
-                        out[i, k] += unknown_table[j, k]
-                continue
-            base = offsets[j] + code
-            for k in range(K):
-                out[i, k] += table[base, k]
+            base = offsets[j]
+            size = n_categories[j]
+            for i in range(first, last):
+                v = X[i, j]
+                if v != v or v < 0:
+                    continue
+                code = np.int64(v)
+                if code >= size:
+                    unseen += 1
+                    if unknown_mode == 1:
+                        for k in range(K):
+                            out[i, k] += unknown_table[j, k]
+                    continue
+                row = base + code
+                for k in range(K):
+                    out[i, k] += table[row, k]
     return unseen
 
 
-@numba.njit(**_JIT)
+def gather_codes(X, offsets, n_categories, table, unknown_table, unknown_mode, out) -> int:
+    """out[i, :] += Σ_j table[offsets[j] + x_ij, :], the categorical log-likelihood, on as many
+    threads as the work pays for (:mod:`nbayes._threads`). Returns the number of unseen codes.
+    """
+    n, d = X.shape
+    K = table.shape[1]
+    rows_per_block = (
+        1 if table.nbytes <= SMALL_TABLE_BYTES else max(64, BLOCK_SCORE_BYTES // (8 * max(K, 1)))
+    )
+    threads = _threads.plan(n * d * max(K, 1))
+    parts = _threads.blocks(n, threads, minimum=max(256, rows_per_block // 2))
+
+    def body(start: int, stop: int) -> int:
+        return gather_rows(
+            X,
+            offsets,
+            n_categories,
+            table,
+            unknown_table,
+            unknown_mode,
+            out,
+            start,
+            stop,
+            rows_per_block,
+        )
+
+    return int(sum(_threads.run(body, parts, threads)))
+
+
+@kernel
 def count_csr(indptr, indices, data, cls, weight, counts):  # pragma: no cover - compiled
     """counts[c, t] += w_i x_it over the stored entries of CSR rows (Σ_i over class c)."""
     n = indptr.shape[0] - 1
@@ -69,12 +126,11 @@ def count_csr(indptr, indices, data, cls, weight, counts):  # pragma: no cover -
             counts[c, indices[p]] += w * data[p]
 
 
-@numba.njit(parallel=True, **_JIT)
-def csr_times_table(indptr, indices, data, table, out):  # pragma: no cover - compiled
-    """out[i, :] += Σ_t x_it table[t, :] for CSR rows: the sparse × dense product, row-parallel."""
-    n = indptr.shape[0] - 1
+@kernel
+def csr_rows_times_table(indptr, indices, data, table, out, start, stop):  # pragma: no cover
+    """out[i, :] += Σ_t x_it table[t, :] for CSR rows start ≤ i < stop."""
     K = table.shape[1]
-    for i in numba.prange(n):
+    for i in range(start, stop):
         for p in range(indptr[i], indptr[i + 1]):
             t = indices[p]
             x = data[p]
@@ -82,49 +138,139 @@ def csr_times_table(indptr, indices, data, table, out):  # pragma: no cover - co
                 out[i, k] += x * table[t, k]
 
 
-@numba.njit(parallel=True, **_JIT)
-def normalize_rows(jll, log_prior, as_log, out):  # pragma: no cover - compiled
-    """Posterior per row by log-sum-exp: out = jll − log Σ_k exp(jll_k) (or its exp).
+def csr_times_table(indptr, indices, data, table, out) -> None:
+    """out[i, :] += Σ_t x_it table[t, :] for CSR rows: the sparse × dense product, its rows
+    shared among threads in blocks of about equal stored entries."""
+    n = indptr.shape[0] - 1
+    nnz = int(indptr[-1] - indptr[0]) if n > 0 else 0
+    threads = _threads.plan(nnz * table.shape[1])
+    parts = _threads.blocks(nnz, threads, minimum=4096)
+    if len(parts) > 1:
+        # entry blocks → row blocks: each row goes to the block its first entry falls in
+        edges = np.searchsorted(indptr, [indptr[0] + stop for _, stop in parts[:-1]])
+        edges = np.unique(np.concatenate(([0], np.minimum(edges, n), [n])))
+        parts = [(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]
+    else:
+        parts = [(0, n)] if n > 0 else []
+
+    def body(start: int, stop: int) -> None:
+        csr_rows_times_table(indptr, indices, data, table, out, start, stop)
+
+    _threads.run(body, parts, threads)
+
+
+# ---------------------------------------------------------------------- normalisation
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody & Waite): k·LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_INV_LN2 = 1.44269504088896338700e00
+_ROUND = 6755399441055744.0  # 1.5 · 2^52: adding it rounds to an integer kept in the low bits
+_EXP_FLOOR = -708.0  # below this exp(x) < 2^-1021: taken as 0 (less than 1e-300 of a total ≥ 1)
+
+
+@kernel(fastmath={"contract"})
+def exp_nonpositive(x, out, scratch):  # pragma: no cover - compiled
+    """out = exp(x) for x ≤ 0, in loops the compiler vectorises (libm's exp is one call per value).
+
+    exp(x) = 2^k · exp(r), k = round(x / ln 2), r = x − k ln 2 ∈ [−ln2/2, ln2/2], exp(r) by its
+    Taylor polynomial of degree 13 (truncation below 1e-17 relative), 2^k built from its bits.
+    Error within 1 ulp of the exact value; x < −708, −inf and NaN give 0. ``scratch`` is a float
+    array at least as long as x (it holds k); ``out`` must not be ``x``.
+    """
+    n = x.shape[0]
+    bits = scratch.view(np.int64)
+    for i in range(n):
+        v = x[i]
+        v = v if v > _EXP_FLOOR else _EXP_FLOOR
+        s = v * _INV_LN2 + _ROUND
+        k = s - _ROUND
+        r = (v - k * _LN2_HI) - k * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        out[i] = p
+        scratch[i] = s
+    for i in range(n):  # the integer k sits in the low bits of s: 2^k = (k + 1023) << 52
+        bits[i] = (bits[i] - 0x4338000000000000 + 1023) << 52
+    for i in range(n):
+        out[i] = out[i] * scratch[i] if x[i] > _EXP_FLOOR else 0.0
+
+
+@kernel(fastmath={"contract"})
+def normalize_block(jll, log_prior, as_log, out, start, stop):  # pragma: no cover - compiled
+    """Posterior of rows start ≤ i < stop by log-sum-exp: out = jll − log Σ_k exp(jll_k) (or
+    its exp). ``out`` may be ``jll`` (each block of rows is read before it is written).
 
     NaN counts as −inf. A row that is −inf for every class takes ``log_prior`` instead (the
     features carried no usable evidence). Returns the number of such rows.
     """
-    n, K = jll.shape
+    K = jll.shape[1]
+    rows = max(1, 2048 // max(K, 1))
+    shifted = np.empty(rows * K)
+    e = np.empty(rows * K)
+    scratch = np.empty(rows * K)
     dead = 0
-    for i in numba.prange(n):
-        top = -np.inf
-        for k in range(K):
-            v = jll[i, k]
-            if v == v and v > top:
-                top = v
-        source_prior = top == -np.inf
-        if source_prior:
-            dead += 1
+    for first in range(start, stop, rows):
+        last = min(stop, first + rows)
+        m = (last - first) * K
+        for i in range(first, last):
             top = -np.inf
             for k in range(K):
-                if log_prior[k] > top:
-                    top = log_prior[k]
-        total = 0.0
-        for k in range(K):
-            v = log_prior[k] if source_prior else jll[i, k]
-            if v == v:
-                e = np.exp(v - top)
-                total += e
-                out[i, k] = e
+                v = jll[i, k]
+                if v > top:  # False for NaN
+                    top = v
+            base = (i - first) * K
+            if top == -np.inf:
+                dead += 1
+                for k in range(K):
+                    if log_prior[k] > top:
+                        top = log_prior[k]
+                for k in range(K):
+                    shifted[base + k] = log_prior[k] - top
             else:
-                out[i, k] = 0.0
-        if as_log:
-            log_total = np.log(total) + top
+                for k in range(K):
+                    shifted[base + k] = jll[i, k] - top
+        exp_nonpositive(shifted[:m], e[:m], scratch[:m])
+        for i in range(first, last):
+            base = (i - first) * K
+            total = 0.0
             for k in range(K):
-                v = log_prior[k] if source_prior else jll[i, k]
-                out[i, k] = v - log_total if v == v else -np.inf
-        else:
-            for k in range(K):
-                out[i, k] /= total
+                total += e[base + k]
+            if as_log:
+                log_total = np.log(total)
+                for k in range(K):
+                    v = shifted[base + k]
+                    out[i, k] = v - log_total if v == v else -np.inf
+            else:
+                for k in range(K):
+                    out[i, k] = e[base + k] / total
     return dead
 
 
-@numba.njit(**_JIT)
+def normalize_rows(jll, log_prior, as_log, out) -> int:
+    """Posterior per row by log-sum-exp (see :func:`normalize_block`), on as many threads as the
+    work pays for. Returns the number of rows that fell back to the prior."""
+    n, K = jll.shape
+    threads = _threads.plan(8 * n * K)  # an exp and a few passes per value
+    parts = _threads.blocks(n, threads, minimum=64)
+
+    def body(start: int, stop: int) -> int:
+        return normalize_block(jll, log_prior, as_log, out, start, stop)
+
+    return int(sum(_threads.run(body, parts, threads)))
+
+
+@kernel
 def scan_records(buffer, separator, quote, final, ends, fields, lines):  # pragma: no cover
     """Find the CSV records of a byte buffer that starts at a record boundary.
 
@@ -187,7 +333,7 @@ def scan_records(buffer, separator, quote, final, ends, fields, lines):  # pragm
     return count, start
 
 
-@numba.njit(**_JIT)
+@kernel
 def scan_plain_records(buffer, separator, final, ends, fields):  # pragma: no cover - compiled
     """:func:`scan_records` for a buffer without quote characters: every newline ends a record,
     so record k starts on line k. Same outputs (lines are implicit)."""
@@ -214,7 +360,7 @@ def scan_plain_records(buffer, separator, final, ends, fields):  # pragma: no co
     return count, start
 
 
-@numba.njit(**_JIT)
+@kernel
 def lookup_codes(values, low, table, unseen, out, column):  # pragma: no cover - compiled
     """out[i, column] = table[values[i] − low]: the category code of each integer value; NaN
     stays NaN (missing) and a value outside the table gets ``unseen``."""

@@ -340,6 +340,11 @@ class CategoricalNB(_DiscreteNB):
     def _prepare(self, X: np.ndarray, *, fitting: bool) -> np.ndarray:
         return category_codes(X, estimator=self._name, names=self._names())
 
+    def _chunk_columns(self, prepared: np.ndarray) -> int:
+        # a chunk of codes is a view, scored in place; only unseen codes make a (rows, d)
+        # boolean array: d / 8 float columns. Long chunks let the gather reuse its table.
+        return max(16, prepared.shape[1] // 8)
+
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
         notes: dict = {}
         out = self._chunk_log_likelihood(X, 0, notes)

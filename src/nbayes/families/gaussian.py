@@ -12,8 +12,9 @@ al.'s update, which stays accurate where Σx² − (Σx)²/n would cancel:
 Alongside, unweighted pooled moments per feature give scikit-learn's variance smoothing
 ε = var_smoothing · max_j Var(x_j) and a centring shift for prediction.
 
-Prediction expands the exponent so that a chunk's log-likelihood is two matrix products
-(plus a third, with the observed-value mask, when values are missing):
+Prediction expands the exponent so that a chunk's log-likelihood is one matrix product of
+[x'², x', 1] (with the observed-value mask in place of 1 when values are missing) and the
+stacked per-class weights:
 
     Σ_j log P(x_j|c) = Σ_j [−½ log(2πσ²) − ½ μ'²/σ²]  +  Σ_j x'_j μ'/σ²  −  ½ Σ_j x'_j² / σ²
 
@@ -203,7 +204,13 @@ class GaussianMoments:
         self._cache[key] = result
         return result
 
-    def _coefficients(self, var_smoothing: float) -> tuple[np.ndarray, ...]:
+    def _coefficients(self, var_smoothing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(shift m, W, W with a constant row per feature): the weights of one matrix product.
+
+        W stacks, per class (columns), the quadratic −½/σ² (d rows), the linear μ'/σ² (d rows)
+        and Σ_j [−½ log(2πσ²) − ½ μ'²/σ²] (one row); the second form has the constant of each
+        feature on its own row instead (d rows), for rows with missing values.
+        """
         key = ("coefficients", float(var_smoothing))
         cached = self._cache.get(key)
         if cached is not None:
@@ -217,32 +224,38 @@ class GaussianMoments:
         quadratic = -0.5 / var  # (K, d)
         linear = centred / var
         constant = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * centred * centred / var
+        terms = np.concatenate((quadratic.T, linear.T))
         result = (
             shift,
-            np.ascontiguousarray(quadratic.T),
-            np.ascontiguousarray(linear.T),
-            np.ascontiguousarray(constant.T),
-            constant.sum(axis=1),
+            np.ascontiguousarray(np.concatenate((terms, constant.sum(axis=1)[None, :]))),
+            np.ascontiguousarray(np.concatenate((terms, constant.T))),
         )
         self._cache[key] = result
         return result
 
     def log_likelihood(self, X: np.ndarray, var_smoothing: float) -> np.ndarray:
-        """Σ_j log N(x_j; μ_{c,j}, σ²_{c,j}) over observed j, shape (rows, K)."""
-        shift, quadratic, linear, constant, constant_sum = self._coefficients(var_smoothing)
-        centred = X - shift
+        """Σ_j log N(x_j; μ_{c,j}, σ²_{c,j}) over observed j, shape (rows, K).
+
+        One matrix product: [x'², x', 1] @ W, or [x'², x', o] @ W' when values are missing
+        (o_j = 1 where x_j is observed, and x' = 0 where it is not).
+        """
+        shift, weights, weights_missing = self._coefficients(var_smoothing)
+        n, d = X.shape
+        design = np.empty((n, 2 * d + 1))
+        centred = design[:, d : 2 * d]
+        np.subtract(X, shift, out=centred)
         missing = np.isnan(centred)
-        has_missing = missing.any()
-        if has_missing:
-            centred[missing] = 0.0
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = centred @ linear
-            out += np.square(centred, out=centred) @ quadratic
-        if has_missing:
-            out += (~missing).astype(np.float64) @ constant
+        if missing.any():
+            design = np.empty((n, 3 * d))
+            design[:, d : 2 * d] = np.where(missing, 0.0, centred)
+            centred = design[:, d : 2 * d]
+            np.logical_not(missing, out=design[:, 2 * d :], casting="unsafe")
+            weights = weights_missing
         else:
-            out += constant_sum
-        return out
+            design[:, 2 * d] = 1.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.square(centred, out=design[:, :d])
+            return design @ weights
 
 
 # ---------------------------------------------------------------------- table columns

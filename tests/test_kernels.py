@@ -1,0 +1,159 @@
+"""The compiled kernels of prediction against independent NumPy / SciPy computations: the
+vectorised exp, the log-sum-exp normalisation, the blocked table gather, the sparse product and
+the Gaussian log-likelihood as one matrix product."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from scipy.stats import norm
+from sklearn import naive_bayes as skl
+
+import nbayes
+from nbayes import _kernels
+
+
+def test_exp_within_one_ulp_of_numpy():
+    rng = np.random.default_rng(0)
+    x = np.concatenate(
+        (
+            -rng.random(20_000) * 708.0,
+            -rng.random(2_000) * 1e-6,
+            [0.0, -0.0, -np.log(2) / 2, -np.log(2), -1e-300, -707.99],
+        )
+    )
+    out, scratch = np.empty_like(x), np.empty_like(x)
+    _kernels.exp_nonpositive(x, out, scratch)
+    expected = np.exp(x)
+    ulps = np.abs(out - expected) / np.spacing(expected)
+    assert ulps.max() <= 1.0
+
+
+def test_exp_of_very_negative_infinite_and_nan_is_zero():
+    x = np.array([-708.5, -745.2, -1e308, -np.inf, np.nan])
+    out, scratch = np.empty_like(x), np.empty_like(x)
+    _kernels.exp_nonpositive(x, out, scratch)
+    np.testing.assert_array_equal(out, 0.0)
+
+
+def _jll_cases(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
+    jll = rng.normal(scale=300.0, size=(n, k)) - 5000.0
+    jll[0] = -np.inf  # no evidence: the prior
+    jll[1, : k // 2] = -np.inf
+    jll[2, 0] = np.nan  # NaN counts as −inf
+    jll[3] = [np.nan] + [-np.inf] * (k - 1)  # nothing usable: the prior
+    return jll
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 80, 300])
+@pytest.mark.parametrize("as_log", [False, True])
+def test_normalize_rows_is_softmax(k, as_log):
+    rng = np.random.default_rng(k)
+    jll = _jll_cases(rng, 500, k) if k > 1 else rng.normal(size=(500, 1))
+    log_prior = np.log(rng.dirichlet(np.ones(k)))
+    usable = np.where(np.isnan(jll), -np.inf, jll)
+    dead = ~np.any(usable > -np.inf, axis=1)
+    usable[dead] = log_prior
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shifted = usable - usable.max(axis=1, keepdims=True)  # exact for the leading classes
+        expected = shifted - logsumexp(shifted, axis=1, keepdims=True)
+    out = np.empty_like(jll)
+    assert _kernels.normalize_rows(jll, log_prior, as_log, out) == int(dead.sum())
+    if as_log:
+        np.testing.assert_allclose(out, expected, rtol=1e-13, atol=1e-12)
+    else:
+        np.testing.assert_allclose(out, np.exp(expected), rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-13)
+
+
+def test_normalize_rows_in_place():
+    rng = np.random.default_rng(3)
+    jll = _jll_cases(rng, 5000, 9)
+    log_prior = np.log(np.full(9, 1 / 9))
+    expected = np.empty_like(jll)
+    _kernels.normalize_rows(jll, log_prior, True, expected)
+    _kernels.normalize_rows(jll, log_prior, True, jll)
+    np.testing.assert_array_equal(jll, expected)
+
+
+def _gather_reference(X, offsets, sizes, table, unknown, mode):
+    n, d = X.shape
+    out = np.zeros((n, table.shape[1]))
+    unseen = 0
+    for j in range(d):
+        column = X[:, j].astype(np.float64)
+        observed = ~np.isnan(column) & (column >= 0)
+        codes = np.where(observed, column, 0).astype(np.int64)
+        seen = observed & (codes < sizes[j])
+        out[seen] += table[offsets[j] + codes[seen]]
+        beyond = observed & (codes >= sizes[j])
+        unseen += int(beyond.sum())
+        if mode == 1:
+            out[beyond] += unknown[j]
+    return out, unseen
+
+
+@pytest.mark.parametrize("levels", [3, 300])  # a table in L1 (row loop), one far larger (blocks)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64, np.float64])
+@pytest.mark.parametrize("mode", [0, 1])
+def test_gather_codes_equals_a_numpy_gather(levels, dtype, mode):
+    rng = np.random.default_rng(levels)
+    n, d, k = 2500, 30, 6
+    sizes = rng.integers(1, levels + 1, d).astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    table = np.log(rng.random((int(offsets[-1]), k)))
+    unknown = np.log(rng.random((d, k)))
+    X = rng.integers(0, min(levels + 2, 255), (n, d)).astype(dtype)  # some codes unseen
+    if dtype == np.float64:
+        X[rng.random((n, d)) < 0.1] = np.nan
+    expected, unseen = _gather_reference(X, offsets, sizes, table, unknown, mode)
+    out = np.zeros((n, k))
+    assert _kernels.gather_codes(X, offsets, sizes, table, unknown, mode, out) == unseen
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_csr_times_table_equals_scipy():
+    rng = np.random.default_rng(4)
+    X = sp.random(3000, 2000, density=0.02, format="csr", random_state=5)
+    X.data = np.round(X.data * 5)
+    table = np.log(rng.random((2000, 11)))
+    out = np.zeros((3000, 11))
+    _kernels.csr_times_table(X.indptr, X.indices, X.data, table, out)
+    np.testing.assert_allclose(out, X @ table, rtol=1e-12, atol=1e-9)
+
+
+def test_categorical_with_a_large_table_matches_scikit_learn():
+    """Enough features and levels that the gather runs blocked (table ≫ L1)."""
+    rng = np.random.default_rng(6)
+    n, d, levels, k = 3000, 60, 40, 5
+    y = rng.integers(0, k, n)
+    X = rng.integers(0, levels, (n, d))
+    ours = nbayes.CategoricalNB().fit(X, y)
+    theirs = skl.CategoricalNB().fit(X, y)
+    assert ours._stats.log_prob(1.0)[0].nbytes > _kernels.SMALL_TABLE_BYTES
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_gaussian_log_likelihood_is_the_sum_of_normal_log_densities(missing):
+    rng = np.random.default_rng(7)
+    n, d, k = 400, 12, 9
+    y = rng.integers(0, k, n)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, d) + rng.normal(scale=50, size=(k, d))[y]
+    X += 1e4  # far from zero: the centring must keep the digits
+    model = nbayes.GaussianNB().fit(X, y)
+    X_test = X[:50].copy()
+    if missing:
+        X_test[rng.random(X_test.shape) < 0.2] = np.nan
+    theta, var = model.theta_, model.var_
+    expected = np.zeros((50, k))
+    for c in range(k):
+        densities = norm.logpdf(X_test, theta[c], np.sqrt(var[c]))
+        expected[:, c] = np.nansum(densities, axis=1)
+    got = model._stats.log_likelihood(X_test, model.var_smoothing)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-8)
