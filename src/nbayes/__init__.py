@@ -7,33 +7,10 @@ batches (``partial_fit``), out of core, or on many machines and merging (:func:`
 same model as one fit on all the rows.
 """
 
-from ._base import merge
-from ._catalog import ESTIMATORS, MODELS
-from .bayes import bayes_rule, total_probability
-from .estimators import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    GaussianNB,
-    MultinomialNB,
-    PoissonNB,
-)
-from .exceptions import (
-    DataConversionWarning,
-    ModelFileError,
-    NotFittedError,
-    UnseenCategoryWarning,
-    ZeroLikelihoodWarning,
-)
-from .explain import Explanation
-from .model import NaiveBayes
-from .persist import load, save
-from .text import (
-    TextClassifier,
-    TextVectorizer,
-    read_labeled_lines,
-    read_text_folder,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -64,3 +41,71 @@ __all__ = [
     "save",
     "total_probability",
 ]
+
+# Public names and the module each lives in. They are imported on first use (PEP 562), so that
+# ``import nbayes`` and ``nbayes --help`` do not pay for NumPy, SciPy, Numba, Polars and the text
+# machinery before anything needs them.
+_LOCATIONS = {
+    "ESTIMATORS": "._catalog",
+    "MODELS": "._catalog",
+    "BernoulliNB": ".estimators",
+    "CategoricalNB": ".estimators",
+    "ComplementNB": ".estimators",
+    "GaussianNB": ".estimators",
+    "MultinomialNB": ".estimators",
+    "PoissonNB": ".estimators",
+    "DataConversionWarning": ".exceptions",
+    "ModelFileError": ".exceptions",
+    "NotFittedError": ".exceptions",
+    "UnseenCategoryWarning": ".exceptions",
+    "ZeroLikelihoodWarning": ".exceptions",
+    "Explanation": ".explain",
+    "NaiveBayes": ".model",
+    "load": ".persist",
+    "save": ".persist",
+    "merge": "._base",
+    "bayes_rule": ".bayes",
+    "total_probability": ".bayes",
+    "TextClassifier": ".text",
+    "TextVectorizer": ".text",
+    "read_labeled_lines": ".text",
+    "read_text_folder": ".text",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LOCATIONS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # the next access is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the names as if imported eagerly
+    from ._base import merge
+    from ._catalog import ESTIMATORS, MODELS
+    from .bayes import bayes_rule, total_probability
+    from .estimators import (
+        BernoulliNB,
+        CategoricalNB,
+        ComplementNB,
+        GaussianNB,
+        MultinomialNB,
+        PoissonNB,
+    )
+    from .exceptions import (
+        DataConversionWarning,
+        ModelFileError,
+        NotFittedError,
+        UnseenCategoryWarning,
+        ZeroLikelihoodWarning,
+    )
+    from .explain import Explanation
+    from .model import NaiveBayes
+    from .persist import load, save
+    from .text import TextClassifier, TextVectorizer, read_labeled_lines, read_text_folder

@@ -26,15 +26,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
-from .._kernels import _JIT
+from .._jit import kernel
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
 
 
-@numba.njit(**_JIT)
+@kernel
 def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
     """Two passes over a batch: per-class W, mean, M2 and per-feature unweighted n, mean, M2."""
     n, d = X.shape
