@@ -139,3 +139,13 @@ def test_kernels_cached_at_install_load_from_a_read_only_install(tmp_path):
     assert any((tmp_path / "cache-user").rglob("gaussian*.nbi"))
     again = json.loads(run_python(FIT_GAUSSIAN, env("cache-user"), prefix))
     assert again == {"hits": compiled["misses"], "misses": 0}
+
+
+def test_compile_runs_every_step(capsys):
+    from nbayes import compile as precompile
+
+    assert precompile.main([]) == 0
+    printed = capsys.readouterr().out
+    for step in precompile.STEPS:
+        assert f"{step}:" in printed
+    assert "kernels cached under" in printed

@@ -42,6 +42,7 @@ import math
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -62,8 +63,9 @@ _controller_modules = -1
 
 def _reset_after_fork() -> None:
     """A forked child has none of the parent's threads: forget the pool (and its count)."""
-    global _pool, _pool_size, _active, _lock
+    global _pool, _pool_size, _active, _lock, _cpus_checked
     _pool, _pool_size, _active = None, 0, 0
+    _cpus_checked = (-1.0, 1)
     _lock = threading.Lock()
 
 
@@ -96,13 +98,23 @@ def _cpu_quota() -> int | None:
         return None
 
 
+_cpus_checked = (-1.0, 1)  # (when, count): the affinity mask and quota, read at most once a second
+
+
 def _available_cpus() -> int:
+    """CPUs in this process's affinity mask, capped by the cgroup quota (re-read each second)."""
+    global _cpus_checked
+    now = time.monotonic()
+    if now - _cpus_checked[0] < 1.0:
+        return _cpus_checked[1]
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
     quota = _cpu_quota()
-    return max(1, min(cpus, quota) if quota else cpus)
+    count = max(1, min(cpus, quota) if quota else cpus)
+    _cpus_checked = (now, count)
+    return count
 
 
 def _numba_threads() -> int:
