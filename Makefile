@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m nbayes.compile --quiet  # compile the kernels once, for every later process
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
