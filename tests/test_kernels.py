@@ -157,3 +157,41 @@ def test_gaussian_log_likelihood_is_the_sum_of_normal_log_densities(missing):
         expected[:, c] = np.nansum(densities, axis=1)
     got = model._stats.log_likelihood(X_test, model.var_smoothing)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-8)
+
+
+def test_normalize_rows_shares_the_posterior_among_infinite_scores():
+    jll = np.array([[np.inf, 0.0, np.inf, -np.inf], [1.0, 2.0, 3.0, 4.0]])
+    log_prior = np.log(np.full(4, 0.25))
+    out = np.empty_like(jll)
+    assert _kernels.normalize_rows(jll, log_prior, False, out) == 0
+    np.testing.assert_array_equal(out[0], [0.5, 0.0, 0.5, 0.0])
+    _kernels.normalize_rows(jll, log_prior, True, out)
+    np.testing.assert_array_equal(out[0], [np.log(0.5), -np.inf, np.log(0.5), -np.inf])
+
+
+def test_gaussian_rows_near_the_float_limit_are_never_nan():
+    """Near the float limit x'² and x'·μ'/σ² overflow; depending on the order in which BLAS
+    adds them the one-GEMM form may give inf − inf = NaN, and such rows are then summed term by
+    term (``_direct``). Either way the result is −inf, never NaN, and ``_direct`` agrees with
+    the densities on ordinary rows."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(60, 3)) + np.where(np.arange(60) % 2, 3.0, -3.0)[:, None]
+    y = np.arange(60) % 2
+    model = nbayes.GaussianNB().fit(X, y)
+    X_test = np.array([[1.7e308, 0.0, 0.0], [-1.7e308, 1.7e308, np.nan], [0.5, -0.2, np.nan]])
+    expected = np.array(
+        [
+            [
+                np.nansum(norm.logpdf(row, model.theta_[c], np.sqrt(model.var_[c])))
+                for c in range(2)
+            ]
+            for row in X_test[2:]
+        ]
+    )
+    for got in (
+        model._stats.log_likelihood(X_test, model.var_smoothing),
+        model._stats._direct(X_test, model.var_smoothing),
+    ):
+        assert not np.isnan(got).any()
+        assert np.all(got[:2] == -np.inf)
+        np.testing.assert_allclose(got[2:], expected, rtol=1e-10)

@@ -270,7 +270,8 @@ def normalize_block(jll, log_prior, as_log, out, start, stop):  # pragma: no cov
     its exp). ``out`` may be ``jll`` (each block of rows is read before it is written).
 
     NaN counts as −inf. A row that is −inf for every class takes ``log_prior`` instead (the
-    features carried no usable evidence). Returns the number of such rows.
+    features carried no usable evidence); in a row with +inf scores those classes share the
+    posterior equally. Returns the number of rows that took the prior.
     """
     K = jll.shape[1]
     rows = max(1, 2048 // max(K, 1))
@@ -295,6 +296,11 @@ def normalize_block(jll, log_prior, as_log, out, start, stop):  # pragma: no cov
                         top = log_prior[k]
                 for k in range(K):
                     shifted[base + k] = log_prior[k] - top
+            elif top == np.inf:
+                # +inf scores (possible only in complement weights with λ = 0) share the mass
+                # among themselves; inf − inf would be NaN
+                for k in range(K):
+                    shifted[base + k] = 0.0 if jll[i, k] == top else -np.inf
             else:
                 for k in range(K):
                     shifted[base + k] = jll[i, k] - top

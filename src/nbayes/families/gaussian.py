@@ -254,7 +254,24 @@ class GaussianMoments:
             design[:, 2 * d] = 1.0
         with np.errstate(over="ignore", invalid="ignore"):
             np.square(centred, out=design[:, :d])
-            return design @ weights
+            out = design @ weights
+        broken = np.isnan(out).any(axis=1)
+        if broken.any():  # the expansion overflowed (inf − inf): those rows term by term
+            out[broken] = self._direct(X[broken], var_smoothing)
+        return out
+
+    def _direct(self, X: np.ndarray, var_smoothing: float) -> np.ndarray:
+        """Σ_j log N(x_j; μ, σ²) of a few rows without expanding the square: each term is
+        −½ log(2πσ²) − ½ ((x − μ)/σ)², which may be −inf but never NaN."""
+        theta, var = self.theta_var(var_smoothing)
+        var = np.maximum(var, np.finfo(np.float64).eps)
+        out = np.zeros((X.shape[0], theta.shape[0]))
+        with np.errstate(over="ignore", invalid="ignore"):
+            for i, row in enumerate(X):
+                z = (row[None, :] - theta) / np.sqrt(var)
+                terms = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * z * z
+                out[i] = np.where(np.isnan(row)[None, :], 0.0, terms).sum(axis=1)
+        return out
 
 
 # ---------------------------------------------------------------------- table columns

@@ -5,14 +5,13 @@ included). The character tables come from :mod:`nbayes.text._unicode`.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._kernels import _JIT
+from .._jit import kernel
 from ._unicode import CAPITAL_SIGMA, CASE_IGNORABLE, CASED, FINAL_SIGMA
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def decode(data, p, end):  # pragma: no cover - compiled
     """The code point at ``data[p]`` and the number of bytes it takes. An ill-formed sequence
     gives code point -1 and the length of its maximal subpart (Unicode's "U+FFFD substitution of
@@ -46,7 +45,7 @@ def decode(data, p, end):  # pragma: no cover - compiled
     return cp, need + 1
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def put_utf8(buf, pos, cp):  # pragma: no cover - compiled
     """Write code point cp as UTF-8 at buf[pos]; returns the new position (buf has room)."""
     if cp < 0x80:
@@ -68,7 +67,7 @@ def put_utf8(buf, pos, cp):  # pragma: no cover - compiled
     return pos + 4
 
 
-@numba.njit(**_JIT)
+@kernel
 def sigma_is_final(data, p, end, props):  # pragma: no cover - compiled
     """Final_Sigma, looking ahead from ``data[p]``: no cased letter follows (skipping
     case-ignorable ones)."""
@@ -84,7 +83,7 @@ def sigma_is_final(data, p, end, props):  # pragma: no cover - compiled
     return True
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def lower_case(cp, prev_cased, data, after, end, props, lower):  # pragma: no cover - compiled
     """``str.lower()`` of the word character cp, followed by ``data[after:end]``: ``lower[cp]``,
     except that Σ after a cased letter (``prev_cased``) with none following becomes final ς.

@@ -7,20 +7,19 @@ number computed here is the same on every machine, library version and in scikit
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._kernels import _JIT
+from .._jit import kernel
 
 _U32 = np.uint32
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _rotl(x, r):  # pragma: no cover - compiled
     return _U32((x << _U32(r)) | (x >> _U32(32 - r)))
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def murmur3_32(buf, start, end, seed):  # pragma: no cover - compiled
     """MurmurHash3 x86 32-bit of ``buf[start:end]``, as a signed 32-bit value (scikit-learn's
     ``murmurhash3_32(..., positive=False)``)."""
@@ -60,7 +59,7 @@ def murmur3_32(buf, start, end, seed):  # pragma: no cover - compiled
     return np.int64(np.int32(h))
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def hash_index(h, n_features):  # pragma: no cover - compiled
     """scikit-learn's HashingVectorizer column of a token with hash h: |h| mod n_features."""
     magnitude = h if h >= 0 else -h

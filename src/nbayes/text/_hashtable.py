@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
-from .._kernels import _JIT
+from .._jit import kernel
 from ._hashing import hash_index, murmur3_32
 
 _LOW32 = np.int64(0xFFFFFFFF)
@@ -43,7 +42,7 @@ def no_table() -> TableArrays:
     return TableArrays(empty, empty, empty, np.empty(0, dtype=np.uint8))
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def find(table, buf, start, end, h):  # pragma: no cover - compiled
     """Id of ``buf[start:end]`` (with hash h) in the table, or -1."""
     slots, offsets, arena = table.slots, table.offsets, table.arena
@@ -69,7 +68,7 @@ def find(table, buf, start, end, h):  # pragma: no cover - compiled
         i = (i + 1) & mask
 
 
-@numba.njit(**_JIT)
+@kernel
 def place(slots, h, entry):  # pragma: no cover - compiled
     """Put entry (with hash h) in the first free slot from h: a slot holds the entry's id in its
     high 32 bits and the low 32 bits of its hash, so a probe reads one array."""
@@ -80,14 +79,14 @@ def place(slots, h, entry):  # pragma: no cover - compiled
     slots[i] = (np.int64(entry) << 32) | (np.int64(h) & _LOW32)
 
 
-@numba.njit(**_JIT)
+@kernel
 def rebuild_slots(slots, hashes, n):  # pragma: no cover - compiled
     """Place entries 0..n-1 into empty ``slots`` (after unpickling)."""
     for e in range(n):
         place(slots, hashes[e], e)
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def has_room(table, n, entries, nbytes):  # pragma: no cover - compiled
     """Whether ``entries`` more entries of ``nbytes`` bytes in all fit without reallocating."""
     return (
@@ -98,7 +97,7 @@ def has_room(table, n, entries, nbytes):  # pragma: no cover - compiled
     )
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def append(table, n, buf, start, end, h):  # pragma: no cover - compiled
     """Add the absent ``buf[start:end]`` as entry n, in place: the caller made sure there is room
     (:func:`has_room`)."""
@@ -110,7 +109,7 @@ def append(table, n, buf, start, end, h):  # pragma: no cover - compiled
     place(table.slots, h, n)
 
 
-@numba.njit(**_JIT)
+@kernel
 def reserve(table, n, entries, nbytes):  # pragma: no cover - compiled
     """The table's arrays with room for ``entries`` more entries of ``nbytes`` bytes in all (each
     array grown by doubling only if it must)."""
@@ -137,7 +136,7 @@ def reserve(table, n, entries, nbytes):  # pragma: no cover - compiled
     return TableArrays(slots, hashes, offsets, arena)
 
 
-@numba.njit(**_JIT)
+@kernel
 def insert(table, n, buf, start, end, h):  # pragma: no cover - compiled
     """Add the absent ``buf[start:end]`` (hash h) as entry n; returns the (possibly grown)
     arrays. The table keeps at most half its slots full."""
@@ -167,7 +166,7 @@ def insert(table, n, buf, start, end, h):  # pragma: no cover - compiled
     return TableArrays(slots, hashes, offsets, arena)
 
 
-@numba.njit(**_JIT)
+@kernel
 def entry_hashes(offsets, arena, n, seed):  # pragma: no cover - compiled
     """MurmurHash3 of each of the first n entries."""
     out = np.empty(n, dtype=np.int64)
@@ -176,7 +175,7 @@ def entry_hashes(offsets, arena, n, seed):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(**_JIT)
+@kernel
 def union(table, n, other, o_n, limit):  # pragma: no cover - compiled
     """Add the ``other`` table's o_n entries to this one's n (new ones only while it has fewer
     than ``limit``); returns the grown arrays, the new size and where each of the other table's
@@ -194,7 +193,7 @@ def union(table, n, other, o_n, limit):  # pragma: no cover - compiled
     return table, n, where
 
 
-@numba.njit(**_JIT)
+@kernel
 def add_new_columns(table, n, named, n_features, other, o_n, limit):  # pragma: no cover
     """Names of hashed columns: add the ``other`` table's entries whose column (|hash| mod
     n_features) is not marked in ``named`` yet, marking it (in the other table's order, while

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
-from .._kernels import _JIT
+from .._jit import kernel
 from . import _hashtable
 from ._decode import decode, lower_case, put_utf8
 from ._hashing import hash_index, murmur3_32
@@ -75,7 +74,7 @@ class RowCounts(NamedTuple):
     slots: np.ndarray  # int64
 
 
-@numba.njit(**_JIT)
+@kernel
 def _new_row_counts(size):  # pragma: no cover - compiled
     """An empty row table of ``size`` slots (a power of two) for up to size / 2 columns."""
     return RowCounts(
@@ -87,12 +86,12 @@ def _new_row_counts(size):  # pragma: no cover - compiled
 
 
 # --------------------------------------------------------------------------- row counts
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _row_slot(column, mask):  # pragma: no cover - compiled
     return np.int64((np.uint64(column) * _GOLDEN) >> np.uint64(32)) & mask
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _row_add(row, u, column):  # pragma: no cover - compiled
     """Count ``column`` once more in the row of u distinct columns; returns the new u."""
     keys, cols, counts, slots = row  # (unpacked first: see _scan_document)
@@ -112,7 +111,7 @@ def _row_add(row, u, column):  # pragma: no cover - compiled
         i = (i + 1) & mask
 
 
-@numba.njit(**_JIT)
+@kernel
 def _row_grow(row, u):  # pragma: no cover - compiled
     """The row table at twice the size, with the same u entries."""
     grown = _new_row_counts(2 * row.keys.shape[0])
@@ -129,7 +128,7 @@ def _row_grow(row, u):  # pragma: no cover - compiled
     return grown
 
 
-@numba.njit(**_JIT)
+@kernel
 def _append_row(row, u, indices, counts, nnz):  # pragma: no cover - compiled
     """Copy the row's u entries to the CSR arrays at nnz (growing them if needed) and empty the
     row table; returns the arrays and the new nnz."""
@@ -158,7 +157,7 @@ _STATE_SIZE = 11
 _DONE, _NEED_SCRATCH, _NEED_ROW, _NEED_TABLE = 0, 1, 2, 3
 
 
-@numba.njit(inline="always", **_JIT)
+@kernel(inline="always")
 def _open_token(scratch, pos, ntok, nmax):  # pragma: no cover - compiled
     """Where a new token's bytes start: after a space following the previous tokens of the n-gram
     context, or at 0 for unigrams; returns (rollback position, start)."""
@@ -171,7 +170,7 @@ def _open_token(scratch, pos, ntok, nmax):  # pragma: no cover - compiled
     return rollback, pos
 
 
-@numba.njit(**_JIT)
+@kernel
 def _scan_document(data, end, rule, index, table, scratch, ring, row, st):  # pragma: no cover
     """Tokenise one document from the state ``st`` until it ends (returns _DONE) or a buffer is
     too small (returns what to grow; ``st`` then points at the character to redo).
@@ -330,7 +329,7 @@ def _scan_document(data, end, rule, index, table, scratch, ring, row, st):  # pr
     return status
 
 
-@numba.njit(**_JIT)
+@kernel
 def _carried_context(scratch, ring, st, nmax, n_docs):  # pragma: no cover - compiled
     """The n-gram context after the last document (its last nmax-1 tokens joined by spaces, and
     where each starts), for the next piece of the same document."""
@@ -342,7 +341,7 @@ def _carried_context(scratch, ring, st, nmax, n_docs):  # pragma: no cover - com
     return np.empty(0, dtype=np.uint8), np.empty(0, dtype=np.int64)
 
 
-@numba.njit(**_JIT)
+@kernel
 def count_documents(data, starts, ends, rule, index, table, n, history):  # pragma: no cover
     """Tokenise and count the documents ``data[starts[i]:ends[i]]`` (UTF-8 bytes).
 

@@ -4,13 +4,12 @@ fitting, and the per-document weighting and column selection of :mod:`nbayes.tex
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._kernels import _JIT
+from .._jit import kernel
 
 
-@numba.njit(**_JIT)
+@kernel
 def add_columns(indices, data, df, tf):  # pragma: no cover - compiled
     """df[j] += 1 and tf[j] += x for each stored entry (j, x) of a CSR chunk (one per row and
     column): document frequencies and total counts, in place."""
@@ -20,7 +19,7 @@ def add_columns(indices, data, df, tf):  # pragma: no cover - compiled
         tf[j] += data[p]
 
 
-@numba.njit(**_JIT)
+@kernel
 def transform_rows(indptr, indices, data, tf_mode, norm, position, scale):  # pragma: no cover
     """Rennie's per-document steps and the column selection in one pass over CSR counts:
     v = log(1 + x) (tf_mode 1) or 1 (tf_mode 2) or x (0); v / sqrt(Σ_row v²) if ``norm``; then
