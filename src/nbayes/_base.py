@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from . import decision
 from ._dispatch import dask_aware
 from ._json import from_json, labels_from_json, labels_to_json, to_json
+from ._locks import synchronized
 from ._params import ParamsMixin
 from ._state import nest, section
 from ._validation import (
@@ -36,6 +37,7 @@ from ._validation import (
     check_sample_weight,
     check_shape,
     check_target,
+    check_total_weight,
     feature_names_of,
 )
 from .exceptions import NotFittedError, sklearn_compatible
@@ -156,10 +158,13 @@ class NaiveBayesClassifier(ParamsMixin):
         self._stats = self._new_stats(len(classes), n_features)
 
     def _accumulate(self, X: Any, cls: np.ndarray, weight: np.ndarray) -> None:
-        self.class_count_ += np.bincount(cls, weights=weight, minlength=len(self.classes_))
+        added = np.bincount(cls, weights=weight, minlength=len(self.classes_))
+        check_total_weight(float(self.class_count_.sum() + added.sum()), estimator=self._name)
         self._stats.accumulate(X, cls, weight)
+        self.class_count_ += added
 
     @dask_aware
+    @synchronized
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayesClassifier:
         """Fit from scratch: count the sufficient statistics of (X, y)."""
         self._check_params()
@@ -173,6 +178,7 @@ class NaiveBayesClassifier(ParamsMixin):
         return self
 
     @dask_aware
+    @synchronized
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
     ) -> NaiveBayesClassifier:
@@ -207,6 +213,7 @@ class NaiveBayesClassifier(ParamsMixin):
         return getattr(self, self._prior_param_name())
 
     # ----------------------------------------------------------------- merging
+    @synchronized
     def merge(self, *others: NaiveBayesClassifier) -> NaiveBayesClassifier:
         """Add the statistics of models fitted on other rows; returns ``self``.
 
@@ -404,18 +411,26 @@ class NaiveBayesClassifier(ParamsMixin):
 
         classes = labels_from_json(meta["classes"])
         count = np.asarray(arrays["class_count"], dtype=np.float64)
+        if classes.shape[0] < 1:
+            raise ValueError("a fitted model has at least one class.")
         if count.shape != classes.shape or np.any(count < 0):
             raise ValueError("class_count does not match the classes.")
+        check_total_weight(float(count.sum()), estimator="class_count")
         if classes.shape[0] > 1 and np.any(classes[1:] <= classes[:-1]):
             raise ValueError("classes must be sorted and distinct.")
+        n_features = meta["n_features_in"]
+        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+            raise ValueError("n_features_in must be an integer >= 1.")
         self.classes_ = classes
         self.class_count_ = count.copy()
-        self.n_features_in_ = int(meta["n_features_in"])
+        self.n_features_in_ = n_features
         if meta.get("feature_names") is not None:
-            names = np.asarray(meta["feature_names"], dtype=object)
-            if names.shape != (self.n_features_in_,):
+            names = meta["feature_names"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ValueError("feature_names must be a list of strings.")
+            if len(names) != self.n_features_in_:
                 raise ValueError("feature_names does not match n_features_in.")
-            self.feature_names_in_ = names
+            self.feature_names_in_ = np.asarray(names, dtype=object)
 
     @property
     def class_log_prior_(self) -> np.ndarray:

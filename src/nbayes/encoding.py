@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from . import _kernels
+from ._validation import check_magnitude
 
 UNSEEN = float(2**40)  # code of a category not seen in fitting: beyond every S_j
 
@@ -45,6 +46,15 @@ class NumericEncoder:
             raise ValueError(
                 f"columns {self.names} must hold numbers for family {self.family!r}: {exc}"
             ) from exc
+        infinite = np.isinf(block)
+        if infinite.any():
+            i, j = np.unravel_index(int(np.argmax(infinite)), infinite.shape)
+            raise ValueError(
+                f"column {self.names[j]!r} has the value {block[i, j]} at row {i}; infinite "
+                "values are refused (use null or a missing-value marker for a missing value)."
+            )
+        if fitting:  # squares (Gaussian), spreads (kernels) and sums must stay finite
+            check_magnitude(block, estimator="NaiveBayes", names=self.names)
         if self.nonnegative:
             with np.errstate(invalid="ignore"):
                 negative = block < 0

@@ -27,6 +27,7 @@ from ._base import NaiveBayesClassifier
 from ._validation import (
     _sparse_position,
     check_alpha,
+    check_magnitude,
     check_positive_number,
     check_values,
     feature_label,
@@ -533,6 +534,8 @@ class GaussianNB(NaiveBayesClassifier):
         check_values(
             X, estimator=self._name, names=self._names(), allow_nan=True, nonnegative=False
         )
+        if fitting:
+            check_magnitude(X, estimator=self._name, names=self._names())
         return X
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:

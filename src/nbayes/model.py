@@ -26,6 +26,7 @@ from . import families
 from ._base import NaiveBayesClassifier
 from ._dispatch import dask_aware
 from ._json import from_json, to_json
+from ._locks import synchronized
 from ._state import nest, section
 from ._validation import check_alpha, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
@@ -33,7 +34,7 @@ from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
 from .families.categorical import UNKNOWN_MODES
-from .families.intervals import IntervalColumns
+from .families.intervals import MAX_INTERVALS, IntervalColumns
 from .families.kde import BANDWIDTH_RULES
 from .labels import (
     LabelledRows,
@@ -191,8 +192,13 @@ class NaiveBayes(NaiveBayesClassifier):
         else:
             check_alpha(self.alpha, None)
         check_positive_number(self.var_smoothing, "var_smoothing")
-        if not isinstance(self.bins, int) or self.bins < 1:
+        if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if self.bins > MAX_INTERVALS:
+            raise ValueError(
+                f"bins must be at most {MAX_INTERVALS:,} (each interval is a column of counts per "
+                f"class), got {self.bins:,}."
+            )
         if (
             not isinstance(self.max_int_categories, (int, np.integer))
             or isinstance(self.max_int_categories, bool)
@@ -309,6 +315,7 @@ class NaiveBayes(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ fitting
     @dask_aware
+    @synchronized
     def fit(
         self,
         X: Any,
@@ -343,6 +350,7 @@ class NaiveBayes(NaiveBayesClassifier):
         return self
 
     @dask_aware
+    @synchronized
     def partial_fit(
         self,
         X: Any,
@@ -546,12 +554,25 @@ class NaiveBayes(NaiveBayesClassifier):
         model._check_params()
         model._restore_common(meta, arrays)
         dtypes = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
-        specs = [
-            ColumnSpec(str(name), str(family), dtypes[str(dtype)])
-            for name, family, dtype in meta["schema"]
-        ]
-        model._make_groups(specs, len(model.classes_))
-        model._fit_columns = [str(c) for c in meta["fit_columns"]]
+        schema = meta["schema"]
+        if not isinstance(schema, list) or not all(
+            isinstance(s, list) and len(s) == 3 and all(isinstance(v, str) for v in s)
+            for s in schema
+        ):
+            raise ValueError("the schema must list [name, family, dtype] for each column.")
+        if len({name for name, _, _ in schema}) != len(schema) or len(schema) != (
+            model.n_features_in_
+        ):
+            raise ValueError("the schema must name each of the n_features_in columns once.")
+        specs = [ColumnSpec(name, family, dtypes[dtype]) for name, family, dtype in schema]
+        # the groups start with no classes: their statistics come from the file's arrays, and
+        # nothing may be sized by the metadata alone (classes × columns of a forged file)
+        model._make_groups(specs, 0)
+        if not isinstance(meta["fit_columns"], list) or not all(
+            isinstance(c, str) for c in meta["fit_columns"]
+        ):
+            raise ValueError("fit_columns must be a list of column names.")
+        model._fit_columns = list(meta["fit_columns"])
         # files written before the markers were carried as data: the parameter's markers
         markers = from_json(meta.get("missing_markers", to_json(model._markers())))
         if not isinstance(markers, list) or not all(
