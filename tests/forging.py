@@ -60,3 +60,13 @@ def raw_header(header_text: bytes, data: bytes = b"") -> bytes:
 def nested(depth: int) -> str:
     """JSON text of ``depth`` nested lists."""
     return "[" * depth + "]" * depth
+
+
+def set_param(meta: dict, name: str, value: Any) -> None:
+    """Set constructor parameter ``name`` in ``meta`` (stored as to_json's tagged mapping)."""
+    pairs = meta["params"]["__dict__"]
+    for pair in pairs:
+        if pair[0] == name:
+            pair[1] = value
+            return
+    pairs.append([name, value])

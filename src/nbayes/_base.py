@@ -404,6 +404,7 @@ class NaiveBayesClassifier(ParamsMixin):
         model._restore_common(meta, arrays)
         stats = cls._stats_type.from_state(section("stats", arrays))
         stats.check(len(model.classes_), model.n_features_in_)
+        check_same_arrays(stats, model._new_stats(0, model.n_features_in_))
         model._stats = stats
         return model
 
@@ -437,6 +438,14 @@ class NaiveBayesClassifier(ParamsMixin):
         """log P(c) as the model's prior setting derives it from ``class_count_``."""
         self._check_fitted()
         return self._class_log_prior()
+
+
+def check_same_arrays(loaded: Any, fresh: Any) -> None:
+    """Loaded statistics must hold the arrays that this model's own statistics hold (a forged
+    file could add, say, observed weights to a model that never tracks them)."""
+    have, want = sorted(loaded.state()), sorted(fresh.state())
+    if have != want:
+        raise ValueError(f"the statistics hold the arrays {have[:6]}, expected {want[:6]}.")
 
 
 def partial_fit_classes(fitted: np.ndarray | None, classes: Any, *, estimator: str) -> np.ndarray:

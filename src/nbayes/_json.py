@@ -80,7 +80,7 @@ def _array_from_json(values: Any, dtype: Any) -> np.ndarray:
             return np.array(items, dtype=str) if items else np.array([], dtype=str)
         return np.array(items, dtype=np.dtype(dtype))
     except (OverflowError, ValueError, TypeError) as exc:
-        raise ModelFileError(f"a numeric array in the metadata does not fit {dtype}: {exc}") from exc
+        raise ModelFileError(f"an array in the metadata does not fit {dtype}: {exc}") from exc
 
 
 def labels_to_json(labels: np.ndarray) -> dict:

@@ -17,7 +17,6 @@ import scipy.sparse as sp
 
 from .exceptions import DataConversionWarning, caller_stacklevel, sklearn_compatible
 
-
 #: The largest magnitude a continuous (Gaussian) value may have: beyond it x² overflows float64
 #: (about 1.8e308) once summed over rows, and a density would come out NaN. Such values are
 #: refused, naming the column and row; rescale the column instead.

@@ -432,8 +432,9 @@ def loads(payload: bytes, *, source: str = "model file", max_bytes: int | None =
         ):
             raise ModelFileError(f"{source}: array {name!r} holds NaN or infinite values.")
     try:
-        model = cls._from_state(meta, arrays)
-        _check_arrays_round_trip(model, arrays)
+        with np.errstate(all="ignore"):  # every value is checked explicitly; sums may overflow
+            model = cls._from_state(meta, arrays)
+            _check_arrays_round_trip(model, arrays)
     except ModelFileError as exc:
         if str(exc).startswith(source):
             raise

@@ -75,7 +75,8 @@ class FeatureSums:
             return
         self._ceiling = None
         if is_sparse(X):
-            column_sums = np.abs(sp.csr_array((X.data, X.indices, X.indptr), shape=X.shape)).T @ weight
+            rows = sp.csr_array((np.abs(X.data), X.indices, X.indptr), shape=X.shape)
+            column_sums = rows.T @ weight
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 column_sums = weight @ np.where(np.isnan(X), 0.0, np.abs(X))
