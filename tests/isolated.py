@@ -46,10 +46,13 @@ class Outcome:
     stderr: str
 
 
-def run_python(code: str, *, extra: int = 2**30, timeout: float = 120.0) -> Outcome:
+def run_python(
+    code: str, *, extra: int = 2**30, timeout: float = 120.0, env: dict | None = None
+) -> Outcome:
     """Run ``code`` (after the prelude) in a fresh interpreter; a crash shows as a negative
-    return code (the signal), a hang as TimeoutExpired."""
-    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return code (the signal), a hang as TimeoutExpired. ``env`` adds environment variables."""
+    env = dict(os.environ, **(env or {}))
+    env["PYTHONPATH"] = SRC + os.pathsep + os.environ.get("PYTHONPATH", "")
     source = PRELUDE.format(extra=int(extra)) + textwrap.dedent(code)
     result = subprocess.run(
         [sys.executable, "-c", source],

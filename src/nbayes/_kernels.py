@@ -87,7 +87,8 @@ def normalize_rows(jll, log_prior, as_log, out):  # pragma: no cover - compiled
     """Posterior per row by log-sum-exp: out = jll − log Σ_k exp(jll_k) (or its exp).
 
     NaN counts as −inf. A row that is −inf for every class takes ``log_prior`` instead (the
-    features carried no usable evidence). Returns the number of such rows.
+    features carried no usable evidence); in a row with +inf scores those classes share the
+    posterior equally. Returns the number of rows that took the prior.
     """
     n, K = jll.shape
     dead = 0
@@ -108,12 +109,17 @@ def normalize_rows(jll, log_prior, as_log, out):  # pragma: no cover - compiled
         for k in range(K):
             v = log_prior[k] if source_prior else jll[i, k]
             if v == v:
-                e = np.exp(v - top)
+                # +inf scores (possible only in complement weights with λ = 0) share the
+                # mass among themselves; exp(inf − inf) would be NaN
+                e = (1.0 if v == top else 0.0) if top == np.inf else np.exp(v - top)
                 total += e
                 out[i, k] = e
             else:
                 out[i, k] = 0.0
-        if as_log:
+        if as_log and top == np.inf:
+            for k in range(K):
+                out[i, k] = np.log(out[i, k] / total)
+        elif as_log:
             log_total = np.log(total) + top
             for k in range(K):
                 v = log_prior[k] if source_prior else jll[i, k]

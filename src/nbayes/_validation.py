@@ -389,9 +389,14 @@ def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> f
     return values
 
 
-def check_positive_number(value: Any, name: str, *, allow_zero: bool = True) -> float:
+def check_positive_number(
+    value: Any, name: str, *, allow_zero: bool = True, allow_negative: bool = False
+) -> float:
+    """``value`` as a float: a finite real number, > 0 (or >= 0, or any with allow_negative)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}.")
+    if allow_negative:
+        return float(value)
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be {'>=' if allow_zero else '>'} 0, got {value!r}.")
     return float(value)

@@ -212,6 +212,11 @@ class BernoulliNB(_DiscreteNB):
     def _merge_key(self) -> tuple:
         return ("binarize", self.binarize)
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.binarize is not None:
+            check_positive_number(self.binarize, "binarize", allow_zero=True, allow_negative=True)
+
     def _new_stats(self, n_classes: int, n_features: int) -> FeatureSums:
         return FeatureSums(n_classes, n_features)
 

@@ -189,9 +189,13 @@ class NaiveBayes(NaiveBayesClassifier):
         if isinstance(self.alpha, dict):
             for name, value in self.alpha.items():
                 check_alpha(value, None, name=f"alpha[{name!r}]")
-        else:
-            check_alpha(self.alpha, None)
+        elif not isinstance(check_alpha(self.alpha, None), float):
+            raise ValueError(
+                f"alpha must be a number >= 0 or a dict {{column: number}}, got {self.alpha!r}."
+            )
         check_positive_number(self.var_smoothing, "var_smoothing")
+        if self.prior_alpha is not None:
+            check_positive_number(self.prior_alpha, "prior_alpha")
         if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
         if self.bins > MAX_INTERVALS:
