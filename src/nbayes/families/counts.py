@@ -198,14 +198,19 @@ class LogTable:
 
     def __init__(self, table: np.ndarray) -> None:
         impossible = np.isneginf(table)
+        certain = np.isposinf(table)  # complement weights −log θ̃ with θ̃ = 0 (λ = 0)
         self.has_zero = bool(impossible.any())
+        self.has_inf = bool(certain.any())
         self.values = np.ascontiguousarray(
-            np.where(impossible, 0.0, table) if self.has_zero else table
+            np.where(impossible | certain, 0.0, table) if self.has_zero or self.has_inf else table
         )
         self.zero = np.ascontiguousarray(impossible, dtype=np.float64) if self.has_zero else None
+        self.inf = np.ascontiguousarray(certain, dtype=np.float64) if self.has_inf else None
 
     def apply(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
         out = matmul(X, self.values)
+        if self.has_inf:
+            out[matmul(positive_part(X), self.inf) > 0] = np.inf
         if self.has_zero:
             out[matmul(positive_part(X), self.zero) > 0] = -np.inf
         return out
