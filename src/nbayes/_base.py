@@ -145,8 +145,6 @@ class NaiveBayesClassifier(ParamsMixin):
 
     # ----------------------------------------------------------------- fitting
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
-        # a prior vector's length can only be checked once the classes are known
-        validate_prior(self._prior_param(), len(classes), name=self._prior_param_name())
         self.classes_ = classes
         self.n_features_in_ = n_features
         names = getattr(self, "_feature_names_seen", None)
@@ -156,6 +154,10 @@ class NaiveBayesClassifier(ParamsMixin):
             del self.feature_names_in_
         self.class_count_ = np.zeros(len(classes), dtype=np.float64)
         self._stats = self._new_stats(len(classes), n_features)
+        # a prior vector's length can only be checked once the classes are known; the model
+        # is then reset to this call's classes with nothing counted (as in scikit-learn, a
+        # later partial_fit is checked against the classes of the last call)
+        validate_prior(self._prior_param(), len(classes), name=self._prior_param_name())
 
     def _accumulate(self, X: Any, cls: np.ndarray, weight: np.ndarray) -> None:
         added = np.bincount(cls, weights=weight, minlength=len(self.classes_))

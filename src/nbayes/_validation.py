@@ -380,12 +380,15 @@ def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> f
         raise ValueError(f"{name} must be a number or a 1-D array, got shape {values.shape}.")
     if n_features is not None and values.shape[0] != n_features:
         raise ValueError(
-            f"When {name} is an array, it should contain one value per feature: got "
-            f"{values.shape[0]} values for {n_features} features."
+            f"When {name} is an array, it should contains `n_features` values, one value per "
+            f"feature: got {values.shape[0]} values for {n_features} features."
         )
     if not np.all(np.isfinite(values)) or np.any(values < 0):
         j = int(np.argmax(~(np.isfinite(values) & (values >= 0))))
-        raise ValueError(f"All values in {name} must be >= 0; entry {j} is {values[j]}.")
+        raise ValueError(
+            f"All values in {name} must be greater than 0 or equal to it: {name} must be >= 0; "
+            f"entry {j} is {values[j]}."
+        )
     return values
 
 
