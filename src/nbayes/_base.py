@@ -220,9 +220,14 @@ class NaiveBayesClassifier(ParamsMixin):
         """Add the statistics of models fitted on other rows; returns ``self``.
 
         The result is the model that fitting on the union of all their rows would give (up to
-        floating-point round-off in sums). Class sets may differ: the union is taken.
+        floating-point round-off in sums). Class sets may differ: the union is taken; class
+        labels of different types (text and integers, say) are an error, raised before anything
+        is merged.
         """
         self._check_fitted()
+        for other in others:
+            if isinstance(other, NaiveBayesClassifier) and hasattr(other, "classes_"):
+                check_label_kinds(self.classes_, other.classes_, estimator=self._name)
         for other in others:
             if type(other) is not type(self):
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
@@ -249,7 +254,11 @@ class NaiveBayesClassifier(ParamsMixin):
         return self
 
     def _union_classes(self, other_classes: np.ndarray) -> np.ndarray:
-        """Extend ``classes_`` to include ``other_classes``; return their positions in it."""
+        """Extend ``classes_`` to include ``other_classes``; return their positions in it.
+
+        Labels of different types (text and numbers, integers and floats, booleans) are
+        refused: NumPy would silently turn them all into text."""
+        check_label_kinds(self.classes_, np.asarray(other_classes), estimator=self._name)
         try:
             union = np.union1d(self.classes_, other_classes)
         except TypeError as exc:
@@ -440,6 +449,26 @@ class NaiveBayesClassifier(ParamsMixin):
         """log P(c) as the model's prior setting derives it from ``class_count_``."""
         self._check_fitted()
         return self._class_log_prior()
+
+
+def label_kind(labels: np.ndarray) -> str:
+    """The type of a label array, as merging compares them: text, integer, float or boolean."""
+    kind = labels.dtype.kind
+    if kind in "US" or (kind == "O" and all(isinstance(v, str) for v in labels.tolist())):
+        return "text"
+    kinds = {"b": "boolean", "i": "integer", "u": "integer", "f": "float"}
+    return kinds.get(kind, str(labels.dtype))
+
+
+def check_label_kinds(mine: np.ndarray, theirs: np.ndarray, *, estimator: str) -> None:
+    """Refuse to combine class labels of different types (NumPy would turn them all into
+    text: the union of [0, 1] and ["a"] is ["0", "1", "a"])."""
+    a, b = label_kind(mine), label_kind(theirs)
+    if a != b:
+        raise ValueError(
+            f"{estimator}: cannot combine class labels of different types: this model's are "
+            f"{a} ({mine[:3].tolist()}), the others are {b} ({theirs[:3].tolist()})."
+        )
 
 
 def check_same_arrays(loaded: Any, fresh: Any) -> None:

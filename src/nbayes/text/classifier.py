@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import class_index, partial_fit_classes
+from .._base import check_label_kinds, class_index, partial_fit_classes
 from .._locks import synchronized
 from .._params import ParamsMixin
 from .._validation import check_sample_weight, check_target
@@ -311,6 +311,7 @@ class TextClassifier(ParamsMixin):
             if not isinstance(other, TextClassifier):
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
             other._check_fitted()
+            check_label_kinds(self.classes_, other.classes_, estimator=self._name)
             if other._fit_key != self._fit_key:
                 raise ValueError(
                     f"cannot merge {self._name}s fitted with different counting parameters: "
