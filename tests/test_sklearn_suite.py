@@ -17,18 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from documented import deviations
 
 ROOT = Path(__file__).resolve().parents[1]
-DEVIATIONS_FILE = ROOT / "docs" / "deviations.md"
-SECTION = "## scikit-learn's test module"
-
-
-def deviations() -> dict[str, str]:
-    """test id → reason, from the first table of docs/deviations.md's section on the module."""
-    text = DEVIATIONS_FILE.read_text(encoding="utf-8")
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `([^`]+)` \| (.+) \|$", section, flags=re.MULTILINE)
-    return dict(rows)
 
 
 def sklearn_module() -> Path:
@@ -60,7 +51,7 @@ def test_scikit_learns_naive_bayes_tests_pass_except_the_documented_deviations(t
     (tmp_path / "test_sklearn_naive_bayes.py").write_text(
         source.replace(imports, "from nbayes import ("), encoding="utf-8"
     )
-    listed = deviations()
+    listed = deviations("scikit-learn's test module")
     assert listed, "docs/deviations.md lists no test of scikit-learn's module"
     (tmp_path / "conftest.py").write_text(CONFTEST.format(deviations=listed), encoding="utf-8")
     env = dict(

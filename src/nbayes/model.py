@@ -39,6 +39,7 @@ from .families.kde import BANDWIDTH_RULES
 from .labels import (
     LabelledRows,
     check_classes,
+    check_discrete,
     keep_labelled,
     matches,
     no_labelled_rows,
@@ -247,6 +248,11 @@ class NaiveBayes(NaiveBayesClassifier):
     def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
         if columns is None and isinstance(X, np.ndarray):
             columns = getattr(self, "_fit_columns", None)
+            if columns is not None and X.ndim == 2 and X.shape[1] != len(columns):
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but NaiveBayes is expecting {len(columns)} "
+                    "features as input (a NumPy array's columns are taken in the fitted order)."
+                )
         markers = self._markers()
         return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
@@ -343,6 +349,7 @@ class NaiveBayes(NaiveBayesClassifier):
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        check_discrete(values)
         classes, cls = np.unique(values, return_inverse=True)
         check_classes(classes)
         validate_prior(self._prior_spec(), len(classes), name="class_prior")  # its length
@@ -384,6 +391,7 @@ class NaiveBayes(NaiveBayesClassifier):
                 )
             return self
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        check_discrete(values)
         batch_classes = np.unique(values)
         if first:
             start = (
