@@ -416,3 +416,18 @@ def test_every_model_type_round_trips_through_the_checks(tmp_path: Path):
     for model in models:
         loaded = nbayes.load(nbayes.save(model, tmp_path / "m.nbm"))
         assert type(loaded) is type(model)
+
+
+def test_the_command_line_reports_a_forged_model_in_one_line(tmp_path: Path, capsys):
+    from nbayes.cli import main
+
+    meta, arrays = parts(nbayes.CategoricalNB().fit(CODES, LABELS))
+    arrays["stats.n_categories"] = np.array([4, 2**63 - 1, 2**63 - 1], dtype=np.int64)
+    arrays["stats.counts"] = np.ones((2, 2))
+    path = write(tmp_path, forge(meta, arrays))
+    data = tmp_path / "data.csv"
+    pl.DataFrame({f"x{j}": CODES[:, j] for j in range(3)}).write_csv(data)
+    for command in (["inspect", path], ["predict", path, data]):
+        assert main([str(a) for a in command]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "forged.nbm" in err and "n_categories" in err
