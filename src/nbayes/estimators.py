@@ -57,7 +57,7 @@ class _DiscreteNB(NaiveBayesClassifier):
         alpha = self._alpha(warn=False)  # the likelihood's use of alpha warns, once
         return float(alpha) if np.ndim(alpha) == 0 else 1.0
 
-    def _alpha(self, *, warn: bool = False) -> float | np.ndarray:
+    def _alpha(self, *, warn: bool = True) -> float | np.ndarray:
         """λ, validated; below 1e-10 it is raised to 1e-10 unless ``force_alpha`` (as sklearn)."""
         n_features = getattr(self, "n_features_in_", None)
         alpha = check_alpha(self.alpha, n_features)

@@ -273,7 +273,8 @@ class NaiveBayes(NaiveBayesClassifier):
         if rows.frame.height == 0:
             raise no_labelled_rows()
         if rows.dropped:
-            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=4)
+            # at the caller's line, past the wrappers of fit and partial_fit (lock, Dask)
+            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=caller_stacklevel())
         return rows.frame, rows.values, rows.weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
@@ -387,7 +388,7 @@ class NaiveBayes(NaiveBayesClassifier):
                 warnings.warn(
                     f"a batch of {frame.height} row(s) had no target value and was skipped.",
                     UserWarning,
-                    stacklevel=2,
+                    stacklevel=caller_stacklevel(),
                 )
             return self
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
