@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from . import decision
 from ._dispatch import dask_aware
 from ._json import from_json, labels_from_json, labels_to_json, to_json
+from ._locks import synchronized
 from ._params import ParamsMixin
 from ._state import nest, section
 from ._validation import (
@@ -36,6 +37,7 @@ from ._validation import (
     check_sample_weight,
     check_shape,
     check_target,
+    check_total_weight,
     feature_names_of,
 )
 from .exceptions import NotFittedError, sklearn_compatible
@@ -148,8 +150,6 @@ class NaiveBayesClassifier(ParamsMixin):
 
     # ----------------------------------------------------------------- fitting
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
-        # a prior vector's length can only be checked once the classes are known
-        validate_prior(self._prior_param(), len(classes), name=self._prior_param_name())
         self.classes_ = classes
         self.n_features_in_ = n_features
         names = getattr(self, "_feature_names_seen", None)
@@ -159,12 +159,19 @@ class NaiveBayesClassifier(ParamsMixin):
             del self.feature_names_in_
         self.class_count_ = np.zeros(len(classes), dtype=np.float64)
         self._stats = self._new_stats(len(classes), n_features)
+        # a prior vector's length can only be checked once the classes are known; the model
+        # is then reset to this call's classes with nothing counted (as in scikit-learn, a
+        # later partial_fit is checked against the classes of the last call)
+        validate_prior(self._prior_param(), len(classes), name=self._prior_param_name())
 
     def _accumulate(self, X: Any, cls: np.ndarray, weight: np.ndarray) -> None:
-        self.class_count_ += np.bincount(cls, weights=weight, minlength=len(self.classes_))
+        added = np.bincount(cls, weights=weight, minlength=len(self.classes_))
+        check_total_weight(float(self.class_count_.sum() + added.sum()), estimator=self._name)
         self._stats.accumulate(X, cls, weight)
+        self.class_count_ += added
 
     @dask_aware
+    @synchronized
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayesClassifier:
         """Fit from scratch: count the sufficient statistics of (X, y)."""
         self._check_params()
@@ -178,6 +185,7 @@ class NaiveBayesClassifier(ParamsMixin):
         return self
 
     @dask_aware
+    @synchronized
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
     ) -> NaiveBayesClassifier:
@@ -212,13 +220,19 @@ class NaiveBayesClassifier(ParamsMixin):
         return getattr(self, self._prior_param_name())
 
     # ----------------------------------------------------------------- merging
+    @synchronized
     def merge(self, *others: NaiveBayesClassifier) -> NaiveBayesClassifier:
         """Add the statistics of models fitted on other rows; returns ``self``.
 
         The result is the model that fitting on the union of all their rows would give (up to
-        floating-point round-off in sums). Class sets may differ: the union is taken.
+        floating-point round-off in sums). Class sets may differ: the union is taken; class
+        labels of different types (text and integers, say) are an error, raised before anything
+        is merged.
         """
         self._check_fitted()
+        for other in others:
+            if isinstance(other, NaiveBayesClassifier) and hasattr(other, "classes_"):
+                check_label_kinds(self.classes_, other.classes_, estimator=self._name)
         for other in others:
             if type(other) is not type(self):
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
@@ -245,7 +259,11 @@ class NaiveBayesClassifier(ParamsMixin):
         return self
 
     def _union_classes(self, other_classes: np.ndarray) -> np.ndarray:
-        """Extend ``classes_`` to include ``other_classes``; return their positions in it."""
+        """Extend ``classes_`` to include ``other_classes``; return their positions in it.
+
+        Labels of different types (text and numbers, integers and floats, booleans) are
+        refused: NumPy would silently turn them all into text."""
+        check_label_kinds(self.classes_, np.asarray(other_classes), estimator=self._name)
         try:
             union = np.union1d(self.classes_, other_classes)
         except TypeError as exc:
@@ -402,6 +420,7 @@ class NaiveBayesClassifier(ParamsMixin):
         model._restore_common(meta, arrays)
         stats = cls._stats_type.from_state(section("stats", arrays))
         stats.check(len(model.classes_), model.n_features_in_)
+        check_same_arrays(stats, model._new_stats(0, model.n_features_in_))
         model._stats = stats
         return model
 
@@ -409,24 +428,60 @@ class NaiveBayesClassifier(ParamsMixin):
 
         classes = labels_from_json(meta["classes"])
         count = np.asarray(arrays["class_count"], dtype=np.float64)
+        if classes.shape[0] < 1:
+            raise ValueError("a fitted model has at least one class.")
         if count.shape != classes.shape or np.any(count < 0):
             raise ValueError("class_count does not match the classes.")
+        check_total_weight(float(count.sum()), estimator="class_count")
         if classes.shape[0] > 1 and np.any(classes[1:] <= classes[:-1]):
             raise ValueError("classes must be sorted and distinct.")
+        n_features = meta["n_features_in"]
+        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+            raise ValueError("n_features_in must be an integer >= 1.")
         self.classes_ = classes
         self.class_count_ = count.copy()
-        self.n_features_in_ = int(meta["n_features_in"])
+        self.n_features_in_ = n_features
         if meta.get("feature_names") is not None:
-            names = np.asarray(meta["feature_names"], dtype=object)
-            if names.shape != (self.n_features_in_,):
+            names = meta["feature_names"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ValueError("feature_names must be a list of strings.")
+            if len(names) != self.n_features_in_:
                 raise ValueError("feature_names does not match n_features_in.")
-            self.feature_names_in_ = names
+            self.feature_names_in_ = np.asarray(names, dtype=object)
 
     @property
     def class_log_prior_(self) -> np.ndarray:
         """log P(c) as the model's prior setting derives it from ``class_count_``."""
         self._check_fitted()
         return self._class_log_prior()
+
+
+def label_kind(labels: np.ndarray) -> str:
+    """The type of a label array, as merging compares them: text, integer, float or boolean."""
+    kind = labels.dtype.kind
+    if kind in "US" or (kind == "O" and all(isinstance(v, str) for v in labels.tolist())):
+        return "text"
+    kinds = {"b": "boolean", "i": "integer", "u": "integer", "f": "float"}
+    return kinds.get(kind, str(labels.dtype))
+
+
+def check_label_kinds(mine: np.ndarray, theirs: np.ndarray, *, estimator: str) -> None:
+    """Refuse to combine class labels of different types (NumPy would turn them all into
+    text: the union of [0, 1] and ["a"] is ["0", "1", "a"])."""
+    a, b = label_kind(mine), label_kind(theirs)
+    if a != b:
+        raise ValueError(
+            f"{estimator}: cannot combine class labels of different types: this model's are "
+            f"{a} ({mine[:3].tolist()}), the others are {b} ({theirs[:3].tolist()})."
+        )
+
+
+def check_same_arrays(loaded: Any, fresh: Any) -> None:
+    """Loaded statistics must hold the arrays that this model's own statistics hold (a forged
+    file could add, say, observed weights to a model that never tracks them)."""
+    have, want = sorted(loaded.state()), sorted(fresh.state())
+    if have != want:
+        raise ValueError(f"the statistics hold the arrays {have[:6]}, expected {want[:6]}.")
 
 
 def partial_fit_classes(fitted: np.ndarray | None, classes: Any, *, estimator: str) -> np.ndarray:

@@ -17,6 +17,54 @@ import scipy.sparse as sp
 
 from .exceptions import DataConversionWarning, caller_stacklevel, sklearn_compatible
 
+#: The largest magnitude a continuous (Gaussian) value may have: beyond it x² overflows float64
+#: (about 1.8e308) once summed over rows, and a density would come out NaN. Such values are
+#: refused, naming the column and row; rescale the column instead.
+MAX_ABS_VALUE = 1e150
+#: The largest total weight (Σ sample_weight over every fitted row) a model accepts; beyond it
+#: sums of weights, and of weights times values, overflow float64.
+MAX_TOTAL_WEIGHT = 1e300
+
+
+def check_magnitude(
+    X: np.ndarray,
+    *,
+    estimator: str,
+    names: Sequence[str] | None,
+    limit: float = MAX_ABS_VALUE,
+) -> None:
+    """Refuse a dense float block holding a value beyond ±``limit`` (NaN is left alone),
+    naming the first such column and row."""
+    if X.dtype.kind != "f" or not X.size:
+        return
+    with np.errstate(invalid="ignore"):
+        big = np.abs(X) > limit
+    if big.any():
+        i, j = _first_bad(big)
+        raise ValueError(
+            f"{estimator}: {feature_label(j, names)} has {float(X[i, j])!r} at row {i}; values "
+            f"beyond ±{limit:g} are refused because their squares overflow. Rescale the column."
+        )
+
+
+def check_total_weight(total: float, *, estimator: str) -> None:
+    """Refuse a total fitted weight that is not finite or beyond MAX_TOTAL_WEIGHT."""
+    if not total <= MAX_TOTAL_WEIGHT:  # also NaN
+        raise ValueError(
+            f"{estimator}: the sample weights sum to {total:g} over the fitted rows, beyond "
+            f"{MAX_TOTAL_WEIGHT:g}; sums of weights would overflow. Rescale sample_weight."
+        )
+
+
+def check_finite_sums(values: np.ndarray, what: str, *, estimator: str) -> None:
+    """Refuse weighted sums that overflowed (sample weights × values beyond the float range)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"{estimator}: the weighted sums of {what} overflow the float range (sample weights "
+            "times values are too large); rescale sample_weight or the values. The batch was not "
+            "added."
+        )
+
 
 def feature_label(j: int, names: Sequence[str] | None) -> str:
     """``feature 3 ('age')`` when names are known, ``feature 3`` otherwise."""
@@ -332,18 +380,26 @@ def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> f
         raise ValueError(f"{name} must be a number or a 1-D array, got shape {values.shape}.")
     if n_features is not None and values.shape[0] != n_features:
         raise ValueError(
-            f"When {name} is an array, it should contain one value per feature: got "
-            f"{values.shape[0]} values for {n_features} features."
+            f"When {name} is an array, it should contains `n_features` values, one value per "
+            f"feature: got {values.shape[0]} values for {n_features} features."
         )
     if not np.all(np.isfinite(values)) or np.any(values < 0):
         j = int(np.argmax(~(np.isfinite(values) & (values >= 0))))
-        raise ValueError(f"All values in {name} must be >= 0; entry {j} is {values[j]}.")
+        raise ValueError(
+            f"All values in {name} must be greater than 0 or equal to it: {name} must be >= 0; "
+            f"entry {j} is {values[j]}."
+        )
     return values
 
 
-def check_positive_number(value: Any, name: str, *, allow_zero: bool = True) -> float:
+def check_positive_number(
+    value: Any, name: str, *, allow_zero: bool = True, allow_negative: bool = False
+) -> float:
+    """``value`` as a float: a finite real number, > 0 (or >= 0, or any with allow_negative)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}.")
+    if allow_negative:
+        return float(value)
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be {'>=' if allow_zero else '>'} 0, got {value!r}.")
     return float(value)

@@ -27,6 +27,7 @@ from ._base import NaiveBayesClassifier
 from ._validation import (
     _sparse_position,
     check_alpha,
+    check_magnitude,
     check_positive_number,
     check_values,
     feature_label,
@@ -35,7 +36,7 @@ from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .families import bernoulli, complement, multinomial, poisson
 from .families.categorical import UNKNOWN_MODES, CategoricalCounts
 from .families.counts import FeatureSums
-from .families.gaussian import GaussianMoments
+from .families.gaussian import GaussianMoments, chan_merge
 
 _ALPHA_FLOOR = 1e-10
 
@@ -75,6 +76,14 @@ class _DiscreteNB(NaiveBayesClassifier):
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
         check_alpha(self.alpha, n_features)  # a per-feature λ must match the data's features
         super()._reset(classes, n_features)
+
+    def _accumulate(self, X: Any, cls: np.ndarray, weight: np.ndarray) -> None:
+        super()._accumulate(X, cls, weight)
+        self._alpha(warn=True)  # scikit-learn warns about a too small λ at every fit
+
+    def _check_alpha(self) -> float | np.ndarray:
+        """λ as the model uses it (scikit-learn's private helper of the same name)."""
+        return self._alpha(warn=True)
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -210,6 +219,11 @@ class BernoulliNB(_DiscreteNB):
 
     def _merge_key(self) -> tuple:
         return ("binarize", self.binarize)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.binarize is not None:
+            check_positive_number(self.binarize, "binarize", allow_zero=True, allow_negative=True)
 
     def _new_stats(self, n_classes: int, n_features: int) -> FeatureSums:
         return FeatureSums(n_classes, n_features)
@@ -533,11 +547,43 @@ class GaussianNB(NaiveBayesClassifier):
     def _new_stats(self, n_classes: int, n_features: int) -> GaussianMoments:
         return GaussianMoments(n_classes, n_features)
 
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        super()._reset(classes, n_features)
+        # the fitted attributes come out in float32 for float32 data, as in scikit-learn (the
+        # statistics themselves are kept in float64)
+        self._dtype = getattr(self, "_incoming_dtype", np.dtype(np.float64))
+
+    def _output(self, values: np.ndarray) -> np.ndarray:
+        return values.astype(getattr(self, "_dtype", np.float64), copy=False)
+
+    @staticmethod
+    def _update_mean_variance(
+        n_past: float, mu: np.ndarray, var: np.ndarray, X: np.ndarray, sample_weight: Any = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance of n_past rows (``mu``, ``var``) updated with the rows of X, by
+        Chan et al.'s merge (scikit-learn's private helper of the same name)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[0] == 0:
+            return mu, var
+        weight = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight)
+        total = weight.sum()
+        batch_mean = weight @ X / total
+        batch_m2 = weight @ (X - batch_mean) ** 2
+        _, mean, m2 = chan_merge(
+            np.asarray(float(n_past)), np.asarray(mu), np.asarray(var) * n_past,
+            np.asarray(total), batch_mean, batch_m2,
+        )  # fmt: skip
+        return mean, m2 / (n_past + total)
+
     def _prepare(self, X: np.ndarray, *, fitting: bool) -> np.ndarray:
+        if fitting:
+            self._incoming_dtype = np.dtype(np.float32 if X.dtype == np.float32 else np.float64)
         X = X if X.dtype == np.float64 else X.astype(np.float64)
         check_values(
             X, estimator=self._name, names=self._names(), allow_nan=True, nonnegative=False
         )
+        if fitting:
+            check_magnitude(X, estimator=self._name, names=self._names())
         return X
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
@@ -549,13 +595,13 @@ class GaussianNB(NaiveBayesClassifier):
     def theta_(self) -> np.ndarray:
         """μ_{c,j}, the mean of each feature per class, shape (K, n_features)."""
         self._check_fitted()
-        return self._stats.theta_var(self.var_smoothing)[0]
+        return self._output(self._stats.theta_var(self.var_smoothing)[0])
 
     @property
     def var_(self) -> np.ndarray:
         """σ²_{c,j} + ε, the smoothed variance of each feature per class, shape (K, n_features)."""
         self._check_fitted()
-        return self._stats.theta_var(self.var_smoothing)[1]
+        return self._output(self._stats.theta_var(self.var_smoothing)[1])
 
     @property
     def epsilon_(self) -> float:
@@ -567,4 +613,4 @@ class GaussianNB(NaiveBayesClassifier):
     def class_prior_(self) -> np.ndarray:
         """P(c), shape (K,)."""
         self._check_fitted()
-        return np.exp(self._class_log_prior())
+        return self._output(np.exp(self._class_log_prior()))

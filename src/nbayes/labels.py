@@ -31,7 +31,10 @@ import polars as pl
 from .tables import apply_missing, to_frame
 
 #: What a table model says when it is given no labels.
-NO_LABELS = "NaiveBayes needs the class labels: pass y, or target='column name'."
+NO_LABELS = (
+    "NaiveBayes needs the class labels: pass y, or target='column name' (NaiveBayes requires y "
+    "to be passed, but the target y is None)."
+)
 
 
 def label_source(y: Any, target: str | None) -> tuple[Any, str | None]:
@@ -66,6 +69,8 @@ def split_target(
         labels = frame.get_column(target)
         frame = frame.drop(target)
     else:
+        if not isinstance(y, pl.Series):
+            y = column_vector_as_1d(y)
         labels = (
             y if isinstance(y, pl.Series) else to_frame({"y": y}, markers=markers).get_column("y")
         )
@@ -138,8 +143,39 @@ def check_classes(classes: np.ndarray) -> None:
     """Raise ValueError when the fitted ``classes`` are fewer than two."""
     if classes.shape[0] < 2:
         raise ValueError(
-            f"the target has a single class ({classes[0]!r}); a classifier needs at least two."
+            f"the target has a single class ({classes[0]!r}): 1 class, and a classifier needs at "
+            "least two."
         )
+
+
+def column_vector_as_1d(y: Any) -> Any:
+    """``y`` of shape (n, 1) as (n,), with scikit-learn's DataConversionWarning; else ``y``."""
+    shape = getattr(y, "shape", None)
+    if shape is None or len(shape) != 2 or shape[1] != 1:
+        return y
+    from .exceptions import DataConversionWarning, caller_stacklevel, sklearn_compatible
+
+    warnings.warn(
+        "A column-vector y was passed when a 1d array was expected. Please change the shape of "
+        "y to (n_samples, ), for example using ravel().",
+        sklearn_compatible(DataConversionWarning),
+        stacklevel=caller_stacklevel(),
+    )
+    return np.asarray(y)[:, 0]
+
+
+def check_discrete(values: np.ndarray) -> None:
+    """Refuse real-valued labels (floats that are not whole numbers): naive Bayes is a
+    classifier, and each distinct real value would become a class of its own."""
+    if values.dtype.kind == "f":
+        fractional = np.isfinite(values) & (values != np.round(values))
+        if fractional.any():
+            row = int(np.argmax(fractional))
+            raise ValueError(
+                f"Unknown label type: continuous (the label {values[row]!r} at row {row}). "
+                "NaiveBayes is a classifier: the labels must be classes (strings, integers or "
+                "booleans), not real-valued targets."
+            )
 
 
 def matches(predicted: np.ndarray, values: np.ndarray) -> np.ndarray:

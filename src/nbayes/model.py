@@ -26,6 +26,7 @@ from . import families
 from ._base import NaiveBayesClassifier
 from ._dispatch import dask_aware
 from ._json import from_json, to_json
+from ._locks import synchronized
 from ._state import nest, section
 from ._validation import check_alpha, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
@@ -33,11 +34,12 @@ from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
 from .families.categorical import UNKNOWN_MODES
-from .families.intervals import IntervalColumns
+from .families.intervals import MAX_INTERVALS, IntervalColumns
 from .families.kde import BANDWIDTH_RULES
 from .labels import (
     LabelledRows,
     check_classes,
+    check_discrete,
     keep_labelled,
     matches,
     no_labelled_rows,
@@ -188,11 +190,20 @@ class NaiveBayes(NaiveBayesClassifier):
         if isinstance(self.alpha, dict):
             for name, value in self.alpha.items():
                 check_alpha(value, None, name=f"alpha[{name!r}]")
-        else:
-            check_alpha(self.alpha, None)
+        elif not isinstance(check_alpha(self.alpha, None), float):
+            raise ValueError(
+                f"alpha must be a number >= 0 or a dict {{column: number}}, got {self.alpha!r}."
+            )
         check_positive_number(self.var_smoothing, "var_smoothing")
-        if not isinstance(self.bins, int) or self.bins < 1:
+        if self.prior_alpha is not None:
+            check_positive_number(self.prior_alpha, "prior_alpha")
+        if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if self.bins > MAX_INTERVALS:
+            raise ValueError(
+                f"bins must be at most {MAX_INTERVALS:,} (each interval is a column of counts per "
+                f"class), got {self.bins:,}."
+            )
         if (
             not isinstance(self.max_int_categories, (int, np.integer))
             or isinstance(self.max_int_categories, bool)
@@ -237,6 +248,11 @@ class NaiveBayes(NaiveBayesClassifier):
     def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
         if columns is None and isinstance(X, np.ndarray):
             columns = getattr(self, "_fit_columns", None)
+            if columns is not None and X.ndim == 2 and X.shape[1] != len(columns):
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but NaiveBayes is expecting {len(columns)} "
+                    "features as input (a NumPy array's columns are taken in the fitted order)."
+                )
         markers = self._markers()
         return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
@@ -257,7 +273,8 @@ class NaiveBayes(NaiveBayesClassifier):
         if rows.frame.height == 0:
             raise no_labelled_rows()
         if rows.dropped:
-            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=4)
+            # at the caller's line, past the wrappers of fit and partial_fit (lock, Dask)
+            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=caller_stacklevel())
         return rows.frame, rows.values, rows.weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
@@ -309,6 +326,7 @@ class NaiveBayes(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ fitting
     @dask_aware
+    @synchronized
     def fit(
         self,
         X: Any,
@@ -332,6 +350,7 @@ class NaiveBayes(NaiveBayesClassifier):
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        check_discrete(values)
         classes, cls = np.unique(values, return_inverse=True)
         check_classes(classes)
         validate_prior(self._prior_spec(), len(classes), name="class_prior")  # its length
@@ -343,6 +362,7 @@ class NaiveBayes(NaiveBayesClassifier):
         return self
 
     @dask_aware
+    @synchronized
     def partial_fit(
         self,
         X: Any,
@@ -368,10 +388,11 @@ class NaiveBayes(NaiveBayesClassifier):
                 warnings.warn(
                     f"a batch of {frame.height} row(s) had no target value and was skipped.",
                     UserWarning,
-                    stacklevel=2,
+                    stacklevel=caller_stacklevel(),
                 )
             return self
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        check_discrete(values)
         batch_classes = np.unique(values)
         if first:
             start = (
@@ -546,12 +567,25 @@ class NaiveBayes(NaiveBayesClassifier):
         model._check_params()
         model._restore_common(meta, arrays)
         dtypes = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
-        specs = [
-            ColumnSpec(str(name), str(family), dtypes[str(dtype)])
-            for name, family, dtype in meta["schema"]
-        ]
-        model._make_groups(specs, len(model.classes_))
-        model._fit_columns = [str(c) for c in meta["fit_columns"]]
+        schema = meta["schema"]
+        if not isinstance(schema, list) or not all(
+            isinstance(s, list) and len(s) == 3 and all(isinstance(v, str) for v in s)
+            for s in schema
+        ):
+            raise ValueError("the schema must list [name, family, dtype] for each column.")
+        if len({name for name, _, _ in schema}) != len(schema) or len(schema) != (
+            model.n_features_in_
+        ):
+            raise ValueError("the schema must name each of the n_features_in columns once.")
+        specs = [ColumnSpec(name, family, dtypes[dtype]) for name, family, dtype in schema]
+        # the groups start with no classes: their statistics come from the file's arrays, and
+        # nothing may be sized by the metadata alone (classes × columns of a forged file)
+        model._make_groups(specs, 0)
+        if not isinstance(meta["fit_columns"], list) or not all(
+            isinstance(c, str) for c in meta["fit_columns"]
+        ):
+            raise ValueError("fit_columns must be a list of column names.")
+        model._fit_columns = list(meta["fit_columns"])
         # files written before the markers were carried as data: the parameter's markers
         markers = from_json(meta.get("missing_markers", to_json(model._markers())))
         if not isinstance(markers, list) or not all(

@@ -9,22 +9,47 @@ Layout of a version-1 file::
                parameters, classes, feature names, schema and category vocabularies.
     32 bytes   SHA-256 of the safetensors document
 
-Loading checks, in order: the magic (a pickle or any other file is refused), the checksum
-(truncation and flipped bytes are refused), the format version, that the class is one of
-nbayes' estimators, and then every array's dtype, shape and finiteness against the model it
-claims to be. Only numbers and JSON are read; nothing in a model file is ever executed.
+A checksum only detects accidents (anyone can recompute it), so loading treats every byte as
+hostile and checks, in order, before any array is built or any compiled kernel runs:
 
-Writing goes to a temporary file in the same folder, flushed to disk, then renamed over the
-target, so an interrupted save leaves the previous model intact.
+1. the path is a regular file (not a FIFO, a device such as ``/dev/zero``, or a folder), no
+   larger than ``max_bytes`` (:data:`MAX_MODEL_BYTES` by default), and starts with the magic (a
+   pickle or any other file is refused without reading further);
+2. the checksum (truncation and flipped bytes);
+3. the safetensors header, by nbayes' own reading: strict JSON (no NaN, no infinity, no number
+   that overflows, no key twice, nesting at most :data:`MAX_JSON_DEPTH` deep), every array's
+   dtype one of the plain numeric ones, at most two dimensions, every size a Python integer no
+   larger than the file, and the arrays' byte ranges tiling the data exactly;
+4. the metadata, as strict JSON too: format, version, a known model class;
+5. the arrays: finite numbers (the one exception: an empty value sketch's range is ±inf), then
+   every array against the model it claims to be (shapes, signs, sums computed as Python
+   integers, offsets checked to increase without subtracting them), by each family's ``check``;
+6. finally that the model rebuilt from the file would write back exactly the same arrays: a
+   missing, extra or inconsistent array is refused here, not when a prediction first needs it.
+
+So what a load allocates is a small multiple of the file's size, and a file that loads can be
+inspected and predicted with. Anything wrong is one :class:`~nbayes.ModelFileError` whose message
+names the file and what is wrong. Only numbers and JSON are read; nothing is ever executed.
+
+Saving never loses data: the model is serialised under its lock (a concurrent ``partial_fit``
+waits, so the file is one consistent snapshot), loaded back from memory with the checks above
+(a model that ``load`` would refuse is never written), written to an unnamed temporary file in
+the target's folder (``O_TMPFILE`` where the system has it, else a named one removed on every
+failure), flushed to disk and renamed over the target. Only a regular file (or a symbolic link
+to one, whose target is then replaced) is ever replaced; it keeps its permission bits, and a new
+file gets those of the umask.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import math
 import os
+import stat
 import struct
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +59,7 @@ from safetensors.numpy import load as load_arrays
 from safetensors.numpy import save as save_arrays
 
 from ._catalog import MODELS
+from ._locks import model_lock
 from .exceptions import ModelFileError
 
 MAGIC = b"NBAYES\x00\x01"
@@ -41,81 +67,343 @@ FORMAT_VERSION = 1
 _DIGEST = 32
 #: Refuse headers larger than this: a real model's JSON is far smaller.
 MAX_HEADER_BYTES = 256 * 2**20
+#: The largest model file :func:`load` reads unless told otherwise (``max_bytes``). Everything a
+#: load allocates is a small multiple of the file's size, so this also bounds a load's memory.
+MAX_MODEL_BYTES = 8 * 2**30
+#: Deepest nesting of lists and objects accepted in a model file's JSON (real files use 4).
+MAX_JSON_DEPTH = 32
+#: Integers in a model file's JSON have at most this many digits (int64 has 19).
+_MAX_INT_DIGITS = 20
+#: The array dtypes a model file may hold (safetensors' names) and their sizes in bytes.
+_DTYPES = {
+    "F64": 8, "F32": 4, "F16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
+    "U64": 8, "U32": 4, "U16": 2, "U8": 1, "BOOL": 1,
+}  # fmt: skip
+_MAX_NAME = 256
+#: What a damaged or forged model can raise while it is rebuilt (each becomes ModelFileError).
+_REFUSED = (
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+    ZeroDivisionError,
+    MemoryError,
+    RecursionError,
+)
 
 
-# ---------------------------------------------------------------------- files
+# ---------------------------------------------------------------------- writing
 def _registry() -> dict[str, type]:
     """Model classes by the name a model file records."""
     return {cls.__name__: cls for cls in MODELS}
 
 
 def dumps(model: Any) -> bytes:
-    """The bytes of a model file for a fitted nbayes model."""
+    """The bytes of a model file for a fitted nbayes model.
+
+    The model is read under its lock (a concurrent ``fit`` / ``partial_fit`` / ``merge`` on it
+    waits), and the bytes are loaded back before they are returned: a model that :func:`load`
+    would refuse (statistics that overflowed, say) raises ValueError here instead.
+    """
     if type(model).__name__ not in _registry():
         raise TypeError(f"only nbayes models can be saved, not {type(model).__name__}.")
-    model._check_fitted()
-    meta, arrays = model._to_state()
-    arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
-    for name, array in arrays.items():
-        if array.dtype.kind not in "biuf":
-            raise ValueError(
-                f"array {name!r} has dtype {array.dtype}, which model files do not store."
-            )
-    header = {
-        "format": "nbayes-model",
-        "version": FORMAT_VERSION,
-        "class": type(model).__name__,
-        **meta,
-    }
-    document = save_arrays(arrays, metadata={"nbayes": json.dumps(header, allow_nan=False)})
-    return MAGIC + document + hashlib.sha256(document).digest()
+    with model_lock(model):
+        model._check_fitted()
+        meta, arrays = model._to_state()
+        arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
+        for name, array in arrays.items():
+            if array.dtype.kind not in "biuf":
+                raise ValueError(
+                    f"array {name!r} has dtype {array.dtype}, which model files do not store."
+                )
+        header = {
+            "format": "nbayes-model",
+            "version": FORMAT_VERSION,
+            "class": type(model).__name__,
+            **meta,
+        }
+        document = save_arrays(arrays, metadata={"nbayes": json.dumps(header, allow_nan=False)})
+    payload = MAGIC + document + hashlib.sha256(document).digest()
+    try:
+        loads(payload, source="the model to save", max_bytes=len(payload))
+    except ModelFileError as exc:
+        raise ValueError(f"this {type(model).__name__} cannot be saved: {exc}") from None
+    return payload
 
 
 def save(model: Any, path: str | os.PathLike) -> Path:
-    """Write ``model`` to ``path`` atomically (temporary file, fsync, rename)."""
+    """Write ``model`` to ``path`` atomically; returns the path written (a symbolic link's
+    target). Only a new path, a regular file or a link to one is written; see the module
+    docstring for what is guaranteed."""
     payload = dumps(model)
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(payload)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    target = _destination(Path(path))
+    _write_replacing(target, payload)
     return target
 
 
-def _header(document: bytes) -> dict:
+def _destination(path: Path) -> Path:
+    """The file to write for ``path``: itself, or a symbolic link's target; refuse anything that
+    is not a regular file (a device such as /dev/null, a FIFO, a folder, a socket)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(info.st_mode):
+        path = Path(os.path.realpath(path))
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return path  # a link to a file not created yet: create it
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(
+            f"{path} is {_kind(info.st_mode)}, not a regular file: a model is written only to a "
+            "new path or over a regular file."
+        )
+    return path
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _write_replacing(target: Path, payload: bytes) -> None:
+    """Write ``payload`` to a temporary file beside ``target``, flush it, give it the mode of
+    the file it replaces, and rename it over ``target``; on any failure no temporary remains."""
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        previous: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        previous = None
+    fd, named = _temporary(folder, target.name)
+    placed: Path | None = named
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+        if previous is not None:
+            os.fchmod(fd, stat.S_IMODE(previous.st_mode))
+            if (previous.st_uid, previous.st_gid) != _owner(fd):
+                try:
+                    os.fchown(fd, previous.st_uid, previous.st_gid)
+                except OSError:
+                    pass  # not allowed to give the file away: it stays ours
+        os.fsync(fd)
+        if placed is None:  # an unnamed file: give it a name now that its bytes are on disk
+            placed = folder / f".{target.name}.{uuid.uuid4().hex}.tmp"
+            _link_unnamed(fd, placed)
+        os.replace(placed, target)
+        placed = None
+        _sync_folder(folder)
+    finally:
+        os.close(fd)
+        if placed is not None:
+            placed.unlink(missing_ok=True)
+
+
+def _link_unnamed(fd: int, path: Path) -> None:
+    """Give the unnamed (O_TMPFILE) file ``fd`` the name ``path``. Python calls linkat(2) with
+    AT_SYMLINK_FOLLOW, which resolves /proc/self/fd/N to the open file, only when given a
+    folder descriptor."""
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", path.name, dst_dir_fd=folder, follow_symlinks=True)
+    finally:
+        os.close(folder)
+
+
+def _owner(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_uid, info.st_gid
+
+
+def _temporary(folder: Path, name: str) -> tuple[int, Path | None]:
+    """An open temporary file in ``folder`` (created with mode 0666 less the umask): unnamed
+    (O_TMPFILE: a save killed mid-write leaves nothing behind) where possible, else named."""
+    unnamed = getattr(os, "O_TMPFILE", 0)
+    if unnamed and os.path.isdir("/proc/self/fd"):
+        try:
+            return os.open(folder, unnamed | os.O_WRONLY | os.O_CLOEXEC, 0o666), None
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+                raise
+    path = folder / f".{name}.{uuid.uuid4().hex}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o666), path
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the rename itself to disk (where a folder can be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------- strict JSON
+def _strict_json(text: str | bytes, what: str) -> Any:
+    """Parse JSON refusing NaN, infinity, floats that overflow, huge integers, repeated keys and
+    nesting deeper than MAX_JSON_DEPTH; errors are ModelFileError naming ``what``."""
+
+    def constant(name: str) -> Any:
+        raise ModelFileError(f"{what} holds {name}, which is not a JSON number.")
+
+    def floating(token: str) -> float:
+        value = float(token)
+        if not math.isfinite(value):
+            raise ModelFileError(f"{what} holds the number {token}, beyond the float range.")
+        return value
+
+    def integer(token: str) -> int:
+        if len(token.lstrip("-")) > _MAX_INT_DIGITS:
+            raise ModelFileError(f"{what} holds an integer of {len(token)} digits.")
+        return int(token)
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict:
+        value = dict(pairs)
+        if len(value) != len(pairs):
+            raise ModelFileError(f"{what} has an object with a repeated key.")
+        return value
+
+    try:
+        value = json.loads(
+            text,
+            parse_constant=constant,
+            parse_float=floating,
+            parse_int=integer,
+            object_pairs_hook=unique,
+        )
+    except RecursionError:
+        raise ModelFileError(f"{what} is nested too deeply.") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, ModelFileError):
+            raise
+        raise ModelFileError(f"{what} is not valid JSON: {exc}") from None
+    _check_depth(value, what)
+    return value
+
+
+def _check_depth(value: Any, what: str) -> None:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > MAX_JSON_DEPTH:
+                raise ModelFileError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
+# ---------------------------------------------------------------------- reading
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _read_header(document: bytes, source: str) -> dict:
+    """The nbayes metadata of a safetensors document, after checking its tensor table (see
+    step 3 of the module docstring) so that safetensors is only ever given sound sizes."""
     if len(document) < 8:
-        raise ModelFileError("the model file is truncated.")
+        raise ModelFileError(f"{source} is truncated.")
     (length,) = struct.unpack("<Q", document[:8])
     if length > min(MAX_HEADER_BYTES, len(document) - 8):
-        raise ModelFileError("the model file's header is damaged.")
-    try:
-        header = json.loads(document[8 : 8 + length])
-        return json.loads(header["__metadata__"]["nbayes"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ModelFileError(f"the model file's header is not valid: {exc}") from exc
+        raise ModelFileError(f"{source}: the header length {length:,} is impossible.")
+    header = _strict_json(document[8 : 8 + length], f"{source}: the array header")
+    if not isinstance(header, dict):
+        raise ModelFileError(f"{source}: the array header is not a JSON object.")
+    data_length = len(document) - 8 - length
+    spans = []
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        spans.append(_check_entry(name, entry, data_length, len(document), source))
+    spans.sort()
+    position = 0
+    for begin, end, name in spans:
+        if begin != position:
+            raise ModelFileError(
+                f"{source}: array {name!r} does not start where the previous one ends."
+            )
+        position = end
+    if position != data_length:
+        raise ModelFileError(f"{source}: the arrays do not fill the data exactly.")
+    metadata = header.get("__metadata__")
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("nbayes"), str):
+        raise ModelFileError(f"{source} has no nbayes metadata: not an nbayes model file.")
+    meta = _strict_json(metadata["nbayes"], f"{source}: the metadata")
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"{source}: the metadata is not a JSON object.")
+    return meta
 
 
-def loads(payload: bytes, *, source: str = "model file") -> Any:
+def _check_entry(
+    name: str, entry: Any, data_length: int, file_length: int, source: str
+) -> tuple[int, int, str]:
+    """Validate one tensor of the header: (begin, end, name) of its bytes. No dimension may
+    exceed the file's length (only a zero-sized array could claim more, and none needs to)."""
+    if not (0 < len(name) <= _MAX_NAME and name.isascii() and name.isprintable()):
+        raise ModelFileError(f"{source}: an array has the invalid name {name[:40]!r}.")
+    if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
+        raise ModelFileError(f"{source}: array {name!r} is described wrongly.")
+    dtype, shape, offsets = entry["dtype"], entry["shape"], entry["data_offsets"]
+    if dtype not in _DTYPES:
+        raise ModelFileError(f"{source}: array {name!r} has the unexpected dtype {dtype!r}.")
+    if (
+        not isinstance(shape, list)
+        or len(shape) > 2
+        or not all(_is_int(n) and 0 <= n <= file_length for n in shape)
+    ):
+        raise ModelFileError(
+            f"{source}: array {name!r} has the impossible shape {str(shape)[:60]} for a file "
+            f"of this size."
+        )
+    if (
+        not isinstance(offsets, list)
+        or len(offsets) != 2
+        or not all(_is_int(n) for n in offsets)
+        or not 0 <= offsets[0] <= offsets[1] <= data_length
+    ):
+        raise ModelFileError(f"{source}: array {name!r} has impossible byte offsets.")
+    size = math.prod(shape) * _DTYPES[dtype]
+    if offsets[1] - offsets[0] != size:
+        raise ModelFileError(f"{source}: array {name!r} is not as long as its shape says.")
+    return offsets[0], offsets[1], name
+
+
+def loads(payload: bytes, *, source: str = "model file", max_bytes: int | None = None) -> Any:
     """Rebuild a model from the bytes of a model file, validating everything first."""
+    limit = MAX_MODEL_BYTES if max_bytes is None else int(max_bytes)
     if not payload.startswith(MAGIC):
         if payload[:2] in (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05"):
             raise ModelFileError(
                 f"{source} is a Python pickle, not an nbayes model; it was not loaded."
             )
         raise ModelFileError(f"{source} is not an nbayes model file (wrong magic bytes).")
+    if len(payload) > limit:
+        raise ModelFileError(
+            f"{source} is {len(payload):,} bytes, more than the {limit:,} allowed (max_bytes)."
+        )
     if len(payload) < len(MAGIC) + 8 + _DIGEST:
         raise ModelFileError(f"{source} is truncated.")
     document, digest = payload[len(MAGIC) : -_DIGEST], payload[-_DIGEST:]
     if hashlib.sha256(document).digest() != digest:
         raise ModelFileError(f"{source} is damaged (checksum mismatch: truncated or altered).")
-    meta = _header(document)
+    meta = _read_header(document, source)
     if meta.get("format") != "nbayes-model":
         raise ModelFileError(f"{source} is not an nbayes model file.")
     version = meta.get("version")
@@ -124,9 +412,10 @@ def loads(payload: bytes, *, source: str = "model file") -> Any:
             f"{source} has format version {version!r}; this nbayes reads version {FORMAT_VERSION}."
         )
     registry = _registry()
-    cls = registry.get(meta.get("class"))
+    name = meta.get("class")
+    cls = registry.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise ModelFileError(f"{source} holds an unknown model class {meta.get('class')!r}.")
+        raise ModelFileError(f"{source} holds an unknown model class {str(name)[:60]!r}.")
     try:
         arrays = load_arrays(document)
     except (SafetensorError, ValueError, OverflowError, MemoryError) as exc:
@@ -143,18 +432,78 @@ def loads(payload: bytes, *, source: str = "model file") -> Any:
         ):
             raise ModelFileError(f"{source}: array {name!r} holds NaN or infinite values.")
     try:
-        return cls._from_state(meta, arrays)
-    except ModelFileError:
-        raise
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        with np.errstate(all="ignore"):  # every value is checked explicitly; sums may overflow
+            model = cls._from_state(meta, arrays)
+            _check_arrays_round_trip(model, arrays)
+    except ModelFileError as exc:
+        if str(exc).startswith(source):
+            raise
         raise ModelFileError(f"{source} is not a consistent {cls.__name__}: {exc}") from exc
+    except _REFUSED as exc:
+        detail = str(exc) or type(exc).__name__
+        raise ModelFileError(f"{source} is not a consistent {cls.__name__}: {detail}") from exc
+    return model
 
 
-def load(path: str | os.PathLike) -> Any:
-    """Load a model saved by :func:`save` (or ``nbayes fit``), refusing anything else."""
+def _check_arrays_round_trip(model: Any, arrays: dict[str, np.ndarray]) -> None:
+    """The rebuilt model must write back exactly the file's arrays: none missing, none extra,
+    the same shapes and values."""
+    _, written = model._to_state()
+    missing = sorted(set(written) - set(arrays))
+    extra = sorted(set(arrays) - set(written))
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing arrays {missing[:5]}")
+        if extra:
+            parts.append(f"unexpected arrays {extra[:5]}")
+        raise ValueError(" and ".join(parts) + ".")
+    for name, array in arrays.items():
+        mine = np.asarray(written[name])
+        if mine.shape != array.shape or not np.array_equal(mine, array):
+            raise ValueError(f"array {name!r} does not agree with the rest of the model.")
+
+
+def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> Any:
+    """Load a model saved by :func:`save` (or ``nbayes fit``), refusing anything else.
+
+    ``max_bytes`` (default :data:`MAX_MODEL_BYTES`) bounds the file's size, and with it all a
+    load allocates. Raises :class:`~nbayes.ModelFileError`, naming the file, for a path that is
+    not a regular file, a file that is not an nbayes model, and any damaged or forged content.
+    """
     path = Path(path)
+    limit = MAX_MODEL_BYTES if max_bytes is None else int(max_bytes)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        payload = path.read_bytes()
+        fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
-    return loads(payload, source=str(path))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ModelFileError(
+                f"{path} is {_kind(info.st_mode)}, not a model file; it was not read."
+            )
+        head = os.read(fd, len(MAGIC))
+        if head != MAGIC:
+            return loads(head, source=str(path), max_bytes=limit)  # names what it is instead
+        if info.st_size > limit:
+            raise ModelFileError(
+                f"{path} is {info.st_size:,} bytes, more than the {limit:,} allowed (max_bytes)."
+            )
+        chunks = [head]
+        remaining = info.st_size - len(head) + 1  # one byte more: a file that grew is refused
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 2**24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError as exc:
+        raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
+    payload = b"".join(chunks)
+    if len(payload) != info.st_size:
+        raise ModelFileError(f"{path} changed while it was read.")
+    return loads(payload, source=str(path), max_bytes=limit)

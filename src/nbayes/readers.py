@@ -14,7 +14,13 @@ Parsing is Polars'; this module cuts the byte stream into blocks of whole record
   does, or a value that does not fit its column's type is an error naming its line — or, with
   ``skip_bad_rows``, is dropped and counted in ``bad_rows``;
 * bytes that are not UTF-8 are replaced by U+FFFD, and a warning names the first line where it
-  happened (the same policy as the text models).
+  happened (the same policy as the text models);
+* a record longer than ``max_record_bytes`` (64 MiB by default) is an error naming its line, so
+  one endless line (or a file of NUL bytes) cannot fill memory; a block with no complete record
+  is read again, twice as large, so a long record costs time linear in its length;
+* compressed input that is truncated or corrupt (gzip, Zstandard, each frame checked to its end)
+  is an error naming the file, never read as a shorter file; a UTF-8 byte-order mark is skipped;
+  a file whose lines end with CR alone is an error saying so.
 
 Delimited text as published: ``header=False`` for files without a header line (columns are
 then named by ``names`` or by their 1-based position, ``"1"``, ``"2"``, …); whitespace around
@@ -34,6 +40,8 @@ import io
 import os
 import sys
 import warnings
+import zlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +54,9 @@ from . import _kernels
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 CHUNK_BYTES = 16 * 2**20
+#: The longest record (row, or JSON line) a reader accepts, unless told otherwise.
+MAX_RECORD_BYTES = 64 * 2**20
+_BOM = b"\xef\xbb\xbf"
 #: Rows of the first block from which the column types are inferred (all rows would be slow).
 INFER_ROWS = 20_000
 #: Bytes of the start of a file read to tell its format and separator.
@@ -189,7 +200,7 @@ def read_names(spec: str) -> list[str]:
         names = [name.strip() for name in spec.split(",")]
     if not names or any(not name for name in names):
         raise ValueError(f"--names: expected comma-separated column names, got {spec!r}.")
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    repeated = sorted(n for n, count in Counter(names).items() if count > 1)
     if repeated:
         raise ValueError(f"--names repeats the names {repeated}.")
     return names
@@ -226,8 +237,11 @@ class TableReader:
         names: Sequence[str] | None = None,
         strip: bool = True,
         quote: str | None = '"',
+        max_record_bytes: int = MAX_RECORD_BYTES,
     ) -> None:
         self.path = str(path)
+        self.max_record_bytes = int(max_record_bytes)
+        self._read_size = 0  # a bigger next read, after a block that held no complete record
         if os.path.isdir(self.path):
             raise DataError(self.path, "is a folder, not a data file.")
         compression, suffixes = _compression(self.path)
@@ -256,6 +270,9 @@ class TableReader:
             and self.path != "-"
             and not skip_bad_rows
             and not self._multibyte
+            # compressed input is streamed by the careful reader: Polars would hold all of
+            # it decompressed (a decompression bomb), and stop short of damage without a word
+            and self.compression is None
         )
         self.bad_rows = 0
         self.rows = 0
@@ -286,13 +303,7 @@ class TableReader:
         if self.compression == "gzip":
             return gzip.GzipFile(fileobj=raw)
         if self.compression == "zstd":
-            try:
-                import zstandard
-            except ImportError as exc:  # pragma: no cover - zstandard is a dependency
-                raise DataError(
-                    self.path, "reading .zst files needs the zstandard package."
-                ) from exc
-            return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            return ZstdFrames(raw, self.path)
         return raw
 
     def __iter__(self) -> Iterator[Batch]:
@@ -308,8 +319,9 @@ class TableReader:
                 yield from self._jsonl(stream)
             else:
                 yield from self._csv(stream)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise DataError(self.path, f"cannot read the (compressed) data: {exc}") from exc
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            what = "compressed data is truncated or corrupt" if self.compression else "data"
+            raise DataError(self.path, f"cannot read: the {what}: {exc}") from exc
         finally:
             if self.path != "-":
                 stream.close()
@@ -328,6 +340,7 @@ class TableReader:
                 self._raw.close()
         if not sample.strip():
             raise QuickReadAbandoned("empty file")
+        self._check_line_ends(sample.removeprefix(_BOM))
         first = sample[: sample.find(b"\n") + 1] if b"\n" in sample else sample
         fields = self._split_line(first, 1)
         self.columns = (
@@ -335,8 +348,9 @@ class TableReader:
             if self.header
             else self._column_names(None, 1, len(self.names or fields))
         )
-        # whitespace to strip: looked for in the bytes once (fast), then per batch if present
-        padded = self.strip and (self.compression is not None or self._file_padded())
+        # whitespace to strip: looked for in the bytes once (fast), then per batch if present;
+        # the same pass abandons a file with a record longer than max_record_bytes
+        padded = self._file_padded()
         per_row = max(1.0, len(sample) / max(1, sample.count(b"\n")))
         rows = max(1000, int(self.chunk_bytes / per_row))
         lazy = pl.scan_csv(
@@ -360,31 +374,47 @@ class TableReader:
                 if not self.compression:  # progress: an estimate from the first MiB's rows
                     batch.bytes_read = min(self.size or 0, int(self.rows * per_row))
                 yield batch
-        except pl.exceptions.PolarsError as exc:
+        except (pl.exceptions.PolarsError, OSError) as exc:  # OSError: bad compressed data
             raise QuickReadAbandoned(str(exc)) from exc
 
     def _file_padded(self) -> bool:
-        """Whether a space or tab may touch a separator or a line end anywhere in the file."""
+        """Whether a space or tab may touch a separator or a line end anywhere in the file
+        (with ``strip``). Raises QuickReadAbandoned at a run of more than max_record_bytes
+        without a line end, which Polars would hold whole; the careful reader names its line."""
         tail = b""
+        padded = False
+        run = 0  # bytes since the last line end
         with open(self.path, "rb") as handle:
             while block := handle.read(self.chunk_bytes):
-                if _padded(tail + block, self._sep):
-                    return True
+                first = block.find(b"\n")
+                if run + (len(block) if first < 0 else first) > self.max_record_bytes:
+                    raise QuickReadAbandoned("a record longer than max_record_bytes")
+                run = run + len(block) if first < 0 else len(block) - block.rfind(b"\n") - 1
+                if self.strip and not padded and _padded(tail + block, self._sep):
+                    padded = True
                 tail = block[-1:]
-        return False
+        return padded
 
     # ------------------------------------------------------------------ CSV / TSV: careful
     def _blocks(self, stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
         """Blocks of ``chunk_bytes``; a separator of several bytes is replaced by one byte
         (``_UNIT_SEPARATOR``), holding back a block's tail that may begin one."""
         if not self._multibyte:
+            first = True
             while True:
-                data = stream.read(self.chunk_bytes)
+                data = stream.read(max(self.chunk_bytes, self._read_size))
+                if first and data.startswith(_BOM):
+                    data = data[len(_BOM) :]
+                first = False
                 yield data, len(data) == 0
         separator = self.separator.encode()
         carry = b""
+        first = True
         while True:
-            data = carry + stream.read(self.chunk_bytes)
+            data = carry + stream.read(max(self.chunk_bytes, self._read_size))
+            if first and data.startswith(_BOM):
+                data = data[len(_BOM) :]
+            first = False
             at_end = len(data) == len(carry)
             if _UNIT_SEPARATOR in data:
                 raise DataError(
@@ -412,10 +442,12 @@ class TableReader:
             if not buffer:
                 break
             if expected is None:
+                self._check_line_ends(buffer)
                 ends, fields, lines, used = self._scan(buffer, at_end, line)
                 keep = np.flatnonzero(fields > 0)
                 if keep.size == 0:  # only blank lines so far
                     pending, line = buffer[used:], line + buffer.count(b"\n", 0, used)
+                    self._hold(pending, used, line)
                     if at_end:
                         break
                     continue
@@ -439,6 +471,7 @@ class TableReader:
             frame, first_line, used, newlines = self._block(buffer, at_end, line, expected, schema)
             pending = buffer[used:]
             line += newlines
+            self._hold(pending, used, line)
             if frame is not None:
                 schema = schema or dict(frame.schema)
                 self._check_near_misses(frame, first_line)
@@ -451,12 +484,44 @@ class TableReader:
     def _split_line(self, record: bytes, line: int) -> list[str]:
         """The fields of one record (the header, or a first row), by Python's csv module."""
         text = record.decode("utf-8", errors="replace").rstrip("\r\n")
+        if line == 1:
+            text = text.removeprefix("\ufeff")  # a byte-order mark is no part of a name
         options: dict[str, Any] = {"delimiter": self._sep.decode()}
         if self.quote is None:
             options["quoting"] = csv.QUOTE_NONE
         else:
             options["quotechar"] = self.quote
-        return next(csv.reader([text], **options), [])
+        try:
+            return next(csv.reader([text], **options), [])
+        except csv.Error as exc:
+            raise DataError(
+                self.path, f"cannot split this line into fields: {exc}", line=line
+            ) from exc
+
+    def _hold(self, pending: bytes, used: int, line: int) -> None:
+        """Bytes of an unfinished record wait for the next block: refuse a record longer than
+        ``max_record_bytes``, and when nothing of the block was used read twice as much next
+        time (so a long record is scanned a number of times logarithmic in its length)."""
+        if len(pending) > self.max_record_bytes:
+            raise DataError(
+                self.path,
+                f"a record (row) longer than {self.max_record_bytes:,} bytes starts here, with no "
+                "end of line: not delimited text or JSON lines, or a row far longer than any "
+                "table's (max_record_bytes raises the limit).",
+                line=line,
+            )
+        self._read_size = 2 * len(pending) if used == 0 and pending else 0
+
+    def _check_line_ends(self, buffer: bytes) -> None:
+        """Lines ended by CR alone (classic Mac OS) would read as one endless record."""
+        head = buffer[: 2**20]
+        if b"\n" not in head and head.rstrip(b"\r").count(b"\r") >= 1:
+            raise DataError(
+                self.path,
+                "the lines end with a carriage return (CR) alone; convert them to LF or CR LF "
+                "line ends (for example with: tr '\\r' '\\n').",
+                line=1,
+            )
 
     def _column_names(
         self, header: list[str] | None, line: int, count: int | None = None
@@ -478,7 +543,7 @@ class TableReader:
             return [str(k + 1) for k in range(width or 0)]
         names = [name.strip() for name in header] if self.strip else header
         advice = "; if the file has no header line, pass --no-header"
-        repeated = sorted({n for n in names if names.count(n) > 1})
+        repeated = sorted(n for n, count in Counter(names).items() if count > 1)
         if repeated:
             raise DataError(
                 self.path, f"duplicate column names in the header: {repeated}{advice}.", line=line
@@ -552,6 +617,8 @@ class TableReader:
                 if np.all(fields == expected):
                     return frame, line, used, newlines
         ends, fields, lines, used = self._scan(buffer, at_end, line)
+        if not ends.size:  # no complete record yet: the caller reads more
+            return None, line, 0, 0
         newlines = buffer.count(b"\n", 0, used)
         starts = np.concatenate(([0], ends[:-1]))
         body, body_lines = self._keep_good(buffer, starts, ends, fields, lines, expected)
@@ -767,6 +834,7 @@ class TableReader:
             buffer = pending + data
             cut = len(buffer) if at_end else buffer.rfind(b"\n") + 1
             body, pending = buffer[:cut], buffer[cut:]
+            self._hold(pending, cut, line + body.count(b"\n"))
             if body.strip():
                 try:
                     frame = pl.read_ndjson(
@@ -797,7 +865,11 @@ class TableReader:
             if not text.strip():
                 continue
             try:
-                if not isinstance(json.loads(text), dict):
+                try:
+                    value = json.loads(text)
+                except RecursionError:
+                    raise ValueError("nested too deeply") from None
+                if not isinstance(value, dict):
                     raise ValueError("not a JSON object")
                 good.append(text)
             except ValueError as error:
@@ -928,6 +1000,74 @@ def _cast(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 def _snippet(text: str, limit: int = 60) -> str:
     text = text.rstrip("\r\n")
     return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+class ZstdFrames(io.RawIOBase):
+    """Zstandard frames one after another, decompressed as a stream that reports damage.
+
+    zstandard's own stream reader returns a truncated file's data as if it were complete; here a
+    file that ends inside a frame, or corrupt data, raises :class:`DataError` naming the file.
+    Compressed bytes are fed a little at a time (``FEED`` bytes), so one call decompresses at
+    most FEED × 32 KiB (zstd's largest expansion, a run-length block) even from a
+    decompression bomb, and ``read(n)`` holds little more than n bytes.
+    """
+
+    FEED = 2048
+
+    def __init__(self, raw: IO[bytes], path: str) -> None:
+        import zstandard
+
+        self._zstd = zstandard
+        self._raw = raw
+        self._path = path
+        self._decompressor = zstandard.ZstdDecompressor()
+        self._frame: Any = None  # the frame being decompressed (None between frames)
+        self._input = b""
+        self._output = bytearray()
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _fill(self, wanted: int) -> None:
+        while len(self._output) < wanted and not self._eof:
+            if not self._input:
+                self._input = self._raw.read(2**20)
+                if not self._input:
+                    self._eof = True
+                    if self._frame is not None:
+                        raise DataError(
+                            self._path, "the Zstandard data is truncated (it ends inside a frame)."
+                        )
+                    return
+            feed, self._input = self._input[: self.FEED], self._input[self.FEED :]
+            while feed:
+                if self._frame is None:
+                    self._frame = self._decompressor.decompressobj()
+                try:
+                    self._output += self._frame.decompress(feed)
+                except self._zstd.ZstdError as exc:
+                    raise DataError(self._path, f"the Zstandard data is corrupt: {exc}") from exc
+                if self._frame.eof:  # a frame ended; what follows starts the next one
+                    feed = self._frame.unused_data
+                    self._frame = None
+                else:
+                    feed = b""
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            self._fill(sys.maxsize)
+            size = len(self._output)
+        else:
+            self._fill(size)
+        out = bytes(self._output[:size])
+        del self._output[:size]
+        return out
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def read_ahead(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:

@@ -52,6 +52,17 @@ def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.S
         values = [None if isinstance(v, str) and v in markers else v for v in values]
     present = [v for v in values if not _is_missing(v)]
     kinds = {_kind(v) for v in present}
+    odd = next((v for v in present if _kind(v) not in ("string", "bool", "number")), None)
+    if odd is not None:
+        if isinstance(odd, (complex, np.complexfloating)):
+            raise ValueError(
+                f"column {name!r} holds complex values (e.g. {odd!r}): Complex data not supported."
+            )
+        raise TypeError(
+            f"column {name!r} holds a {type(odd).__name__} ({odd!r}), which is neither text nor "
+            "a number: each value's argument must be a string or a number (or a boolean, or "
+            "missing)."
+        )
     if len(kinds) > 1:
         examples = {}
         for v in present:
@@ -106,6 +117,12 @@ def to_frame(
     String ``markers`` of missing values are applied to columns of Python objects here (see
     :func:`_object_series`); :func:`apply_missing` applies all markers to the typed columns."""
     markers = [m for m in markers if isinstance(m, str)]
+    if hasattr(X, "tocsr") and hasattr(X, "nnz"):  # a SciPy sparse matrix or array
+        raise TypeError(
+            "sparse input is not supported by the table model (a sparse matrix was passed, but "
+            "dense data is required): convert it with X.toarray(), or use MultinomialNB, "
+            "ComplementNB, BernoulliNB or PoissonNB, which take sparse input."
+        )
     if isinstance(X, pl.DataFrame):
         frame = X
     elif isinstance(X, pl.LazyFrame):
@@ -134,7 +151,18 @@ def to_frame(
         if array.dtype.kind in "US":  # NumPy made text of mixed values: keep the objects
             array = np.asarray(X, dtype=object)
         if array.ndim != 2:
-            raise ValueError(f"expected a table (2-D), got an array of shape {array.shape}.")
+            raise ValueError(
+                f"expected a table (2-D), got an array of shape {array.shape}. Reshape your "
+                "data either using array.reshape(-1, 1) if your data has a single feature or "
+                "array.reshape(1, -1) if it contains a single sample."
+            )
+        if array.shape[1] == 0:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={array.shape}) while a minimum of 1 is "
+                "required."
+            )
+        if array.dtype.kind == "c":
+            raise ValueError("Complex data not supported: convert the columns to real numbers.")
         if columns is None:
             columns = [f"x{j}" for j in range(array.shape[1])]
         columns = [str(c) for c in columns]

@@ -145,7 +145,10 @@ class ColumnGroup:
     def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
         if meta.get("family") != self.family or list(meta.get("names", [])) != self.names:
             raise ValueError(f"column group {self.names} does not match the schema.")
+        fresh = self.stats
         self.stats = type(self.stats).from_state(state)
+        if sorted(self.stats.state()) != sorted(fresh.state()):
+            raise ValueError(f"column group {self.names} holds other arrays than its family's.")
         self.encoder.load_meta(meta)
 
     def check(self, n_classes: int) -> None:

@@ -112,10 +112,18 @@ class CategoricalCounts:
         return {"n_categories": self.n_categories, "counts": self.counts}
 
     def check(self, n_classes: int, n_features: int) -> None:
-        """Raise ValueError unless the arrays fit a model of this size (used by model files)."""
+        """Raise ValueError unless the arrays fit a model of this size (used by model files,
+        which may be forged: the compiled kernels index ``counts`` by ``offsets`` unchecked).
+
+        Σ_j S_j is summed as Python integers (an int64 sum can wrap around to the real width),
+        and every S_j must itself be at most the width."""
         if self.n_categories.shape != (n_features,) or np.any(self.n_categories < 0):
             raise ValueError(f"n_categories must be {n_features} counts >= 0.")
-        if self.counts.shape != (n_classes, int(self.n_categories.sum())):
+        width = self.counts.shape[1] if self.counts.ndim == 2 else -1
+        if np.any(self.n_categories > max(width, 0)):
+            raise ValueError("n_categories has a feature with more values than counts has columns.")
+        total = sum(int(v) for v in self.n_categories.tolist())
+        if self.counts.shape != (n_classes, total):
             raise ValueError(
                 f"counts has shape {self.counts.shape}, inconsistent with the categories."
             )
@@ -124,9 +132,16 @@ class CategoricalCounts:
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> CategoricalCounts:
-        stats = cls(state["counts"].shape[0], state["n_categories"].shape[0])
-        stats.n_categories = state["n_categories"].astype(np.int64)
-        stats.counts = state["counts"].astype(np.float64)
+        n_categories, counts = state["n_categories"], state["counts"]
+        if n_categories.ndim != 1 or n_categories.dtype.kind not in "iu":
+            raise ValueError("n_categories must be a 1-D integer array.")
+        if counts.ndim != 2:
+            raise ValueError("counts must be a 2-D array.")
+        if n_categories.dtype == np.uint64 and np.any(n_categories > np.iinfo(np.int64).max):
+            raise ValueError("n_categories holds a count beyond 64-bit integers.")
+        stats = cls(0, 0)
+        stats.n_categories = n_categories.astype(np.int64)
+        stats.counts = counts.astype(np.float64)
         return stats
 
     # ------------------------------------------------------------------ parameters

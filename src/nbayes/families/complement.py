@@ -32,6 +32,7 @@ def weights(stats: FeatureSums, alpha: float | np.ndarray, norm: bool) -> np.nda
         other = counts.sum(axis=0) + alpha  # Σ_k n_{k,t} + α_t
         logged = np.empty((counts.shape[1], counts.shape[0]))
         np.subtract(other[:, None], counts.T, out=logged)
+        _recount_cancelled(counts, alpha, other, logged)
         totals = logged.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             np.log(logged, out=logged)
@@ -44,6 +45,23 @@ def weights(stats: FeatureSums, alpha: float | np.ndarray, norm: bool) -> np.nda
             return np.negative(logged, out=logged)
 
     return stats.cached(("complement", _key(alpha), bool(norm)), compute).T
+
+
+def _recount_cancelled(
+    counts: np.ndarray, alpha: float | np.ndarray, other: np.ndarray, logged: np.ndarray
+) -> None:
+    """Where one class holds nearly all of a feature's count, (Σ_k n_{k,t} + α) − n_{c,t} loses
+    its digits to cancellation (down to 0, or below: a log of 0 or NaN). Those features'
+    complements are summed again over the other classes only (sums before and after c)."""
+    risky = np.flatnonzero((logged < other[:, None] * 2.0**-20).any(axis=1))
+    if not risky.size:
+        return
+    block = counts[:, risky]  # (K, r)
+    zero = np.zeros((1, risky.size))
+    before = np.concatenate([zero, np.cumsum(block, axis=0)[:-1]])
+    after = np.concatenate([np.cumsum(block[::-1], axis=0)[-2::-1], zero])
+    extra = alpha[risky] if np.ndim(alpha) else alpha
+    logged[risky] = (before + after + extra).T
 
 
 def log_likelihood(

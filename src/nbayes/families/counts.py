@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _kernels
+from .._validation import MAX_TOTAL_WEIGHT, check_finite_sums
 
 
 def class_matrix(cls: np.ndarray, weight: np.ndarray, n_classes: int) -> sp.csr_array:
@@ -32,11 +33,13 @@ class FeatureSums:
         self.counts = np.zeros((n_classes, n_features))
         self.observed = np.zeros((n_classes, n_features)) if track_observed else None
         self._cache: dict = {}
+        self._ceiling: float | None = None  # an upper bound of the largest count (None: unknown)
 
     def accumulate(self, X: np.ndarray | sp.csr_array, cls: np.ndarray, weight: np.ndarray) -> None:
         """Add a batch; dense X may hold NaN (missing) only when observed weights are tracked."""
         if X.shape[0] == 0:
             return
+        self._check_growth(X, weight)
         if is_sparse(X):
             _kernels.count_csr(
                 X.indptr, X.indices, np.asarray(X.data, dtype=np.float64), cls, weight, self.counts
@@ -55,8 +58,39 @@ class FeatureSums:
                 self.counts += Y @ X
         self._cache.clear()
 
+    def _check_growth(self, X: np.ndarray | sp.csr_array, weight: np.ndarray) -> None:
+        """Refuse, before anything is added, a batch whose weighted sums Σ w_i x_it would
+        overflow: first a cheap bound (rows × largest weight × largest value), and only when
+        that is not small enough, the exact per-column sums against the largest counts."""
+        values = X.data if is_sparse(X) else X
+        if not values.size:
+            return
+        top = float(np.nanmax(np.abs(values)))
+        bound = X.shape[0] * float(np.max(weight)) * top  # ≥ every Σ_i w_i x_it of the batch
+        ceiling = getattr(self, "_ceiling", None)
+        if ceiling is None:
+            ceiling = float(np.max(self.counts, initial=0.0))
+        if bound + ceiling < MAX_TOTAL_WEIGHT:
+            self._ceiling = ceiling + bound  # still ≥ the largest count after this batch
+            return
+        self._ceiling = None
+        if is_sparse(X):
+            rows = sp.csr_array((np.abs(X.data), X.indices, X.indptr), shape=X.shape)
+            column_sums = rows.T @ weight
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                column_sums = weight @ np.where(np.isnan(X), 0.0, np.abs(X))
+        with np.errstate(over="ignore", invalid="ignore"):
+            grown = np.max(self.counts, axis=0, initial=0.0) + column_sums
+        check_finite_sums(grown, "the feature counts", estimator="counting")
+
     def merge(self, other: FeatureSums, positions: np.ndarray) -> None:
+        with np.errstate(over="ignore"):
+            check_finite_sums(
+                self.counts[positions] + other.counts, "the merged counts", estimator="merge"
+            )
         self.counts[positions] += other.counts
+        self._ceiling = None
         if self.observed is not None and other.observed is not None:
             self.observed[positions] += other.observed
         self._cache.clear()
@@ -78,7 +112,8 @@ class FeatureSums:
         return state
 
     def check(self, n_classes: int, n_features: int) -> None:
-        """Raise ValueError unless the arrays fit a model of this size (used by model files)."""
+        """Raise ValueError unless the arrays fit a model of this size (used by model files):
+        shapes, signs, and sums over classes and over features that stay finite."""
         for name in ("counts", "observed"):
             array = getattr(self, name)
             if array is None:
@@ -87,10 +122,17 @@ class FeatureSums:
                 raise ValueError(f"{name} must have shape ({n_classes}, {n_features}).")
             if np.any(array < 0):
                 raise ValueError(f"{name} must be >= 0.")
+            with np.errstate(over="ignore"):
+                total = float(array.sum())
+            if not total <= MAX_TOTAL_WEIGHT:
+                raise ValueError(f"{name} sum to {total:g}, beyond {MAX_TOTAL_WEIGHT:g}.")
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> FeatureSums:
-        stats = cls(*state["counts"].shape, track_observed="observed" in state)
+        for name in ("counts", "observed"):
+            if name in state and state[name].ndim != 2:
+                raise ValueError(f"{name} must be a 2-D array.")
+        stats = cls(0, 0, track_observed="observed" in state)
         stats.counts = np.asarray(state["counts"], dtype=np.float64)
         if "observed" in state:
             stats.observed = np.asarray(state["observed"], dtype=np.float64)
@@ -156,14 +198,19 @@ class LogTable:
 
     def __init__(self, table: np.ndarray) -> None:
         impossible = np.isneginf(table)
+        certain = np.isposinf(table)  # complement weights −log θ̃ with θ̃ = 0 (λ = 0)
         self.has_zero = bool(impossible.any())
+        self.has_inf = bool(certain.any())
         self.values = np.ascontiguousarray(
-            np.where(impossible, 0.0, table) if self.has_zero else table
+            np.where(impossible | certain, 0.0, table) if self.has_zero or self.has_inf else table
         )
         self.zero = np.ascontiguousarray(impossible, dtype=np.float64) if self.has_zero else None
+        self.inf = np.ascontiguousarray(certain, dtype=np.float64) if self.has_inf else None
 
     def apply(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
         out = matmul(X, self.values)
+        if self.has_inf:
+            out[matmul(positive_part(X), self.inf) > 0] = np.inf
         if self.has_zero:
             out[matmul(positive_part(X), self.zero) > 0] = -np.inf
         return out

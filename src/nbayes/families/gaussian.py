@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._jit import kernel
+from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
 
@@ -110,10 +111,12 @@ class GaussianMoments:
         if X.shape[0] == 0:
             return
         W, mean, M2, U, umean, UM2 = _batch_moments(X, cls, weight, self.weight.shape[0])
-        self.weight, self.mean, self.m2 = chan_merge(self.weight, self.mean, self.m2, W, mean, M2)
-        self.pooled_count, self.pooled_mean, self.pooled_m2 = chan_merge(
-            self.pooled_count, self.pooled_mean, self.pooled_m2, U, umean, UM2
-        )
+        merged = chan_merge(self.weight, self.mean, self.m2, W, mean, M2)
+        pooled = chan_merge(self.pooled_count, self.pooled_mean, self.pooled_m2, U, umean, UM2)
+        for part in (*merged, *pooled):  # checked before anything is changed
+            check_finite_sums(part, "the Gaussian moments", estimator="gaussian")
+        self.weight, self.mean, self.m2 = merged
+        self.pooled_count, self.pooled_mean, self.pooled_m2 = pooled
         self._cache.clear()
 
     def merge(self, other: GaussianMoments, positions: np.ndarray) -> None:
@@ -155,7 +158,9 @@ class GaussianMoments:
         }
 
     def check(self, n_classes: int, n_features: int) -> None:
-        """Raise ValueError unless the arrays fit a model of this size (used by model files)."""
+        """Raise ValueError unless the arrays fit a model of this size (used by model files):
+        shapes, signs, and means within ±MAX_ABS_VALUE (what fitting accepts), so that no
+        derived parameter overflows."""
         for name in ("weight", "mean", "m2"):
             if getattr(self, name).shape != (n_classes, n_features):
                 raise ValueError(f"{name} must have shape ({n_classes}, {n_features}).")
@@ -165,10 +170,13 @@ class GaussianMoments:
         for name in ("weight", "m2", "pooled_count", "pooled_m2"):
             if np.any(getattr(self, name) < 0):
                 raise ValueError(f"{name} must be >= 0.")
+        for name in ("mean", "pooled_mean"):
+            if np.any(np.abs(getattr(self, name)) > MAX_ABS_VALUE):
+                raise ValueError(f"{name} holds values beyond ±{MAX_ABS_VALUE:g}.")
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> GaussianMoments:
-        stats = cls(*state["weight"].shape)
+        stats = cls(0, 0)
         for name in ("weight", "mean", "m2", "pooled_count", "pooled_mean", "pooled_m2"):
             setattr(stats, name, np.asarray(state[name], dtype=np.float64))
         return stats

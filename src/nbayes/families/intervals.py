@@ -39,6 +39,8 @@ from .categorical import CategoricalCounts
 from .sketch import EXACT, FeatureSketch, SketchColumns
 
 METHODS = ("equal-width", "equal-frequency", "mdl")
+#: The most intervals ``bins`` may ask for: cut points and a column of counts per class each.
+MAX_INTERVALS = 2**16
 
 
 def _boundaries(sketch: FeatureSketch) -> np.ndarray:

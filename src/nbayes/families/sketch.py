@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup
 
 EXACT = np.iinfo(np.int64).min  # grid level meaning "keys are the exact values"
@@ -76,17 +77,25 @@ class FeatureSketch:
     def _store(
         self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
     ) -> None:
-        self.keys, self.weight, self.total = _reduce(keys, cls, weight, total, self.n_classes)
+        keys, weight, total = _reduce(keys, cls, weight, total, self.n_classes)
+        check_finite_sums(total, "a value sketch", estimator="sketch")  # before any change
+        self.keys, self.weight, self.total = keys, weight, total
         self._coarsen()
 
     def add(self, values: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
         """Add observed (non-NaN) values with their class indices and weights."""
         if values.size == 0:
             return
+        with np.errstate(over="ignore", invalid="ignore"):
+            new = (pool(values, self.level), cls, weight, weight * values)
+        before = self.minimum, self.maximum
         self.minimum = min(self.minimum, float(values.min()))
         self.maximum = max(self.maximum, float(values.max()))
-        new = (pool(values, self.level), cls, weight, weight * values)
-        self._store(*(np.concatenate(pair) for pair in zip(self._entries(), new, strict=True)))
+        try:
+            self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
+        except ValueError:  # the sums overflowed: nothing was stored
+            self.minimum, self.maximum = before
+            raise
 
     def merge(self, other: FeatureSketch, positions: np.ndarray) -> None:
         """Add ``other`` (its class k is this sketch's class ``positions[k]``)."""
@@ -155,7 +164,9 @@ class FeatureSketch:
         }
 
     def check(self, n_classes: int) -> None:
-        """Raise ValueError unless the arrays are a consistent sketch (used by model files)."""
+        """Raise ValueError unless the arrays are a consistent sketch (used by model files):
+        shapes, strictly increasing keys, weights >= 0, a grid level in range, and a range
+        that is (inf, -inf) for an empty sketch and finite, in order, otherwise."""
         m = self.keys.shape[0]
         if (
             self.keys.ndim != 1
@@ -163,17 +174,30 @@ class FeatureSketch:
             or self.total.shape != (m, n_classes)
         ):
             raise ValueError("sketch arrays have inconsistent shapes.")
-        if m > 1 and np.any(np.diff(self.keys) <= 0):
+        if m > 1 and not np.all(self.keys[1:] > self.keys[:-1]):
             raise ValueError("sketch keys must be strictly increasing.")
         if np.any(self.weight < 0) or self.max_bins < 2 or m > max(self.max_bins, 0):
             raise ValueError("sketch weights or sizes are invalid.")
         if self.level != EXACT and not -1100 <= self.level <= 1100:
             raise ValueError("sketch grid level is invalid.")
+        low, high = self.minimum, self.maximum
+        if m == 0:
+            if not (low == np.inf and high == -np.inf):
+                raise ValueError("an empty sketch must have the range (inf, -inf).")
+        elif not (np.isfinite(low) and np.isfinite(high) and low <= high):
+            raise ValueError("a sketch's range must be two finite numbers, in order.")
+        if np.any(np.abs(self.keys) > MAX_ABS_VALUE) or not np.isfinite(self.weight.sum()):
+            raise ValueError("a sketch holds values or weights beyond the float range.")
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray], prefix: str) -> FeatureSketch:
-        level, max_bins = (int(v) for v in state[f"{prefix}.meta"])
-        sketch = cls(state[f"{prefix}.weight"].shape[1], max_bins)
+        meta, weight = state[f"{prefix}.meta"], state[f"{prefix}.weight"]
+        if meta.shape != (2,) or meta.dtype != np.int64 or weight.ndim != 2:
+            raise ValueError(f"sketch {prefix} is malformed.")
+        if state[f"{prefix}.range"].shape != (2,):
+            raise ValueError(f"sketch {prefix} has a malformed range.")
+        level, max_bins = (int(v) for v in meta)
+        sketch = cls(weight.shape[1], max_bins)
         sketch.level = level
         sketch.keys = np.asarray(state[f"{prefix}.keys"], dtype=np.float64)
         sketch.weight = np.asarray(state[f"{prefix}.weight"], dtype=np.float64)

@@ -47,6 +47,8 @@ def classifier_from_state(
     model._restore_common(meta["model"], model_arrays)
     stats = FeatureSums.from_state(section("stats", model_arrays))
     stats.check(len(model.classes_), model.n_features_in_)
+    if stats.observed is not None:
+        raise ValueError("a text model's statistics hold no observed weights.")
     if model.n_features_in_ != vectorizer._width:
         raise ValueError("the model's columns do not match the vectorizer's.")
     model._stats = stats

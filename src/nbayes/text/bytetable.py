@@ -119,8 +119,15 @@ class ByteTable:
             raise ValueError("a token table's offsets must be a 1-D integer array.")
         if arena.ndim != 1 or arena.dtype != np.uint8:
             raise ValueError("a token table's arena must be 1-D bytes.")
+        if offsets.dtype == np.uint64 and np.any(offsets > np.iinfo(np.int64).max):
+            raise ValueError("a token table's offsets are beyond 64-bit integers.")
         offsets = offsets.astype(np.int64)
-        if offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != arena.shape[0]:
+        # compared, never subtracted: differences of forged offsets can wrap around
+        if (
+            offsets[0] != 0
+            or offsets[-1] != arena.shape[0]
+            or not np.all(offsets[1:] >= offsets[:-1])
+        ):
             raise ValueError("a token table's offsets do not describe its arena.")
         n = offsets.shape[0] - 1
         hashes = _hashtable.entry_hashes(offsets, arena, n, 0)

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._base import class_index, partial_fit_classes
+from .._base import check_label_kinds, class_index, partial_fit_classes
+from .._locks import synchronized
 from .._params import ParamsMixin
 from .._validation import check_sample_weight, check_target
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
@@ -224,6 +225,7 @@ class TextClassifier(ParamsMixin):
         return self.model_.feature_count_[:, : self.vectorizer_.n_columns_]
 
     # ----------------------------------------------------------------- fitting
+    @synchronized
     def fit(self, texts: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
         """Fit from scratch on documents ``texts`` with labels ``y``."""
         self._check_params()
@@ -240,6 +242,7 @@ class TextClassifier(ParamsMixin):
             raise
         return self
 
+    @synchronized
     def partial_fit(
         self, texts: Any, y: Any, classes: Any = None, sample_weight: Any = None
     ) -> TextClassifier:
@@ -299,6 +302,7 @@ class TextClassifier(ParamsMixin):
         if done != n:
             raise ValueError(f"{self._name}: texts has {done} documents but y has {n} labels.")
 
+    @synchronized
     def merge(self, *others: TextClassifier) -> TextClassifier:
         """Add classifiers fitted on other documents; returns ``self``, equal to the fit on all of
         them (vocabularies united and columns re-indexed in vocabulary mode)."""
@@ -307,6 +311,7 @@ class TextClassifier(ParamsMixin):
             if not isinstance(other, TextClassifier):
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
             other._check_fitted()
+            check_label_kinds(self.classes_, other.classes_, estimator=self._name)
             if other._fit_key != self._fit_key:
                 raise ValueError(
                     f"cannot merge {self._name}s fitted with different counting parameters: "

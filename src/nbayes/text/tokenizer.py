@@ -424,16 +424,21 @@ def _sum_pairs(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[np.nda
     return unique, np.bincount(inverse, weights=np.concatenate(values), minlength=unique.shape[0])
 
 
+#: The longest word n-gram: a document of T tokens gives up to T · max_n n-grams, so an unbounded
+#: max_n (from a forged model file, say) would make tokenising quadratic in T.
+MAX_NGRAM = 32
+
+
 def check_ngram_range(value: Any) -> tuple[int, int]:
     try:
         lo, hi = value
         ok = all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in (lo, hi))
     except (TypeError, ValueError):
         ok = False
-    if not ok or not 1 <= lo <= hi:
+    if not ok or not 1 <= lo <= hi <= MAX_NGRAM:
         raise ValueError(
-            f"ngram_range must be a pair (min_n, max_n) of ints with 1 <= min_n <= max_n, got "
-            f"{value!r}."
+            f"ngram_range must be a pair (min_n, max_n) of ints with 1 <= min_n <= max_n <= "
+            f"{MAX_NGRAM}, got {value!r}."
         )
     return int(lo), int(hi)
 

@@ -531,15 +531,17 @@ class TextVectorizer(ParamsMixin):
         """Restore :meth:`_state` into a vectorizer built with the same parameters."""
         from .bytetable import ByteTable
 
-        self._reset()
         df, tf = (
             np.asarray(arrays["df"], dtype=np.float64),
             np.asarray(arrays["tf"], dtype=np.float64),
         )
         if df.ndim != 1 or df.shape != tf.shape or np.any(df < 0) or np.any(tf < 0):
             raise ValueError("document statistics must be two equal 1-D arrays of counts >= 0.")
+        # checked before _reset, which allocates n_features columns: a forged file's
+        # parameters must not size anything that its arrays do not already hold
         if self.mode == "hashing" and df.shape[0] != int(self.n_features):
             raise ValueError(f"hashing mode needs {self.n_features} columns, got {df.shape[0]}.")
+        self._reset()
         self._df, self._tf = df.copy(), tf.copy()
         for name in ("vocabulary", "names"):
             if getattr(self, f"{name}_") is not None:
@@ -552,9 +554,10 @@ class TextVectorizer(ParamsMixin):
             if named.shape != (df.shape[0],) or named.dtype != np.uint8 or np.any(named > 1):
                 raise ValueError("named must mark each hash column with 0 or 1.")
             self._named = named.copy()
-        self.n_documents_ = int(meta["n_documents"])
-        self.n_invalid_utf8_ = int(meta["n_invalid_utf8"])
-        self.n_missing_ = int(meta["n_missing"])
+        counters = [meta["n_documents"], meta["n_invalid_utf8"], meta["n_missing"]]
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in counters):
+            raise ValueError("document counters must be integers.")
+        self.n_documents_, self.n_invalid_utf8_, self.n_missing_ = counters
         if min(self.n_documents_, self.n_invalid_utf8_, self.n_missing_) < 0:
             raise ValueError("document counters must be >= 0.")
 

@@ -1,0 +1,200 @@
+"""Readers that cannot hang or lie: compressed input that is truncated or corrupt is an error
+naming the file (never a shorter file), a record longer than the limit is an error naming its
+line (never unbounded memory), a block holding no complete record is read again larger, CR-only
+line ends and byte-order marks are handled, and every error is one line with the file."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zstandard
+
+from nbayes.cli import main
+from nbayes.readers import DataError, TableReader
+
+
+def csv_bytes(rows: int = 3000) -> bytes:
+    rng = np.random.default_rng(1)
+    lines = [f"{rng.normal():.5f},{rng.choice(['a', 'b'])},{rng.choice(['x', 'y'])}"
+             for _ in range(rows)]  # fmt: skip
+    return ("h,c,y\n" + "\n".join(lines) + "\n").encode()
+
+
+def rows_read(path: Path, **options) -> int:
+    return sum(batch.frame.height for batch in TableReader(path, **options))
+
+
+def one_line_error(args: list[str], capsys) -> str:
+    assert main([str(a) for a in args]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("nbayes: error: "), err
+    return err
+
+
+# ---------------------------------------------------------------------- compressed input
+def test_a_truncated_zstd_file_is_an_error_not_a_shorter_file(tmp_path: Path, capsys):
+    """zstandard's stream reader returned a truncated file's rows as if complete (with
+    --skip-bad-rows, 218,453 of 400,000 rows were predicted, exit 0)."""
+    data = csv_bytes()
+    whole = tmp_path / "whole.csv.zst"
+    whole.write_bytes(zstandard.ZstdCompressor().compress(data))
+    assert rows_read(whole, chunk_bytes=4096) == 3000
+    cut = tmp_path / "cut.csv.zst"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with pytest.raises(DataError, match="data is truncated"):
+        rows_read(cut, chunk_bytes=4096, skip_bad_rows=True)
+    err = one_line_error(["fit", cut, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "cut.csv.zst" in err and "ends inside a frame" in err
+    assert not (tmp_path / "m.nbm").exists()
+
+
+def test_several_zstd_frames_are_read_one_after_another(tmp_path: Path):
+    data = csv_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    compressor = zstandard.ZstdCompressor()
+    path = tmp_path / "frames.csv.zst"
+    path.write_bytes(compressor.compress(data[:half]) + compressor.compress(data[half:]))
+    assert rows_read(path, chunk_bytes=2048) == 3000
+
+
+def test_a_zstd_bomb_is_decompressed_a_little_at_a_time():
+    """A frame of 64 MiB of zeros compresses to a few kB; reading 1 kB of it must not expand
+    the whole frame first."""
+    import io
+
+    from nbayes.readers import ZstdFrames
+
+    bomb = zstandard.ZstdCompressor().compress(bytes(64 * 2**20))
+    stream = ZstdFrames(io.BytesIO(bomb), "bomb.zst")
+    assert stream.read(1024) == bytes(1024)
+    assert len(stream._output) <= ZstdFrames.FEED * 2**15
+
+
+def test_corrupt_zstd_and_gzip_are_errors_naming_the_file(tmp_path: Path, capsys):
+    data = csv_bytes()
+    packed = bytearray(zstandard.ZstdCompressor().compress(data))
+    packed[len(packed) // 2 : len(packed) // 2 + 64] = bytes(64)
+    bad_zstd = tmp_path / "bad.csv.zst"
+    bad_zstd.write_bytes(bytes(packed))
+    err = one_line_error(["fit", bad_zstd, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "bad.csv.zst" in err and "corrupt" in err
+    zipped = gzip.compress(data)
+    cut_gzip = tmp_path / "cut.csv.gz"
+    cut_gzip.write_bytes(zipped[: len(zipped) // 2])
+    err = one_line_error(["fit", cut_gzip, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "cut.csv.gz" in err and "truncated or corrupt" in err
+    bad_gzip = tmp_path / "bad.csv.gz"
+    damaged = bytearray(zipped)
+    damaged[40:60] = b"\xff" * 20
+    bad_gzip.write_bytes(bytes(damaged))
+    err = one_line_error(["fit", bad_gzip, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "bad.csv.gz" in err
+
+
+# ---------------------------------------------------------------------- long records
+def test_a_record_longer_than_the_limit_is_an_error_naming_its_line(tmp_path: Path, capsys):
+    path = tmp_path / "endless.csv"
+    path.write_bytes(b"h,c,y\n1,a,x\n2,b," + b"y" * 300_000 + b"\n3,a,x\n")
+    with pytest.raises(DataError, match=r"line 3: a record .* longer than 100,000 bytes"):
+        rows_read(path, chunk_bytes=1024, max_record_bytes=100_000)
+    assert rows_read(path, chunk_bytes=1024, max_record_bytes=400_000) == 3
+
+
+def test_a_file_of_nul_bytes_stops_at_the_limit(tmp_path: Path):
+    path = tmp_path / "zeros.csv.gz"
+    path.write_bytes(gzip.compress(b"h,c,y\n" + bytes(2_000_000)))
+    with pytest.raises(DataError, match="longer than 500,000 bytes"):
+        rows_read(path, chunk_bytes=4096, max_record_bytes=500_000)
+
+
+def test_a_record_longer_than_a_block_is_read_not_an_index_error(tmp_path: Path):
+    """The careful CSV reader raised IndexError when a block held no complete record: a first
+    record longer than the chunk, or an unclosed quote."""
+    long = tmp_path / "long.csv"
+    long.write_bytes(b"h,c,y\n1,a," + b"x" * 5000 + b"\n2,b,y\n")
+    assert rows_read(long, chunk_bytes=1024) == 2
+    header = tmp_path / "header.csv"
+    names = b",".join(b"c%d" % j for j in range(800))
+    header.write_bytes(names + b"\n" + b"1," * 799 + b"1\n")
+    assert rows_read(header, chunk_bytes=1024) == 1
+    quote = tmp_path / "quote.csv"
+    quote.write_bytes(b'h,c,y\n1,"a,x\n2,b,y\n3,a,x\n')
+    with pytest.raises(DataError, match="line 2"):
+        rows_read(quote, chunk_bytes=1024)
+    jsonl = tmp_path / "long.jsonl"
+    jsonl.write_bytes(
+        b'{"h": 1, "c": "' + b"a" * 5000 + b'", "y": "x"}\n{"h": 2, "c": "b", "y": "y"}\n'
+    )
+    assert rows_read(jsonl, chunk_bytes=1024) == 2
+
+
+# ---------------------------------------------------------------------- line ends and marks
+def test_cr_only_line_ends_are_named(tmp_path: Path, capsys):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"h,c,y\r1,a,x\r2,b,y\r3,a,x\r")
+    err = one_line_error(["fit", path, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "mac.csv" in err and "carriage return" in err
+    with pytest.raises(DataError, match="carriage return"):
+        rows_read(path)
+    crlf = tmp_path / "dos.csv"
+    crlf.write_bytes(b"h,c,y\r\n1,a,x\r\n2,b,y\r\n")
+    assert rows_read(crlf) == 2
+
+
+def test_a_byte_order_mark_is_no_part_of_the_first_name(tmp_path: Path):
+    for name, body in (
+        ("bom.csv", b"h,c,y\n1,a,x\n2,b,y\n"),
+        ("bom.jsonl", b'{"h": 1, "c": "a", "y": "x"}\n{"h": 2, "c": "b", "y": "y"}\n'),
+    ):
+        path = tmp_path / name
+        path.write_bytes(b"\xef\xbb\xbf" + body)
+        for quick in (False, True):
+            reader = TableReader(path, quick=quick)
+            frames = [batch.frame for batch in reader]
+            assert frames[0].columns == ["h", "c", "y"], (name, quick)
+
+
+def test_deeply_nested_json_lines_are_one_clean_error(tmp_path: Path, capsys):
+    path = tmp_path / "deep.jsonl"
+    deep = b"[" * 100_000 + b"]" * 100_000
+    path.write_bytes(b'{"h": ' + deep + b', "y": "x"}\n{"h": 2, "y": "y"}\n')
+    err = one_line_error(["fit", path, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "deep.jsonl" in err and "line 1" in err
+
+
+def test_numbers_beyond_the_float_range_are_errors_naming_the_column(tmp_path: Path, capsys):
+    path = tmp_path / "e400.csv"
+    path.write_bytes(b"h,c,y\n1,a,x\n1e400,b,y\n3,a,x\n")
+    err = one_line_error(["fit", path, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert "e400.csv" in err and "'h'" in err and "inf" in err
+
+
+# ---------------------------------------------------------------------- many columns
+def test_categorical_coding_of_many_columns_matches_column_by_column():
+    """One join per value type codes all the columns; the codes are those a column-by-column
+    dictionary gives, new values join in order of first appearance, missing stays missing."""
+    import polars as pl
+
+    from nbayes.encoding import UNSEEN, CategoricalEncoder
+
+    rng = np.random.default_rng(4)
+    d, n = 300, 40
+    names = [f"c{j}" for j in range(d)]
+    first = pl.DataFrame({m: rng.choice(["a", "b", "c", None], n).tolist() for m in names})
+    second = pl.DataFrame({m: rng.choice(["b", "d", None], n).tolist() for m in names})
+    encoder = CategoricalEncoder(names, [pl.String] * d)
+    encoder.encode(first, fitting=True)
+    block = encoder.encode(second, fitting=True)
+    for j, name in enumerate(names):
+        seen: list = []
+        for value in first[name].to_list() + second[name].to_list():
+            if value is not None and value not in seen:
+                seen.append(value)
+        assert encoder.vocabularies[j] == seen
+        expected = [np.nan if v is None else seen.index(v) for v in second[name].to_list()]
+        np.testing.assert_array_equal(block[:, j], expected)
+    fresh = pl.DataFrame({m: ["z", "a"] for m in names})
+    np.testing.assert_array_equal(encoder.encode(fresh, fitting=False)[0], np.full(d, UNSEEN))
