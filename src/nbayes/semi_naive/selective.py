@@ -1,0 +1,129 @@
+"""Selective k-DB (Martínez, Webb, Chen & Zaidi, JMLR 2016): k-DB that chooses, from the data,
+how many attributes to use and how many parents each may have.
+
+The attributes are ranked by I(X_j; C) and given their k-DB parents for the largest k (passes 1
+and 2, :mod:`nbayes.semi_naive.network`). Every model (s, k') — the s first attributes of the
+ranking, each with at most its first k' ≤ k parents — is nested in that one and scored from the
+same counts, so one more pass over the training rows computes their leave-one-out losses
+together: for each row, its own weight is taken out of every count it touched and
+
+    log-loss:  −log P̂(y | x),      error:  [argmax_c P̂(c | x) ≠ y],
+    rmse:      Σ_c (P̂(c | x) − [c = y])²   (the root of the mean is reported)
+
+are added up for every (s, k') (:func:`nbayes.semi_naive._kernels.leave_one_out_losses`). The
+model with the smallest total is kept (ties: fewer attributes, then fewer parents). Three passes;
+``merge`` refuses, since the selection depends on all rows' leave-one-out predictions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._base import NaiveBayesClassifier
+from . import _kernels
+from .classifier import scoring_blocks
+from .memory import DEFAULT_MAX_MEMORY
+from .network import KDB, StagedCounts
+from .parents import ParentCounts
+
+CRITERIA = ("log-loss", "error", "rmse")
+
+
+class SelectiveKDB(KDB):
+    """Selective k-DB (see :mod:`nbayes.semi_naive.selective`) over integer codes.
+
+    Parameters
+    ----------
+    k : int, default 3
+        The most parents per attribute among which k' ≤ k is chosen.
+    criterion : {"log-loss", "error", "rmse"}, default "log-loss"
+        The leave-one-out loss the attribute count s and k' minimise.
+    alpha, smoothing, min_count, class_prior, prior_alpha, loss, max_memory
+        As :class:`~nbayes.semi_naive.KDB`.
+    """
+
+    def __init__(
+        self,
+        k: int = 3,
+        *,
+        criterion: str = "log-loss",
+        alpha: float = 1.0,
+        smoothing: str = "lidstone",
+        min_count: float = 1,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        super().__init__(
+            k, alpha=alpha, smoothing=smoothing, min_count=min_count, class_prior=class_prior,
+            prior_alpha=prior_alpha, loss=loss, max_memory=max_memory,
+        )  # fmt: skip
+        self.criterion = criterion
+
+    @property
+    def passes(self) -> int:  # type: ignore[override]
+        return 3
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}.")
+
+    def _new_stats(self, n_classes: int, n_features: int) -> StagedCounts:
+        return StagedCounts(super(KDB, self)._new_stats(n_classes, n_features))
+
+    def _later_passes(self, source) -> None:
+        pairs = self._pairs
+        counts = ParentCounts(
+            pairs.n_classes, pairs.n_values, self._learnt_structure(), max_parents=int(self.k),
+            max_memory=self._budget(), names=self._names(),
+        )  # fmt: skip
+        for X, cls, weight in source():
+            counts.accumulate(X, cls, weight)
+        self._stats.parents = counts
+        losses = np.zeros((pairs.n_features + 1, int(self.k) + 1, len(CRITERIA)))
+        _, config_class, config_count = counts.tables(self._pseudo())
+        order = np.asarray(counts.structure.order, dtype=np.int64)
+        for X, cls, weight in source():
+            _kernels.leave_one_out_losses(
+                X, np.ascontiguousarray(cls, dtype=np.int64),
+                np.ascontiguousarray(weight, dtype=np.float64), counts.n_values, counts.parents,
+                counts.n_parents, order, counts.level_base, counts.config_base, counts.counts,
+                config_class, config_count, self.class_count_, self._pseudo(),
+                float(self.min_count), losses, scoring_blocks(X.shape[0]),
+            )  # fmt: skip
+        self.leave_one_out_losses_ = losses
+        self._select()
+
+    def _select(self) -> None:
+        table = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
+        best = (0, 0)
+        for kk in range(table.shape[1]):
+            for s in range(table.shape[0]):
+                if table[s, kk] < table[best]:
+                    best = (s, kk)
+        self.n_attributes_, self.k_ = int(best[0]), int(best[1])
+
+    def _depth(self, counts: ParentCounts) -> np.ndarray:
+        depth = np.full(counts.n_values.shape[0], -1, dtype=np.int64)
+        chosen = np.asarray(counts.structure.order[: self.n_attributes_], dtype=np.int64)
+        depth[chosen] = np.minimum(counts.n_parents[chosen], self.k_)
+        return depth
+
+    @property
+    def selected_(self) -> list:
+        """The attributes used, in the order of I(X_j; C) (names when known)."""
+        self._check_fitted()
+        chosen = self._structure().order[: self.n_attributes_]
+        names = self._feature_names
+        return [names[j] if names is not None else j for j in chosen]
+
+    def merge(self, *others: NaiveBayesClassifier) -> SelectiveKDB:
+        raise ValueError(
+            "SelectiveKDB models cannot be merged exactly: the choice of attributes and k comes "
+            "from leave-one-out predictions over all rows' counts. Fit on all rows (fit_passes "
+            "reads a source once per pass)."
+        )
