@@ -249,8 +249,9 @@ def pair_conditionals(
 
 @numba.njit(**_JIT)
 def pair_joints(pairs, n_values, pair_base, pseudo_pair, joint):  # pragma: no cover - compiled
-    """joint[p, c] = log P(x_i = a, x_j = b | c) = log (N(c, a, b) + q_ij) / (N_c^(ij) + v_i v_j q_ij),
-    N_c^(ij) the class-c rows with both observed."""
+    """joint[p, c] = log P(x_i = a, x_j = b | c)
+    = log (N(c, a, b) + q_ij) / (N_c^(ij) + v_i v_j q_ij), N_c^(ij) the class-c rows with both
+    observed."""
     d = n_values.shape[0]
     K = pairs.shape[1]
     total = np.zeros(K)
@@ -320,7 +321,7 @@ def conditional_mutual_information(
 ):  # pragma: no cover - compiled
     """out[i, j] = out[j, i] = I(X_i; X_j | C) in nats, over the rows observing both:
 
-        Σ_{c,a,b} P̂(c, a, b) log [ P̂(c, a, b) P̂(c) / (P̂(c, a) P̂(c, b)) ].
+    Σ_{c,a,b} P̂(c, a, b) log [ P̂(c, a, b) P̂(c) / (P̂(c, a) P̂(c, b)) ].
     """
     d = n_values.shape[0]
     K = pairs.shape[1]
@@ -513,7 +514,9 @@ def aode_scores(
             unseen[t] += u
             keep[:] = True
             if critical >= 0:
-                _subsume(attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep)
+                _subsume(
+                    attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
+                )
             _aode_row(
                 attr, code, m, keep, offsets, n_values, pair_base, log_single, forward, backward,
                 freq, min_count, parent_weight, score, out[r],
@@ -544,7 +547,9 @@ def a2de_scores(
             unseen[t] += u
             keep[:] = True
             if critical >= 0:
-                _subsume(attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep)
+                _subsume(
+                    attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
+                )
             n_par = 0
             for a in range(m):
                 if not keep[a]:
@@ -601,7 +606,8 @@ def hnb_scores(
 ):  # pragma: no cover - compiled
     """Hidden naive Bayes (Zhang, Jiang & Su 2005) per row:
 
-        out[r, c] = Σ_j log Σ_{i≠j} W_ij P(x_j | c, x_i),   W_ij = I(X_i; X_j | C) / Σ_{i'≠j} I(X_i'; X_j | C)
+        out[r, c] = Σ_j log Σ_{i≠j} W_ij P(x_j | c, x_i),
+        W_ij = I(X_i; X_j | C) / Σ_{i'≠j} I(X_i'; X_j | C)
 
     over the observed i, j; where every weight of j is 0, log P(x_j | c) instead."""
     n, d = X.shape

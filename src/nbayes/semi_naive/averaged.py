@@ -257,5 +257,7 @@ class AnDE(_Averaged):
         if self.n not in (1, 2) or isinstance(self.n, bool):
             raise ValueError(f"n must be 1 (AODE) or 2 (A2DE), got {self.n!r}.")
         if self.n == 2 and self.weighting is not None:
-            raise ValueError("weighting applies to n=1 (weighted AODE); use weighting=None for A2DE.")
+            raise ValueError(
+                "weighting applies to n=1 (weighted AODE); use weighting=None for A2DE."
+            )
         super()._check_params()

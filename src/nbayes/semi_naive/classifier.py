@@ -41,7 +41,7 @@ from .._base import NaiveBayesClassifier, class_index
 from .._validation import check_positive_number, check_sample_weight, check_target
 from ..estimators import category_codes
 from ..exceptions import UnseenCategoryWarning, caller_stacklevel
-from .memory import DEFAULT_MAX_MEMORY, parse_memory
+from .memory import parse_memory
 from .pairs import PairCounts
 
 SMOOTHING = ("lidstone", "m-estimate")
@@ -212,7 +212,9 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
                 first = False
             elif fixed is None:
                 self._union_classes(np.unique(labels))
-            self._accumulate(prepared, class_index(self.classes_, labels, estimator=self._name), weight)
+            self._accumulate(
+                prepared, class_index(self.classes_, labels, estimator=self._name), weight
+            )
         if first:
             raise ValueError(f"{self._name}.fit_passes: the source gave no batches.")
 

@@ -50,7 +50,9 @@ class MemoryBudgetError(ValueError):
 def parse_memory(value: Any, name: str = "max_memory") -> int:
     """Bytes from a number of bytes or a string such as ``"512MiB"``, ``"2 GB"``, ``"1.5GiB"``."""
     if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number of bytes or a size such as '2GiB', got {value!r}.")
+        raise ValueError(
+            f"{name} must be a number of bytes or a size such as '2GiB', got {value!r}."
+        )
     if isinstance(value, (int, float, np.integer, np.floating)):
         number, unit = float(value), ""
     elif isinstance(value, str):
@@ -62,7 +64,9 @@ def parse_memory(value: Any, name: str = "max_memory") -> int:
             )
         number, unit = float(match.group(1)), match.group(2).lower()
     else:
-        raise ValueError(f"{name} must be a number of bytes or a size such as '2GiB', got {value!r}.")
+        raise ValueError(
+            f"{name} must be a number of bytes or a size such as '2GiB', got {value!r}."
+        )
     if not np.isfinite(number) or number <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}.")
     return int(number * _UNITS[unit])

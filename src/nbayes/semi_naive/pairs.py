@@ -13,9 +13,9 @@ nothing). Counts of disjoint row sets add, so ``accumulate`` on batches, ``merge
 fitted apart and one fit on all the rows give the same tables. Everything the models need is
 derived from them when a prediction asks:
 
-* P̂(x_j | c), P̂(x_j | c, x_i), P̂(x_i, x_j | c), P̂(x_l | c, x_i, x_j) (:meth:`PairCounts.single_log_prob`,
-  :meth:`~PairCounts.conditionals`, :meth:`~PairCounts.joints`,
-  :meth:`~PairCounts.triple_conditionals`), each
+* P̂(x_j | c), P̂(x_j | c, x_i), P̂(x_i, x_j | c), P̂(x_l | c, x_i, x_j)
+  (:meth:`PairCounts.single_log_prob`, :meth:`~PairCounts.conditionals`,
+  :meth:`~PairCounts.joints`, :meth:`~PairCounts.triple_conditionals`), each
 
       (N(…, x) + p) / (N(…) + v p)
 
@@ -215,9 +215,7 @@ class PairCounts:
             X, cls, weight, offsets, self.n_values, base, self.singles, self.pairs, blocks
         )
         if self.order == 2:
-            _kernels.count_triples(
-                X, cls, weight, self.n_values, triple_base, self.triples, blocks
-            )
+            _kernels.count_triples(X, cls, weight, self.n_values, triple_base, self.triples, blocks)
         self._cache.clear()
 
     def merge(self, other: PairCounts, positions: np.ndarray) -> None:
@@ -234,7 +232,9 @@ class PairCounts:
         offsets, base, triple_base = self.layout()
         o_offsets, o_base, o_triple = other.layout()
         positions = np.asarray(positions, dtype=np.int64)
-        _kernels.add_singles(other.singles, other.n_values, o_offsets, self.singles, offsets, positions)
+        _kernels.add_singles(
+            other.singles, other.n_values, o_offsets, self.singles, offsets, positions
+        )
         _kernels.add_pairs(
             other.pairs, other.n_values, o_base, self.pairs, self.n_values, base, positions
         )

@@ -1,7 +1,8 @@
 """Mergeable counts of each attribute with its parents: the statistics of TAN and k-DB.
 
-For attribute j with ordered parents π_j(0), π_j(1), … (a :class:`~nbayes.semi_naive.structure.Structure`)
-and each level L = 0 … |π_j|, with u the values of its first L parents,
+For attribute j with ordered parents π_j(0), π_j(1), … (a
+:class:`~nbayes.semi_naive.structure.Structure`) and each level L = 0 … |π_j|, with u the
+values of its first L parents,
 
     N(c, u, x_j) = Σ_rows w [y = c, x_π(0) … x_π(L−1) = u, x_j]
 
@@ -143,7 +144,9 @@ class ParentCounts:
                 f"from data where it had {int(self.n_values[j])} values: every pass must read the "
                 "same rows."
             )
-        spare = self.max_memory - layout_bytes(self.n_values, self.parents, self.n_parents, self.n_classes)
+        spare = self.max_memory - layout_bytes(
+            self.n_values, self.parents, self.n_parents, self.n_classes
+        )
         blocks = counting_blocks(X.shape[0], 8 * self.counts.size, spare)
         _kernels.count_parents(
             X,
@@ -188,9 +191,7 @@ class ParentCounts:
             "n_values": self.n_values,
             "parents": self.parents,
             "n_parents": self.n_parents,
-            "weights": np.array(
-                [w for ws in self.structure.weights for w in ws], dtype=np.float64
-            ),
+            "weights": np.array([w for ws in self.structure.weights for w in ws], dtype=np.float64),
             "order": np.asarray(self.structure.order, dtype=np.int64),
             "counts": self.counts,
         }
@@ -215,16 +216,12 @@ class ParentCounts:
         order = tuple(int(j) for j in np.asarray(state["order"], dtype=np.int64))
         if sorted(order) != list(range(d)):
             raise ValueError("order must list every attribute once.")
-        structure = Structure(
-            tuple(p for p, _ in listed), tuple(w for _, w in listed), order
-        )
+        structure = Structure(tuple(p for p, _ in listed), tuple(w for _, w in listed), order)
         counts = np.asarray(state["counts"], dtype=np.float64)
         stats = cls(counts.shape[1], state["n_values"], structure, max_parents=parents.shape[1],
                     max_memory=2**62)  # fmt: skip
         if stats.counts.shape != counts.shape:
-            raise ValueError(
-                f"counts has shape {counts.shape}, expected {stats.counts.shape}."
-            )
+            raise ValueError(f"counts has shape {counts.shape}, expected {stats.counts.shape}.")
         stats.counts = counts.copy()
         return stats
 
