@@ -302,12 +302,14 @@ class KDB(_Network):
         trial = copy.deepcopy(self)
         NaiveBayesClassifier.merge(trial, *others)
         learnt = trial._learnt_structure()
-        if learnt != trial._stats.parents.structure:
+        counted = trial._stats.parents.structure
+        if (learnt.parents, learnt.order) != (counted.parents, counted.order):
             raise ValueError(
                 f"cannot merge these KDB(k={self.k}) models exactly: the merged pair counts learn "
                 "a different structure from the one the parts counted with, so the result would "
                 "not be the model one fit on all rows gives. Fit on all rows (fit_passes reads a "
                 "source once per pass)."
             )
+        trial._stats.parents.structure = learnt  # the same edges, weighed on all the rows
         self.__dict__.update(trial.__dict__)
         return self

@@ -123,11 +123,11 @@ class ParentCounts:
             p = int(stats.parents[j, 0])
             first, low, high = (p, p, j) if p < j else (j, j, p)
             block = pairs.pairs[base[low, high] : base[low, high] + v[low] * v[high]]
-            block = block.reshape(v[low], v[high], -1)
+            block = block.reshape(v[low], v[high], stats.n_classes)
             if first != p:  # stored as (x_j, x_p): the table wants (x_p, x_j)
                 block = block.transpose(1, 0, 2)
             start = stats.level_base[j, 1]
-            stats.counts[start : start + v[p] * v[j]] = block.reshape(v[p] * v[j], -1)
+            stats.counts[start : start + v[p] * v[j]] = block.reshape(v[p] * v[j], stats.n_classes)
         return stats
 
     # ------------------------------------------------------------------ statistics
