@@ -23,7 +23,7 @@ import numpy as np
 
 from .._base import NaiveBayesClassifier
 from . import _kernels
-from .classifier import scoring_blocks
+from .classifier import SemiNaiveClassifier, scoring_blocks
 from .memory import DEFAULT_MAX_MEMORY
 from .network import KDB, StagedCounts
 from .parents import ParentCounts
@@ -37,7 +37,8 @@ class SelectiveKDB(KDB):
     Parameters
     ----------
     k : int, default 3
-        The most parents per attribute among which k' ≤ k is chosen.
+        The most parents per attribute among which k' ≤ k is chosen (more than the d − 1 other
+        attributes is allowed: k' then stops at d − 1).
     criterion : {"log-loss", "error", "rmse"}, default "log-loss"
         The leave-one-out loss the attribute count s and k' minimise.
     alpha, smoothing, min_count, class_prior, prior_alpha, loss, max_memory
@@ -71,6 +72,10 @@ class SelectiveKDB(KDB):
         super()._check_params()
         if self.criterion not in CRITERIA:
             raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}.")
+
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # k is the largest k' tried: with fewer attributes, each simply has fewer parents
+        SemiNaiveClassifier._reset(self, classes, n_features)
 
     def _new_stats(self, n_classes: int, n_features: int) -> StagedCounts:
         return StagedCounts(super(KDB, self)._new_stats(n_classes, n_features))
