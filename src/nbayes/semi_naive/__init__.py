@@ -23,6 +23,7 @@ from .memory import MemoryBudgetError
 from .network import KDB, TAN
 from .selective import SelectiveKDB
 from .structure import Structure
+from .table import SemiNaiveBayes
 
 #: The semi-naive estimator classes.
 ESTIMATORS = (AODE, WAODE, AODEsr, AnDE, HNB, TAN, KDB, SelectiveKDB)
@@ -38,5 +39,6 @@ __all__ = [
     "AnDE",
     "MemoryBudgetError",
     "SelectiveKDB",
+    "SemiNaiveBayes",
     "Structure",
 ]

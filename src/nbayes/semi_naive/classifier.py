@@ -47,6 +47,15 @@ from .pairs import PairCounts
 SMOOTHING = ("lidstone", "m-estimate")
 
 
+class Encoded:
+    """Codes a table model has already encoded (a float array, NaN missing), with the names of
+    its columns: the estimators take them without checking the codes again."""
+
+    def __init__(self, codes: np.ndarray, names: list[str]) -> None:
+        self.codes = codes
+        self.names = np.asarray(names, dtype=object)
+
+
 def scoring_blocks(n_rows: int) -> int:
     """Parallel blocks of rows for a scoring kernel."""
     return int(max(1, min(n_rows // 64, 4 * numba.get_num_threads())))
@@ -104,6 +113,15 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         return np.full(v.shape, alpha) if self.smoothing == "lidstone" else alpha / v
 
     # ------------------------------------------------------------------ input
+    def _validate_X(self, X: Any, *, reset: bool) -> np.ndarray:
+        if not isinstance(X, Encoded):
+            return super()._validate_X(X, reset=reset)
+        if reset:
+            self._feature_names_seen = X.names
+        elif X.codes.shape[1] != self.n_features_in_ or np.any(X.names != self.feature_names_in_):
+            raise ValueError(f"{self._name}: the encoded columns differ from those fitted.")
+        return X.codes
+
     def _prepare(self, X: np.ndarray, *, fitting: bool) -> np.ndarray:
         return category_codes(X, estimator=self._name, names=self._names())
 

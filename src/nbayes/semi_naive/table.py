@@ -1,0 +1,306 @@
+"""``SemiNaiveBayes``: a semi-naive model over a real table (pandas, Polars, PyArrow, NumPy,
+dicts of columns), with missing values.
+
+The semi-naive models count attribute *values* together, so every column must be discrete:
+
+* string, boolean and small-integer columns are categories (coded by
+  :class:`nbayes.encoding.CategoricalEncoder`, as in ``NaiveBayes``);
+* numeric columns are cut into intervals, by default supervised (Fayyad & Irani's MDL, as Weka's
+  semi-naive models are used; ``continuous="equal-width"`` or ``"equal-frequency"`` with
+  ``bins``), from the mergeable value sketch of :mod:`nbayes.families.sketch`;
+* ``families={"column": "categorical" | "mdl" | "equal-width" | "equal-frequency"}`` overrides
+  the inferred choice per column.
+
+Cut points must be known before values are counted together, so a table with discretised
+columns takes one more pass than the model (the sketch pass); ``fit`` makes it over the rows it
+is given. Missing values (None, NaN, null, markers such as ``"?"``) are skipped: a missing child
+adds nothing, a missing super-parent does not vote, a missing parent is backed off from.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._params import ParamsMixin
+from .._validation import check_sample_weight
+from ..encoding import CategoricalEncoder
+from ..exceptions import NotFittedError, sklearn_compatible
+from ..families.intervals import cut_points, interval_of
+from ..families.sketch import ValueSketches
+from ..schema import ColumnSpec, infer_schema
+from ..tables import apply_missing, missing_markers, to_frame
+from .averaged import AODE, WAODE, AnDE, AODEsr
+from .classifier import Encoded, SemiNaiveClassifier
+from .hidden import HNB
+from .network import KDB, TAN
+from .selective import SelectiveKDB
+
+#: Names of the models a table model (and the command line) can be asked for.
+MODEL_NAMES = {
+    "aode": AODE,
+    "waode": WAODE,
+    "aodesr": AODEsr,
+    "a2de": lambda: AnDE(2),
+    "hnb": HNB,
+    "tan": TAN,
+    "kdb": KDB,
+    "skdb": SelectiveKDB,
+}
+
+#: Families a column of a semi-naive model may have: categories, or intervals of numbers.
+DISCRETE = ("categorical", "mdl", "equal-width", "equal-frequency")
+
+
+class SemiNaiveBayes(ParamsMixin):
+    """A semi-naive Bayes model over a table (see :mod:`nbayes.semi_naive.table`).
+
+    Parameters
+    ----------
+    model : str or estimator, default "aode"
+        ``"aode"``, ``"waode"``, ``"aodesr"``, ``"a2de"``, ``"hnb"``, ``"tan"``, ``"kdb"``,
+        ``"skdb"``, or a configured estimator of :mod:`nbayes.semi_naive` (e.g. ``KDB(3)``),
+        which is cloned, never fitted in place.
+    families : dict, optional
+        Per column: ``"categorical"``, ``"mdl"``, ``"equal-width"`` or ``"equal-frequency"``.
+    continuous : str, default "mdl"
+        How numeric columns that are not inferred categorical are cut into intervals.
+    bins : int, default 10
+        Intervals of equal-width and equal-frequency discretisation.
+    missing_values : str, number or list, optional
+        Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), target included.
+    max_int_categories : int, default 20
+        Integer columns with at most this many distinct values are categorical.
+    max_bins : int, default 2048
+        Distinct values a numeric column's sketch keeps exactly (see
+        :mod:`nbayes.families.sketch`); cut points are exact below it.
+    """
+
+    def __init__(
+        self,
+        model: Any = "aode",
+        *,
+        families: dict[str, str] | None = None,
+        continuous: str = "mdl",
+        bins: int = 10,
+        missing_values: Any = None,
+        max_int_categories: int = 20,
+        max_bins: int = 2048,
+    ) -> None:
+        self.model = model
+        self.families = families
+        self.continuous = continuous
+        self.bins = bins
+        self.missing_values = missing_values
+        self.max_int_categories = max_int_categories
+        self.max_bins = max_bins
+
+    # ------------------------------------------------------------------ parameters
+    def _new_model(self) -> SemiNaiveClassifier:
+        if isinstance(self.model, str):
+            factory = MODEL_NAMES.get(self.model)
+            if factory is None:
+                raise ValueError(
+                    f"model must be one of {sorted(MODEL_NAMES)} or a semi-naive estimator, got "
+                    f"{self.model!r}."
+                )
+            return factory()
+        if isinstance(self.model, SemiNaiveClassifier):
+            return type(self.model)(**self.model.get_params())
+        raise ValueError(
+            f"model must be one of {sorted(MODEL_NAMES)} or a semi-naive estimator, got "
+            f"{type(self.model).__name__}."
+        )
+
+    def _check_params(self) -> None:
+        if self.continuous not in DISCRETE[1:]:
+            raise ValueError(
+                f"continuous must be one of {DISCRETE[1:]} (semi-naive models need discrete "
+                f"attributes), got {self.continuous!r}."
+            )
+        for name, family in (self.families or {}).items():
+            if family not in DISCRETE:
+                raise ValueError(
+                    f"column {name!r} has family {family!r}, but semi-naive models count values "
+                    f"together and need discrete columns: choose one of {DISCRETE}."
+                )
+        if isinstance(self.bins, bool) or not isinstance(self.bins, int) or self.bins < 1:
+            raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if (
+            isinstance(self.max_bins, bool)
+            or not isinstance(self.max_bins, int)
+            or self.max_bins < 2
+        ):
+            raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise sklearn_compatible(NotFittedError)(
+                "This SemiNaiveBayes instance is not fitted yet. Call 'fit' with appropriate "
+                "arguments before using this estimator."
+            )
+
+    # ------------------------------------------------------------------ input
+    def _markers(self) -> list[Any]:
+        fitted = getattr(self, "missing_markers_", None)
+        return missing_markers(self.missing_values) if fitted is None else fitted
+
+    def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
+        if columns is None and isinstance(X, np.ndarray):
+            columns = getattr(self, "_fit_columns", None)
+        markers = self._markers()
+        return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
+
+    def _labelled(
+        self, X: Any, y: Any, target: str | None, sample_weight: Any, columns: Any
+    ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+        """The feature frame, the labels and the weights of the rows whose label is known."""
+        frame = self._frame(X, columns)
+        if target is None and isinstance(y, str):
+            target, y = y, None
+        if target is not None and y is not None:
+            raise ValueError("give the class labels once: as y or as target='column', not both.")
+        if target is not None:
+            if target not in frame.columns:
+                raise ValueError(
+                    f"target column {target!r} is not in the data (columns: {frame.columns})."
+                )
+            labels = frame.get_column(target)
+            frame = frame.drop(target)
+        elif y is None:
+            raise ValueError("SemiNaiveBayes needs the class labels: pass y, or target='column'.")
+        else:
+            labels = to_frame({"y": y}, markers=self._markers()).get_column("y")
+            if labels.len() != frame.height:
+                raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
+        labels = apply_missing(labels.to_frame("y"), self._markers()).get_column("y")
+        weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
+        missing = labels.is_null().to_numpy()
+        if frame.height == 0 or missing.all():
+            raise ValueError("there are no labelled rows to learn from.")
+        if missing.any():
+            warnings.warn(
+                f"{int(missing.sum())} row(s) with a missing target were dropped (first at row "
+                f"{int(np.argmax(missing))}).",
+                UserWarning,
+                stacklevel=3,
+            )
+            keep = pl.Series(~missing)
+            frame, labels, weight = frame.filter(keep), labels.filter(keep), weight[~missing]
+        values = labels.to_numpy()
+        return frame, values.astype(str) if values.dtype == object else values, weight
+
+    def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> Encoded:
+        """Codes of every column, in the schema's order: categories in their vocabulary,
+        numbers as interval indices; NaN where missing, a code beyond v_j where unseen."""
+        absent = [s.name for s in self.schema_ if s.name not in frame.columns]
+        if absent:
+            raise ValueError(f"the data lacks column(s) the model was fitted on: {absent}.")
+        codes = np.empty((frame.height, len(self.schema_)))
+        categorical = [j for j, s in enumerate(self.schema_) if s.family == "categorical"]
+        if categorical:
+            codes[:, categorical] = self._encoder.encode(
+                frame.select(self._encoder.names), fitting=fitting
+            )
+        for j, spec in enumerate(self.schema_):
+            if spec.family != "categorical":
+                values = frame.get_column(spec.name).cast(pl.Float64).to_numpy()
+                codes[:, j] = interval_of(values.astype(np.float64), self.cut_points_[spec.name])
+        return Encoded(codes, [s.name for s in self.schema_])
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        sample_weight: Any = None,
+        columns: Any = None,
+    ) -> SemiNaiveBayes:
+        """Fit on a table; the labels are ``y`` or the column ``target``. Numeric columns are
+        first summarised (sketch pass) to find their cut points, then every column is coded and
+        the model makes its passes over the codes."""
+        self._check_params()
+        model = self._new_model()
+        for name in ("missing_markers_", "_fit_columns"):
+            self.__dict__.pop(name, None)
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
+        self.missing_markers_ = missing_markers(self.missing_values)
+        self._fit_columns = list(frame.columns)
+        specs = infer_schema(
+            frame, self.families, self.continuous, self.max_int_categories, require_observed=True
+        )
+        self.schema_: list[ColumnSpec] = specs
+        self.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
+        self.n_features_in_ = len(specs)
+        categorical = [s for s in specs if s.family == "categorical"]
+        self._encoder = CategoricalEncoder(
+            [s.name for s in categorical], [s.dtype for s in categorical]
+        )
+        self.cut_points_ = self._cut_points(frame, specs, labels, weight)
+        model.fit(self._encode(frame, fitting=True), labels, sample_weight=weight)
+        self.model_ = model
+        return self
+
+    def _cut_points(
+        self, frame: pl.DataFrame, specs: list[ColumnSpec], labels: np.ndarray, weight: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        numeric = [s for s in specs if s.family != "categorical"]
+        if not numeric:
+            return {}
+        classes, cls = np.unique(labels, return_inverse=True)
+        sketches = ValueSketches(len(classes), len(numeric), self.max_bins)
+        block = frame.select([pl.col(s.name).cast(pl.Float64) for s in numeric]).to_numpy()
+        sketches.accumulate(np.asarray(block, dtype=np.float64), cls.ravel(), weight)
+        return {
+            spec.name: cut_points(sketch, spec.family, self.bins)
+            for spec, sketch in zip(numeric, sketches.features, strict=True)
+        }
+
+    # ------------------------------------------------------------------ prediction
+    def _codes(self, X: Any) -> Encoded:
+        self._check_fitted()
+        return self._encode(self._frame(X), fitting=False)
+
+    def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
+        """The Bayes decision per row (MAP, or minimum risk under ``loss``)."""
+        return self.model_.predict(self._codes(X), priors=priors, loss=loss)
+
+    def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """P(c | x) per row, columns in ``classes_`` order."""
+        return self.model_.predict_proba(self._codes(X), priors=priors)
+
+    def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        return self.model_.predict_log_proba(self._codes(X), priors=priors)
+
+    def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """log P(c) + log P(x | c) per row and class."""
+        return self.model_.predict_joint_log_proba(self._codes(X), priors=priors)
+
+    def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
+        return self.model_.predict_risk(self._codes(X), priors=priors, loss=loss)
+
+    def score(
+        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+    ) -> float:
+        """Accuracy on a table (labels as ``y`` or the column ``target``)."""
+        self._check_fitted()
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, None)
+        predicted = self.predict(frame)
+        return float(np.average(predicted.astype(str) == labels.astype(str), weights=weight))
+
+    @property
+    def classes_(self) -> np.ndarray:
+        self._check_fitted()
+        return self.model_.classes_
+
+    def edges(self) -> list[dict]:
+        """The learnt structure as data (TAN, k-DB): parent, child, I(X_child; X_parent | C)."""
+        self._check_fitted()
+        if not hasattr(self.model_, "edges"):
+            raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
+        return self.model_.edges()
