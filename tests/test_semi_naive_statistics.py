@@ -76,21 +76,19 @@ def test_growing_codes_relayout_keeps_every_count():
         np.testing.assert_allclose(getattr(grown, name), getattr(whole, name), err_msg=name)
 
 
-def test_counting_in_parallel_blocks_equals_one_block(monkeypatch):
+def test_counting_in_chunks_of_rows_equals_one_chunk(monkeypatch):
     from nbayes.semi_naive import pairs
 
     rng = np.random.default_rng(3)
     X = random_codes(rng, 3000, 5)
     y = rng.integers(0, 3, 3000)
-    one = PairCounts(3, 5)
+    one = PairCounts(3, 5, order=2)
     one.accumulate(X, y, np.ones(3000))
-    monkeypatch.setattr(pairs, "ROWS_PER_BLOCK", 100)
-    monkeypatch.setattr(pairs.numba, "get_num_threads", lambda: 7)
-    assert pairs.counting_blocks(3000, 1, 10**9) == 7
-    many = PairCounts(3, 5)
+    monkeypatch.setattr(pairs, "CHUNK_ROWS", 97)
+    many = PairCounts(3, 5, order=2)
     many.accumulate(X, y, np.ones(3000))
-    np.testing.assert_array_equal(many.pairs, one.pairs)
-    np.testing.assert_array_equal(many.singles, one.singles)
+    for name in ("singles", "pairs", "triples"):
+        np.testing.assert_array_equal(getattr(many, name), getattr(one, name))
 
 
 # --------------------------------------------------------------------------- merging

@@ -63,93 +63,98 @@ def _log_ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
 
 # --------------------------------------------------------------------------- counting
 @numba.njit(parallel=True, **_JIT)
-def count_pairs(
-    X, cls, weight, offsets, n_values, pair_base, singles, pairs, n_blocks
-):  # pragma: no cover - compiled
-    """singles[offsets[j] + x_j, c] += w and pairs[pair cell of (x_i, x_j), c] += w for every
-    row of class c and every observed attribute (pair of attributes)."""
+def column_codes(X, n_values, out):  # pragma: no cover - compiled
+    """out[j, r] = the code x_rj as int32, or −1 where it is missing or ≥ v_j (unseen); returns
+    the number of unseen codes. Counting reads each attribute's codes as one contiguous run."""
     n, d = X.shape
-    K = singles.shape[1]
-    extra_s = np.zeros((max(n_blocks - 1, 0), singles.shape[0], K))
-    extra_p = np.zeros((max(n_blocks - 1, 0), pairs.shape[0], K))
-    for t in numba.prange(n_blocks):
-        own_s = singles if t == 0 else extra_s[t - 1]
-        own_p = pairs if t == 0 else extra_p[t - 1]
-        attr = np.empty(d, np.int64)
-        code = np.empty(d, np.int64)
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
-            m, _ = _observed(X, r, n_values, attr, code)
-            c = cls[r]
-            w = weight[r]
-            for a in range(m):
-                i = attr[a]
-                own_s[offsets[i] + code[a], c] += w
-                for b in range(a + 1, m):
-                    j = attr[b]
-                    own_p[pair_base[i, j] + code[a] * n_values[j] + code[b], c] += w
-    for t in range(n_blocks - 1):
-        singles += extra_s[t]
-        pairs += extra_p[t]
+    unseen = np.zeros(d, np.int64)
+    for j in numba.prange(d):
+        v_j = n_values[j]
+        for r in range(n):
+            v = X[r, j]
+            if v != v or v < 0:
+                out[j, r] = -1
+            elif v >= v_j:
+                out[j, r] = -1
+                unseen[j] += 1
+            else:
+                out[j, r] = np.int32(v)
+    return unseen.sum()
 
 
 @numba.njit(parallel=True, **_JIT)
-def count_triples(X, cls, weight, n_values, triple_base, triples, n_blocks):  # pragma: no cover
+def count_pairs(
+    C, cls, weight, offsets, n_values, pair_base, pair_list, singles, pairs
+):  # pragma: no cover - compiled
+    """singles[offsets[j] + x_j, c] += w and pairs[pair cell of (x_i, x_j), c] += w for every
+    row of class c and every observed attribute (pair of attributes).
+
+    C holds the codes by attribute (:func:`column_codes`). Each attribute, and each pair
+    (i, j) of ``pair_list``, owns its block of the table, so the blocks are counted in parallel
+    without sharing a cell, and a block stays in cache while the rows stream past."""
+    d, n = C.shape
+    for j in numba.prange(d):
+        start = offsets[j]
+        for r in range(n):
+            a = C[j, r]
+            if a >= 0:
+                singles[start + a, cls[r]] += weight[r]
+    for p in numba.prange(pair_list.shape[0]):
+        i = pair_list[p, 0]
+        j = pair_list[p, 1]
+        base = pair_base[i, j]
+        v_j = n_values[j]
+        for r in range(n):
+            a = C[i, r]
+            b = C[j, r]
+            if a >= 0 and b >= 0:
+                pairs[base + a * v_j + b, cls[r]] += weight[r]
+
+
+@numba.njit(parallel=True, **_JIT)
+def count_triples(C, cls, weight, n_values, triple_base, triple_list, triples):  # pragma: no cover
     """triples[triple cell of (x_i, x_j, x_l), c] += w for every row of class c and every three
-    observed attributes i < j < l."""
-    n, d = X.shape
-    K = triples.shape[1]
-    extra = np.zeros((max(n_blocks - 1, 0), triples.shape[0], K))
-    for t in numba.prange(n_blocks):
-        own = triples if t == 0 else extra[t - 1]
-        attr = np.empty(d, np.int64)
-        code = np.empty(d, np.int64)
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
-            m, _ = _observed(X, r, n_values, attr, code)
-            c = cls[r]
-            w = weight[r]
-            for a in range(m):
-                for b in range(a + 1, m):
-                    ab = code[a] * n_values[attr[b]] + code[b]
-                    for e in range(b + 1, m):
-                        l_ = attr[e]
-                        cell = triple_base[attr[a], attr[b], l_] + ab * n_values[l_] + code[e]
-                        own[cell, c] += w
-    for t in range(n_blocks - 1):
-        triples += extra[t]
+    observed attributes (i, j, l) of ``triple_list`` (i < j < l), one block per thread."""
+    n = C.shape[1]
+    for t in numba.prange(triple_list.shape[0]):
+        i = triple_list[t, 0]
+        j = triple_list[t, 1]
+        l_ = triple_list[t, 2]
+        base = triple_base[i, j, l_]
+        v_j = n_values[j]
+        v_l = n_values[l_]
+        for r in range(n):
+            a = C[i, r]
+            b = C[j, r]
+            e = C[l_, r]
+            if a >= 0 and b >= 0 and e >= 0:
+                triples[base + (a * v_j + b) * v_l + e, cls[r]] += weight[r]
 
 
 @numba.njit(parallel=True, **_JIT)
 def count_parents(
-    X, cls, weight, n_values, parents, n_parents, level_base, counts, n_blocks
+    C, cls, weight, n_values, parents, n_parents, level_base, counts
 ):  # pragma: no cover - compiled
-    """counts[level cell of (u, x_j), c] += w at every level L whose L parents are observed."""
-    n, d = X.shape
-    K = counts.shape[1]
-    extra = np.zeros((max(n_blocks - 1, 0), counts.shape[0], K))
-    for t in numba.prange(n_blocks):
-        own = counts if t == 0 else extra[t - 1]
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
+    """counts[level cell of (u, x_j), c] += w at every level L whose L parents are observed;
+    each attribute's levels are its own blocks, counted in parallel."""
+    d, n = C.shape
+    for j in numba.prange(d):
+        v_j = n_values[j]
+        for r in range(n):
+            x = C[j, r]
+            if x < 0:
+                continue
             c = cls[r]
             w = weight[r]
-            for j in range(d):
-                v = X[r, j]
-                if v != v or v < 0:
-                    continue
-                x = np.int64(v)
-                config = 0
-                own[level_base[j, 0] + x, c] += w
-                for L in range(1, n_parents[j] + 1):
-                    p = parents[j, L - 1]
-                    pv = X[r, p]
-                    if pv != pv or pv < 0:
-                        break
-                    config = config * n_values[p] + np.int64(pv)
-                    own[level_base[j, L] + config * n_values[j] + x, c] += w
-    for t in range(n_blocks - 1):
-        counts += extra[t]
+            counts[level_base[j, 0] + x, c] += w
+            config = 0
+            for L in range(1, n_parents[j] + 1):
+                p = parents[j, L - 1]
+                pv = C[p, r]
+                if pv < 0:
+                    break
+                config = config * n_values[p] + pv
+                counts[level_base[j, L] + config * v_j + x, c] += w
 
 
 # --------------------------------------------------------------------------- layout changes
@@ -524,80 +529,121 @@ def aode_scores(
     return unseen.sum()
 
 
+@numba.njit(**_JIT)
+def _observed_column(C, r, attr, code):  # pragma: no cover - compiled
+    """The observed attributes of row r of codes by attribute (−1 missing) and their codes."""
+    m = 0
+    for j in range(C.shape[0]):
+        if C[j, r] >= 0:
+            attr[m] = j
+            code[m] = C[j, r]
+            m += 1
+    return m
+
+
 @numba.njit(parallel=True, **_JIT)
 def a2de_scores(
-    X, offsets, n_values, pair_base, triple_base, log_single, forward, backward, joint,
-    first, middle, last, freq, pair_freq, min_count, critical, out, n_blocks,
+    C, offsets, n_values, pair_base, pair_index, triple_base, triple_list, log_single, forward,
+    backward, joint, first, middle, last, freq, pair_freq, min_count, critical, out, block_rows,
 ):  # pragma: no cover - compiled  # fmt: skip
     """A2DE per row: out[r, c] = log [ (1/|S|) Σ_{(i,j) ∈ S} P(x_i, x_j | c)
     Π_{l ∉ {i,j}} P(x_l | c, x_i, x_j) ], S the super-parent pairs with N(x_i, x_j) ≥ min_count;
-    AODE for the row when S is empty. Returns the number of unseen codes."""
-    n, d = X.shape
+    AODE for the row when S is empty.
+
+    C holds the codes by attribute (−1: missing or unseen). Rows are scored in blocks: for each
+    triple (i, j, l) its three table blocks are read once for the whole block of rows, and each
+    row's term is added to the scores of its three super-parent pairs, (i, j) with child l,
+    (i, l) with child j and (j, l) with child i."""
+    d, n = C.shape
     K = out.shape[1]
-    unseen = np.zeros(n_blocks, np.int64)
+    P = max(pair_base.shape[0] * (pair_base.shape[0] - 1) // 2, 1)
+    n_blocks = (n + block_rows - 1) // block_rows
     parent_weight = np.ones(d)
     for t in numba.prange(n_blocks):
+        r0 = t * block_rows
+        B = min(n, r0 + block_rows) - r0
+        score = np.zeros((P, B, K))
+        eligible = np.zeros((P, B), np.bool_)
+        kept = np.zeros((d, B), np.bool_)
         attr = np.empty(d, np.int64)
         code = np.empty(d, np.int64)
         keep = np.ones(d, np.bool_)
-        score = np.empty((max(d * (d - 1) // 2, d), K))
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
-            m, u = _observed(X, r, n_values, attr, code)
-            unseen[t] += u
+        row_score = np.empty((d, K))
+        for b in range(B):
+            m = _observed_column(C, r0 + b, attr, code)
             keep[:] = True
             if critical >= 0:
                 _subsume(
                     attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
                 )
-            n_par = 0
+            for a in range(m):
+                kept[attr[a], b] = keep[a]
             for a in range(m):
                 if not keep[a]:
                     continue
-                i = attr[a]
-                for b in range(a + 1, m):
-                    if not keep[b]:
+                for e in range(a + 1, m):
+                    if not keep[e]:
                         continue
-                    j = attr[b]
-                    p = pair_base[i, j] + code[a] * n_values[j] + code[b]
-                    if pair_freq[p] < min_count:
-                        continue
-                    ab = code[a] * n_values[j] + code[b]
+                    i = attr[a]
+                    j = attr[e]
+                    cell = pair_base[i, j] + code[a] * n_values[j] + code[e]
+                    if pair_freq[cell] >= min_count:
+                        p = pair_index[i, j]
+                        eligible[p, b] = True
+                        for c in range(K):
+                            score[p, b, c] = joint[cell, c]
+        for q in range(triple_list.shape[0]):
+            i = triple_list[q, 0]
+            j = triple_list[q, 1]
+            l_ = triple_list[q, 2]
+            base = triple_base[i, j, l_]
+            v_j = n_values[j]
+            v_l = n_values[l_]
+            p_ij = pair_index[i, j]
+            p_il = pair_index[i, l_]
+            p_jl = pair_index[j, l_]
+            for b in range(B):
+                if not (kept[i, b] and kept[j, b] and kept[l_, b]):
+                    continue
+                r = r0 + b
+                cell = base + (C[i, r] * v_j + C[j, r]) * v_l + C[l_, r]
+                if eligible[p_ij, b]:
                     for c in range(K):
-                        score[n_par, c] = joint[p, c]
-                    for e in range(m):
-                        if e == a or e == b or not keep[e]:
-                            continue
-                        l_ = attr[e]
-                        if l_ > j:
-                            cell = triple_base[i, j, l_] + ab * n_values[l_] + code[e]
-                            for c in range(K):
-                                score[n_par, c] += last[cell, c]
-                        elif l_ > i:
-                            cell = (
-                                triple_base[i, l_, j]
-                                + (code[a] * n_values[l_] + code[e]) * n_values[j]
-                                + code[b]
-                            )
-                            for c in range(K):
-                                score[n_par, c] += middle[cell, c]
-                        else:
-                            cell = (
-                                triple_base[l_, i, j]
-                                + (code[e] * n_values[i] + code[a]) * n_values[j]
-                                + code[b]
-                            )
-                            for c in range(K):
-                                score[n_par, c] += first[cell, c]
+                        score[p_ij, b, c] += last[cell, c]
+                if eligible[p_il, b]:
+                    for c in range(K):
+                        score[p_il, b, c] += middle[cell, c]
+                if eligible[p_jl, b]:
+                    for c in range(K):
+                        score[p_jl, b, c] += first[cell, c]
+        for b in range(B):
+            r = r0 + b
+            n_par = 0
+            for p in range(P):
+                if eligible[p, b]:
                     n_par += 1
             if n_par == 0:
+                m = _observed_column(C, r, attr, code)
+                for a in range(m):
+                    keep[a] = kept[attr[a], b]
                 _aode_row(
                     attr, code, m, keep, offsets, n_values, pair_base, log_single, forward,
-                    backward, freq, min_count, parent_weight, score, out[r],
+                    backward, freq, min_count, parent_weight, row_score, out[r],
                 )  # fmt: skip
-            else:
-                _logsumexp_rows(score, n_par, K, out[r], np.log(n_par))
-    return unseen.sum()
+                continue
+            for c in range(K):
+                top = -np.inf
+                for p in range(P):
+                    if eligible[p, b] and score[p, b, c] > top:
+                        top = score[p, b, c]
+                if top == -np.inf:
+                    out[r, c] = -np.inf
+                    continue
+                total = 0.0
+                for p in range(P):
+                    if eligible[p, b]:
+                        total += np.exp(score[p, b, c] - top)
+                out[r, c] = top + np.log(total) - np.log(n_par)
 
 
 @numba.njit(parallel=True, **_JIT)

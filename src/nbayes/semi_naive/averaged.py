@@ -50,6 +50,9 @@ from .memory import DEFAULT_MAX_MEMORY
 
 WEIGHTING = (None, "mutual-information")
 
+#: Rows A2DE scores together (each triple's table blocks are read once per block of rows).
+A2DE_BLOCK_ROWS = 128
+
 
 class _Averaged(SemiNaiveClassifier):
     """Shared scoring of AODE, WAODE, AODEsr and AnDE."""
@@ -107,11 +110,15 @@ class _Averaged(SemiNaiveClassifier):
         )
         joint = stats.joints(pseudo_pair)
         first, middle, last = stats.triple_conditionals(pseudo)
-        return _kernels.a2de_scores(
-            X, offsets, stats.n_values, base, triple_base, log_single, forward, backward, joint,
-            first, middle, last, freq, pair_freq, float(self.min_count), critical, out,
-            scoring_blocks(X.shape[0]),
+        _, triple_list = stats.lists()
+        columns = np.empty((X.shape[1], X.shape[0]), dtype=np.int32)
+        unseen = _kernels.column_codes(X, stats.n_values, columns)
+        _kernels.a2de_scores(
+            columns, offsets, stats.n_values, base, stats.pair_index(), triple_base, triple_list,
+            log_single, forward, backward, joint, first, middle, last, freq, pair_freq,
+            float(self.min_count), critical, out, A2DE_BLOCK_ROWS,
         )  # fmt: skip
+        return unseen
 
 
 class AODE(_Averaged):

@@ -13,9 +13,10 @@ N(c, u_j, x_j) (k-DB, k ≥ 2)           K · Σ_j v_j Σ_{L ≤ k} Π_{r<L} v_{
 =====================================  ==============================================
 
 Prediction derives log tables from them (AODE: two per pair cell, one per direction; A2DE:
-three per triple cell), and counting in parallel keeps one extra copy per worker; the estimate
-includes both. A model whose estimate exceeds ``max_memory`` refuses to allocate, with an error
-naming the cost, the attributes that drive it, and the remedies.
+three per triple cell); the estimate includes them. Counting needs no copy of the tables: each
+thread owns whole blocks (an attribute, a pair, a triple) and reads the rows' codes, 16,384 rows
+at a time, by attribute. A model whose estimate exceeds ``max_memory`` refuses to allocate, with
+an error naming the cost, the attributes that drive it, and the remedies.
 """
 
 from __future__ import annotations

@@ -33,15 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget, pair_cells, triple_cells
 
-#: Rows per counting block below which another parallel block (and its copy of the tables) is
-#: not worth it.
-ROWS_PER_BLOCK = 16384
+#: Rows counted at a time: their codes, by attribute, stay in cache while every block of the
+#: tables is visited.
+CHUNK_ROWS = 16384
 
 
 def value_offsets(n_values: np.ndarray) -> np.ndarray:
@@ -80,12 +79,13 @@ def top_codes(X: np.ndarray) -> np.ndarray:
     return np.maximum(X.max(axis=0), -1).astype(np.int64)
 
 
-def counting_blocks(n_rows: int, table_bytes: int, spare_bytes: int) -> int:
-    """Parallel counting blocks: one per worker thread, as rows allow, and each extra block's
-    private copy of the tables must fit in ``spare_bytes``."""
-    wanted = min(numba.get_num_threads(), max(1, n_rows // ROWS_PER_BLOCK))
-    affordable = 1 + (spare_bytes // table_bytes if table_bytes else wanted)
-    return int(max(1, min(wanted, affordable)))
+def code_chunks(X: np.ndarray, n_values: np.ndarray):
+    """(start, stop, codes by attribute (d, rows) int32 with −1 for missing) per chunk of rows."""
+    for start in range(0, X.shape[0], CHUNK_ROWS):
+        stop = min(X.shape[0], start + CHUNK_ROWS)
+        columns = np.empty((X.shape[1], stop - start), dtype=np.int32)
+        _kernels.column_codes(X[start:stop], n_values, columns)
+        yield start, stop, columns
 
 
 class PairCounts:
@@ -132,8 +132,35 @@ class PairCounts:
                 pair_layout(self.n_values),
                 triple_layout(self.n_values) if self.order == 2 else None,
             )
-            self._layout_cache = {key: cached}
+            self._layout_cache = {
+                k: v for k, v in self._layout_cache.items() if isinstance(k, tuple)
+            }
+            self._layout_cache[key] = cached
         return cached
+
+    def lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """The attribute pairs (i < j) and, for order 2, triples (i < j < l), one per row."""
+        key = ("lists", self.n_features, self.order)
+        if key not in self._layout_cache:
+            d = self.n_features
+            pairs = np.column_stack(np.triu_indices(d, 1)).astype(np.int64)
+            triples = np.zeros((0, 3), dtype=np.int64)
+            if self.order == 2:
+                upper = np.triu(np.ones((d, d), dtype=bool), 1)
+                triples = np.column_stack(np.nonzero(upper[:, :, None] & upper[None, :, :]))
+            self._layout_cache[key] = (pairs, triples.astype(np.int64))
+        return self._layout_cache[key]
+
+    def pair_index(self) -> np.ndarray:
+        """pair_index[i, j] = pair_index[j, i]: the row of (min, max) in :meth:`lists`' pairs."""
+        key = ("pair_index", self.n_features)
+        if key not in self._layout_cache:
+            d = self.n_features
+            index = np.full((d, d), -1, dtype=np.int64)
+            i, j = np.triu_indices(d, 1)
+            index[i, j] = index[j, i] = np.arange(i.shape[0])
+            self._layout_cache[key] = index
+        return self._layout_cache[key]
 
     def count_bytes(self, n_values: np.ndarray) -> int:
         """Bytes of the count tables for ``n_values``."""
@@ -206,16 +233,20 @@ class PairCounts:
             return
         self.grow(top_codes(X) + 1)
         offsets, base, triple_base = self.layout()
-        table_bytes = self.count_bytes(self.n_values)
-        spare = self.max_memory - self.estimate(self.n_values)
-        blocks = counting_blocks(X.shape[0], table_bytes, spare)
+        pair_list, triple_list = self.lists()
         cls = np.ascontiguousarray(cls, dtype=np.int64)
         weight = np.ascontiguousarray(weight, dtype=np.float64)
-        _kernels.count_pairs(
-            X, cls, weight, offsets, self.n_values, base, self.singles, self.pairs, blocks
-        )
-        if self.order == 2:
-            _kernels.count_triples(X, cls, weight, self.n_values, triple_base, self.triples, blocks)
+        for start, stop, columns in code_chunks(X, self.n_values):
+            rows = slice(start, stop)
+            _kernels.count_pairs(
+                columns, cls[rows], weight[rows], offsets, self.n_values, base, pair_list,
+                self.singles, self.pairs,
+            )  # fmt: skip
+            if self.order == 2:
+                _kernels.count_triples(
+                    columns, cls[rows], weight[rows], self.n_values, triple_base, triple_list,
+                    self.triples,
+                )  # fmt: skip
         self._cache.clear()
 
     def merge(self, other: PairCounts, positions: np.ndarray) -> None:

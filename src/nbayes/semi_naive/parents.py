@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget
-from .pairs import PairCounts, counting_blocks, top_codes
+from .pairs import PairCounts, code_chunks, top_codes
 from .structure import Structure
 
 
@@ -144,21 +144,13 @@ class ParentCounts:
                 f"from data where it had {int(self.n_values[j])} values: every pass must read the "
                 "same rows."
             )
-        spare = self.max_memory - layout_bytes(
-            self.n_values, self.parents, self.n_parents, self.n_classes
-        )
-        blocks = counting_blocks(X.shape[0], 8 * self.counts.size, spare)
-        _kernels.count_parents(
-            X,
-            np.ascontiguousarray(cls, dtype=np.int64),
-            np.ascontiguousarray(weight, dtype=np.float64),
-            self.n_values,
-            self.parents,
-            self.n_parents,
-            self.level_base,
-            self.counts,
-            blocks,
-        )
+        cls = np.ascontiguousarray(cls, dtype=np.int64)
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        for start, stop, columns in code_chunks(X, self.n_values):
+            _kernels.count_parents(
+                columns, cls[start:stop], weight[start:stop], self.n_values, self.parents,
+                self.n_parents, self.level_base, self.counts,
+            )  # fmt: skip
         self._cache.clear()
 
     def _same_layout(self, other: ParentCounts) -> bool:
