@@ -28,6 +28,17 @@ from .exceptions import (
 from .explain import Explanation
 from .model import NaiveBayes
 from .persist import load, save
+from .semi_naive import (
+    AODE,
+    HNB,
+    KDB,
+    TAN,
+    WAODE,
+    AnDE,
+    AODEsr,
+    SelectiveKDB,
+    SemiNaiveBayes,
+)
 from .text import (
     TextClassifier,
     TextVectorizer,
@@ -38,8 +49,15 @@ from .text import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AODE",
     "ESTIMATORS",
+    "HNB",
+    "KDB",
     "MODELS",
+    "TAN",
+    "WAODE",
+    "AODEsr",
+    "AnDE",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
@@ -51,6 +69,8 @@ __all__ = [
     "NaiveBayes",
     "NotFittedError",
     "PoissonNB",
+    "SelectiveKDB",
+    "SemiNaiveBayes",
     "TextClassifier",
     "TextVectorizer",
     "UnseenCategoryWarning",

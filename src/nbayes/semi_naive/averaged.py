@@ -50,8 +50,15 @@ from .memory import DEFAULT_MAX_MEMORY
 
 WEIGHTING = (None, "mutual-information")
 
-#: Rows A2DE scores together (each triple's table blocks are read once per block of rows).
-A2DE_BLOCK_ROWS = 128
+#: Bytes of the per-thread buffer of A2DE's scores (one per super-parent pair, row and class):
+#: the more rows share a visit of each triple's table blocks, the fewer times they come from
+#: memory (4,096 rows at most, 64 at least).
+A2DE_BLOCK_BYTES = 32 * 2**20
+
+
+def a2de_block_rows(n_features: int, n_classes: int) -> int:
+    pairs = max(n_features * (n_features - 1) // 2, 1)
+    return int(np.clip(A2DE_BLOCK_BYTES // (8 * pairs * n_classes), 64, 4096))
 
 
 class _Averaged(SemiNaiveClassifier):
@@ -80,6 +87,25 @@ class _Averaged(SemiNaiveClassifier):
         if self.weighting == "mutual-information":
             return mutual_information(self._pairs)
         return np.ones(self._pairs.n_features)
+
+    def _explain_lines(self, codes, names, show):
+        if self._order != 1:
+            raise NotImplementedError("explain shows one-dependence super-parents (n = 1).")
+        from .explain import averaged_lines
+
+        return "averaged", averaged_lines(self, codes, names, show)
+
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        lines = [f"super-parents: values seen at least {self.min_count} time(s)"]
+        if self.weighting == "mutual-information":
+            weights = self._parent_weights()
+            lines.append(
+                "weights I(X_i; C): "
+                + ", ".join(f"{n}: {w:.4f}" for n, w in zip(names, weights, strict=True))
+            )
+        if self.subsumption is not None:
+            lines.append(f"subsumption resolution: critical count {self.subsumption}")
+        return lines
 
     @property
     def parent_weights_(self) -> np.ndarray:
@@ -116,7 +142,7 @@ class _Averaged(SemiNaiveClassifier):
         _kernels.a2de_scores(
             columns, offsets, stats.n_values, base, stats.pair_index(), triple_base, triple_list,
             log_single, forward, backward, joint, first, middle, last, freq, pair_freq,
-            float(self.min_count), critical, out, A2DE_BLOCK_ROWS,
+            float(self.min_count), critical, out, a2de_block_rows(X.shape[1], out.shape[1]),
         )  # fmt: skip
         return unseen
 

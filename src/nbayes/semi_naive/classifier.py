@@ -38,6 +38,8 @@ import numba
 import numpy as np
 
 from .._base import NaiveBayesClassifier, class_index
+from .._json import from_json
+from .._state import section
 from .._validation import check_positive_number, check_sample_weight, check_target
 from ..estimators import category_codes
 from ..exceptions import UnseenCategoryWarning, caller_stacklevel
@@ -161,6 +163,80 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
             UnseenCategoryWarning,
             stacklevel=caller_stacklevel(),
         )
+
+    # ------------------------------------------------------------------ model files
+    @classmethod
+    def _stats_from_state(cls, state: dict[str, np.ndarray]) -> Any:
+        return PairCounts.from_state(state)
+
+    @classmethod
+    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> SemiNaiveClassifier:
+        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array."""
+        model = cls(**from_json(meta["params"]))
+        model._check_params()
+        model._restore_common(meta, arrays)
+        stats = cls._stats_from_state(section("stats", arrays))
+        stats.check(len(model.classes_), model.n_features_in_)
+        pairs = stats if isinstance(stats, PairCounts) else stats.pairs
+        if pairs.order != model._order:
+            raise ValueError(f"the counts are of order {pairs.order}, the model's {model._order}.")
+        pairs.max_memory = model._budget()
+        pairs.names = model._feature_names
+        model._stats = stats
+        model._restore_fitted(meta, arrays)
+        return model
+
+    def _restore_fitted(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        """Fitted attributes beyond the counts (selective k-DB's choice)."""
+
+    # ------------------------------------------------------------------ explanation
+    def _explain_lines(self, codes: np.ndarray, names: list[str], show) -> tuple[str, list]:
+        raise NotImplementedError(f"{self._name} has no explanation.")
+
+    def explain(self, row: Any, *, priors: Any = None, _names=None, _show=None):
+        """The computation for one row of codes: per attribute P(x_j | c, parents) with the
+        parents used (TAN, k-DB), or per super-parent its share of P(c, x) (AODE family).
+        ``print()`` it for a table; its ``lines`` hold the numbers."""
+        from .explain import SemiNaiveExplanation
+
+        self._check_fitted()
+        codes = np.asarray(row.codes if isinstance(row, Encoded) else row, dtype=np.float64)
+        codes = codes.reshape(1, -1) if codes.ndim == 1 else codes
+        if codes.shape != (1, self.n_features_in_):
+            raise ValueError(f"explain takes one row of {self.n_features_in_} codes.")
+        names = _names or self._feature_names or [f"x{j}" for j in range(self.n_features_in_)]
+        show = _show or (lambda j, v: str(int(v)))
+        kind, lines = self._explain_lines(codes[0], names, show)
+        given = row if isinstance(row, Encoded) else codes
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnseenCategoryWarning)
+            posterior = self.predict_proba(given, priors=priors)[0]
+            decision = self.predict(given, priors=priors)[0]
+        prior = np.exp(self._class_log_prior(priors))
+        return SemiNaiveExplanation(kind, self.classes_, lines, prior, posterior, decision)
+
+    def summary(self) -> str:
+        """The fitted model: classes and prior, attributes and their values, the structure."""
+        self._check_fitted()
+        names = self._feature_names or [f"x{j}" for j in range(self.n_features_in_)]
+        prior = np.exp(self._class_log_prior())
+        values = ", ".join(f"{n} ({v})" for n, v in zip(names, self.n_values_, strict=True))
+        parts = [
+            f"{self._name}: {self.class_count_.sum():,.0f} training rows (weighted), "
+            f"{len(self.classes_)} classes, {self.n_features_in_} attributes, "
+            f"{self.passes} pass(es) over the data",
+            "class prior: "
+            + ", ".join(f"{c}: {p:.4f}" for c, p in zip(self.classes_, prior, strict=True)),
+            f"values per attribute: {values}",
+        ]
+        parts += self._describe_structure(names)
+        return "\n".join(parts)
+
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        return []
+
+    def __str__(self) -> str:
+        return self.summary() if hasattr(self, "classes_") else repr(self)
 
     @property
     def n_values_(self) -> np.ndarray:

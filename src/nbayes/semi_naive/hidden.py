@@ -61,6 +61,16 @@ class HNB(SemiNaiveClassifier):
             conditional_mutual_information(stats), out, scoring_blocks(X.shape[0]),
         )  # fmt: skip
 
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        cmi = conditional_mutual_information(self._pairs)
+        lines = ["hidden parents (the strongest weight W_ij of each attribute):"]
+        for j, name in enumerate(names):
+            column = cmi[:, j]
+            if column.sum() > 0:
+                i = int(np.argmax(column))
+                lines.append(f"  {name}: {names[i]} ({column[i] / column.sum():.3f})")
+        return lines
+
     @property
     def weights_(self) -> np.ndarray:
         """I(X_i; X_j | C) (d, d): column j normalised over i ≠ j gives attribute j's W_ij."""

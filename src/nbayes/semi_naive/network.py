@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._base import NaiveBayesClassifier
+from .._state import nest, section
 from . import _kernels
 from .classifier import SemiNaiveClassifier, scoring_blocks
 from .information import conditional_mutual_information, mutual_information
@@ -64,19 +65,16 @@ class StagedCounts:
             self.parents.reindex_classes(positions, n_classes)
 
     def state(self) -> dict[str, np.ndarray]:
-        out = {f"pairs.{k}": v for k, v in self.pairs.state().items()}
+        out = nest("pairs", self.pairs.state())
         if self.parents is not None:
-            out.update({f"parents.{k}": v for k, v in self.parents.state().items()})
+            out.update(nest("parents", self.parents.state()))
         return out
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> StagedCounts:
-        def part(prefix: str) -> dict[str, np.ndarray]:
-            return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
-
-        parents = part("parents.")
+        parents = section("parents", state)
         return cls(
-            PairCounts.from_state(part("pairs.")),
+            PairCounts.from_state(section("pairs", state)),
             ParentCounts.from_state(parents) if parents else None,
         )
 
@@ -126,6 +124,17 @@ class _Network(SemiNaiveClassifier):
             counts.config_base, config_count, log_table, float(self.min_count), out,
             scoring_blocks(X.shape[0]),
         )  # fmt: skip
+
+    def _explain_lines(self, codes, names, show):
+        from .explain import network_lines
+
+        return "network", network_lines(self, codes, names, show)
+
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        lines = ["structure (parent -> child: I(X_child; X_parent | C) in nats):"]
+        for edge in self._structure().edges(names):
+            lines.append(f"  {edge['parent']} -> {edge['child']}: {edge['cmi']:.4f}")
+        return lines
 
     @property
     def structure_(self) -> Structure:
@@ -266,6 +275,17 @@ class KDB(_Network):
     def _new_stats(self, n_classes: int, n_features: int) -> Any:
         pairs = super()._new_stats(n_classes, n_features)
         return pairs if self.k <= 1 else StagedCounts(pairs)
+
+    @classmethod
+    def _stats_from_state(cls, state: dict[str, np.ndarray]) -> Any:
+        if "order" in state:  # k <= 1: the pair counts alone
+            return PairCounts.from_state(state)
+        return StagedCounts.from_state(state)
+
+    def _restore_fitted(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        staged = isinstance(self._stats, StagedCounts)
+        if staged != (self.k > 1) or (staged and self._stats.parents is None):
+            raise ValueError(f"the counts do not match a KDB with k={self.k}.")
 
     def _learnt_structure(self) -> Structure:
         pairs = self._pairs

@@ -112,11 +112,40 @@ class SelectiveKDB(KDB):
                     best = (s, kk)
         self.n_attributes_, self.k_ = int(best[0]), int(best[1])
 
+    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        meta, arrays = super()._to_state()
+        meta["selection"] = [self.n_attributes_, self.k_]
+        arrays["leave_one_out_losses"] = self.leave_one_out_losses_
+        return meta, arrays
+
+    def _restore_fitted(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        if not isinstance(self._stats, StagedCounts) or self._stats.parents is None:
+            raise ValueError("a selective k-DB file must hold the parent counts.")
+        losses = np.asarray(arrays["leave_one_out_losses"], dtype=np.float64)
+        d = self.n_features_in_
+        if losses.shape != (d + 1, int(self.k) + 1, len(CRITERIA)):
+            raise ValueError(f"leave_one_out_losses has shape {losses.shape}.")
+        s, k = (int(v) for v in meta["selection"])
+        if not (0 <= s <= d and 0 <= k <= int(self.k)):
+            raise ValueError(f"the selection ({s} attributes, k' = {k}) is out of range.")
+        self.leave_one_out_losses_ = losses.copy()
+        self.n_attributes_, self.k_ = s, k
+
     def _depth(self, counts: ParentCounts) -> np.ndarray:
         depth = np.full(counts.n_values.shape[0], -1, dtype=np.int64)
         chosen = np.asarray(counts.structure.order[: self.n_attributes_], dtype=np.int64)
         depth[chosen] = np.minimum(counts.n_parents[chosen], self.k_)
         return depth
+
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        criterion = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
+        return [
+            f"selected by leave-one-out {self.criterion}: the first {self.n_attributes_} "
+            f"attributes by I(X; C), at most {self.k_} parent(s) each "
+            f"(loss {criterion[self.n_attributes_, self.k_]:.4f}; with every attribute and "
+            f"k = {self.k}: {criterion[-1, -1]:.4f})",
+            *super()._describe_structure(names),
+        ]
 
     @property
     def selected_(self) -> list:
