@@ -19,7 +19,6 @@ adds nothing, a missing super-parent does not vote, a missing parent is backed o
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,6 +33,7 @@ from ..encoding import CategoricalEncoder
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.intervals import cut_points, interval_of
 from ..families.sketch import ValueSketches
+from ..labels import keep_labelled, matches, no_labelled_rows, split_target, warn_dropped
 from ..schema import ColumnSpec, infer_schema
 from ..tables import apply_missing, missing_markers, to_frame
 from .averaged import AODE, WAODE, AnDE, AODEsr
@@ -164,41 +164,16 @@ class SemiNaiveBayes(ParamsMixin):
     def _labelled(
         self, X: Any, y: Any, target: str | None, sample_weight: Any, columns: Any
     ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
-        """The feature frame, the labels and the weights of the rows whose label is known."""
-        frame = self._frame(X, columns)
-        if target is None and isinstance(y, str):
-            target, y = y, None
-        if target is not None and y is not None:
-            raise ValueError("give the class labels once: as y or as target='column', not both.")
-        if target is not None:
-            if target not in frame.columns:
-                raise ValueError(
-                    f"target column {target!r} is not in the data (columns: {frame.columns})."
-                )
-            labels = frame.get_column(target)
-            frame = frame.drop(target)
-        elif y is None:
-            raise ValueError("SemiNaiveBayes needs the class labels: pass y, or target='column'.")
-        else:
-            labels = to_frame({"y": y}, markers=self._markers()).get_column("y")
-            if labels.len() != frame.height:
-                raise ValueError(f"X has {frame.height} rows but y has {labels.len()} labels.")
-        labels = apply_missing(labels.to_frame("y"), self._markers()).get_column("y")
+        """The feature frame, the labels and the weights of the rows whose label is known (the
+        rules of :mod:`nbayes.labels`)."""
+        frame, labels = split_target(self._frame(X, columns), y, target, self._markers())
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
-        missing = labels.is_null().to_numpy()
-        if frame.height == 0 or missing.all():
-            raise ValueError("there are no labelled rows to learn from.")
-        if missing.any():
-            warnings.warn(
-                f"{int(missing.sum())} row(s) with a missing target were dropped (first at row "
-                f"{int(np.argmax(missing))}).",
-                UserWarning,
-                stacklevel=3,
-            )
-            keep = pl.Series(~missing)
-            frame, labels, weight = frame.filter(keep), labels.filter(keep), weight[~missing]
-        values = labels.to_numpy()
-        return frame, values.astype(str) if values.dtype == object else values, weight
+        rows = keep_labelled(frame, labels, weight)
+        if rows.frame.height == 0:
+            raise no_labelled_rows()
+        if rows.dropped:
+            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=3)
+        return rows.frame, rows.values, rows.weight
 
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> Encoded:
         """Codes of every column, in the schema's order: categories in their vocabulary,
@@ -414,7 +389,7 @@ class SemiNaiveBayes(ParamsMixin):
         self._check_fitted()
         frame, labels, weight = self._labelled(X, y, target, sample_weight, None)
         predicted = self.predict(frame)
-        return float(np.average(predicted.astype(str) == labels.astype(str), weights=weight))
+        return float(np.average(matches(predicted, labels), weights=weight))
 
     @property
     def classes_(self) -> np.ndarray:
