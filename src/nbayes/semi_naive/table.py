@@ -396,6 +396,17 @@ class SemiNaiveBayes(ParamsMixin):
         self._check_fitted()
         return self.model_.classes_
 
+    @property
+    def class_count_(self) -> np.ndarray:
+        """N_c, the weighted rows of each class."""
+        self._check_fitted()
+        return self.model_.class_count_
+
+    @property
+    def loss(self) -> Any:
+        """The model's loss matrix (set it on ``model_``)."""
+        return getattr(getattr(self, "model_", None), "loss", None)
+
     # ------------------------------------------------------------------ explanation
     def _show(self, j: int, code: float) -> str:
         """The value code ``code`` of column j stands for: a category or an interval."""
@@ -448,9 +459,7 @@ class SemiNaiveBayes(ParamsMixin):
             "params": to_json(params),
             "model_class": type(self.model_).__name__,
             "model": model_meta,
-            "schema": [
-                [s.name, s.family, names.get(s.dtype, "Float64")] for s in self.schema_
-            ],
+            "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in self.schema_],
             "fit_columns": list(self._fit_columns),
             "missing_markers": to_json(list(self.missing_markers_)),
             "encoder": self._encoder.meta(),
