@@ -38,6 +38,7 @@ import numba
 import numpy as np
 
 from .._base import NaiveBayesClassifier, class_index
+from .._dispatch import is_dask_collection
 from .._json import from_json
 from .._state import section
 from .._validation import check_positive_number, check_sample_weight, check_target
@@ -259,7 +260,20 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
             )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SemiNaiveClassifier:
-        """Fit from scratch on all rows: every pass reads the same (X, y)."""
+        """Fit from scratch on all rows: every pass reads the same (X, y). On Dask collections
+        each pass is a map over the partitions and a tree reduction
+        (:mod:`nbayes.semi_naive.dask`)."""
+        if any(is_dask_collection(v) for v in (X, y, sample_weight)):
+            from .dask import fit
+
+            return fit(self, X, y, sample_weight)
+        batch = self._fit_first_pass(X, y, sample_weight)
+        self._later_passes(lambda: [batch])
+        return self
+
+    def _fit_first_pass(self, X: Any, y: Any, sample_weight: Any) -> tuple:
+        """Pass 1 of ``fit``: validate, reset and count the pairs; returns the prepared batch
+        (codes, class indices, weights) for the passes that follow."""
         self._check_params()
         array = self._validate_X(X, reset=True)
         labels = check_target(y, array.shape[0], estimator=self._name)
@@ -269,8 +283,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         cls = cls.astype(np.intp).ravel()
         self._reset(classes, array.shape[1])
         self._accumulate(prepared, cls, weight)
-        self._later_passes(lambda: [(prepared, cls, weight)])
-        return self
+        return prepared, cls, weight
 
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None

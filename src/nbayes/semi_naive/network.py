@@ -304,20 +304,25 @@ class KDB(_Network):
     def _later_passes(self, source) -> None:
         if self.k <= 1:
             return
-        pairs = self._pairs
-        counts = ParentCounts(
-            pairs.n_classes, pairs.n_values, self._learnt_structure(), max_parents=int(self.k),
-            max_memory=self._budget(), names=self._names(),
-        )  # fmt: skip
+        counts = self._empty_parent_counts()
         for X, cls, weight in source():
             counts.accumulate(X, cls, weight)
         self._stats.parents = counts
+
+    def _empty_parent_counts(self) -> ParentCounts:
+        """Pass 2's statistics, empty: the parent counts of the structure the pair counts of
+        pass 1 learn (each batch, or Dask partition, fills one; they merge by addition)."""
+        pairs = self._pairs
+        return ParentCounts(
+            pairs.n_classes, pairs.n_values, self._learnt_structure(), max_parents=int(self.k),
+            max_memory=self._budget(), names=self._names(),
+        )  # fmt: skip
 
     def merge(self, *others: NaiveBayesClassifier) -> KDB:
         """Add models fitted on other rows. For k ≥ 2 the result must be the model one fit on
         all rows gives: the parent counts merge only if they share one structure and the merged
         pair counts learn that same structure; otherwise ValueError (refit with ``fit_passes``)."""
-        if self.k <= 1:
+        if self.k <= 1 or self._stats.parents is None:  # pair counts only (pass 1): they add
             return super().merge(*others)
         trial = copy.deepcopy(self)
         NaiveBayesClassifier.merge(trial, *others)

@@ -81,25 +81,35 @@ class SelectiveKDB(KDB):
         return StagedCounts(super(KDB, self)._new_stats(n_classes, n_features))
 
     def _later_passes(self, source) -> None:
-        pairs = self._pairs
-        counts = ParentCounts(
-            pairs.n_classes, pairs.n_values, self._learnt_structure(), max_parents=int(self.k),
-            max_memory=self._budget(), names=self._names(),
-        )  # fmt: skip
+        counts = self._empty_parent_counts()
         for X, cls, weight in source():
             counts.accumulate(X, cls, weight)
         self._stats.parents = counts
-        losses = np.zeros((pairs.n_features + 1, int(self.k) + 1, len(CRITERIA)))
+        losses = self._empty_losses()
+        for X, cls, weight in source():
+            self._add_losses(losses, X, cls, weight)
+        self._choose(losses)
+
+    def _empty_losses(self) -> np.ndarray:
+        """Pass 3's statistics, zero: the summed losses of every (s, k') and criterion."""
+        return np.zeros((self.n_features_in_ + 1, int(self.k) + 1, len(CRITERIA)))
+
+    def _add_losses(
+        self, losses: np.ndarray, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        """Add the leave-one-out losses of a batch of training rows (codes) to ``losses``."""
+        counts = self._stats.parents
         _, config_class, config_count = counts.tables(self._pseudo())
         order = np.asarray(counts.structure.order, dtype=np.int64)
-        for X, cls, weight in source():
-            _kernels.leave_one_out_losses(
-                X, np.ascontiguousarray(cls, dtype=np.int64),
-                np.ascontiguousarray(weight, dtype=np.float64), counts.n_values, counts.parents,
-                counts.n_parents, order, counts.level_base, counts.config_base, counts.counts,
-                config_class, config_count, self.class_count_, self._pseudo(),
-                float(self.min_count), losses, scoring_blocks(X.shape[0]),
-            )  # fmt: skip
+        _kernels.leave_one_out_losses(
+            X, np.ascontiguousarray(cls, dtype=np.int64),
+            np.ascontiguousarray(weight, dtype=np.float64), counts.n_values, counts.parents,
+            counts.n_parents, order, counts.level_base, counts.config_base, counts.counts,
+            config_class, config_count, self.class_count_, self._pseudo(),
+            float(self.min_count), losses, scoring_blocks(X.shape[0]),
+        )  # fmt: skip
+
+    def _choose(self, losses: np.ndarray) -> None:
         self.leave_one_out_losses_ = losses
         self._select()
 
@@ -156,6 +166,10 @@ class SelectiveKDB(KDB):
         return [names[j] if names is not None else j for j in chosen]
 
     def merge(self, *others: NaiveBayesClassifier) -> SelectiveKDB:
+        """Refused once the selection is made (it depends on all rows' leave-one-out
+        predictions); models holding only the pair counts of pass 1 add, as Dask's passes do."""
+        if self._stats.parents is None and not hasattr(self, "k_"):
+            return NaiveBayesClassifier.merge(self, *others)
         raise ValueError(
             "SelectiveKDB models cannot be merged exactly: the choice of attributes and k comes "
             "from leave-one-out predictions over all rows' counts. Fit on all rows (fit_passes "
