@@ -68,8 +68,7 @@ MODELS: dict[str, tuple[Callable[[], object], int]] = {
 
 def adult(data: Path):
     """Adult's split coded as the table model codes it: categories, MDL intervals."""
-    uci.DATA = data
-    (X_train, y_train), (X_test, y_test) = uci.adult()
+    (X_train, y_train), (X_test, y_test) = uci.adult(data=data)
     table = SemiNaiveBayes("aode").fit(X_train, y_train)
     return (
         table._encode(table._frame(X_train), fitting=False).codes,
