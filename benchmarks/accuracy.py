@@ -378,11 +378,11 @@ def semi_naive_section(data: Path) -> str:
         if name in QUESTION_IS_VALUE:
             kept = _question_as_value(data_set, given)
             option = {
-                f"{m}, '?' as a value": _semi_naive_score(kept, given, f(), {})
+                f"{m} with '?' as a value": _semi_naive_score(kept, given, f(), {})
                 for m, f in models.items()
             }
             top = max(option, key=lambda m: option[m])
-            special = f"{option[top]:.4f} ({top.split(',')[0]})"
+            special = f"{option[top]:.4f} ({top.split(' with ')[0]})"
             scores.update(option)
         weka, weka_model, forest = SEMI_NAIVE_PEERS[name]
         best = max(scores, key=lambda m: scores[m])

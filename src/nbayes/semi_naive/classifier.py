@@ -252,7 +252,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
 
     def _check_one_pass(self, action: str) -> None:
         if self.passes > 1:
-            raise NotImplementedError(
+            raise AttributeError(
                 f"{self._name} needs {self.passes} passes over the data (the structure is learnt "
                 f"from all rows before it is counted), so {action} cannot build it batch by "
                 "batch. Use fit(X, y) on all rows, or fit_passes(source) with a source that "
@@ -285,12 +285,14 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         self._accumulate(prepared, cls, weight)
         return prepared, cls, weight
 
-    def partial_fit(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
-    ) -> SemiNaiveClassifier:
-        """Add one batch to the counts (one-pass models only; see :meth:`fit_passes`)."""
+    @property
+    def partial_fit(self) -> Callable:
+        """Add one batch to the counts: ``partial_fit(X, y, classes=None, sample_weight=None)``.
+
+        One-pass models only: a model of more passes has no ``partial_fit`` (AttributeError, so
+        that ``hasattr`` tells); it reads its data with :meth:`fit` or :meth:`fit_passes`."""
         self._check_one_pass("partial_fit")
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        return super().partial_fit
 
     def fit_passes(
         self, source: Callable[[], Iterable[tuple]], *, classes: Any = None

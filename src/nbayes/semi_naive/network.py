@@ -264,8 +264,8 @@ class KDB(_Network):
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
         if self.k > max(n_features - 1, 0):
             raise ValueError(
-                f"k={self.k} is larger than the number of other attributes: with {n_features} "
-                f"attribute(s) each can have at most {max(n_features - 1, 0)} parent(s)."
+                f"k={self.k} is larger than the number of other attributes: X has {n_features} "
+                f"feature(s), so each can have at most {max(n_features - 1, 0)} parent(s)."
             )
         super()._reset(classes, n_features)
 

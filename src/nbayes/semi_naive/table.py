@@ -250,7 +250,7 @@ class SemiNaiveBayes(ParamsMixin):
         if first:
             self._check_params()
             model = self._new_model()
-            model._check_one_pass("partial_fit")
+            model._check_one_pass("SemiNaiveBayes.partial_fit")
         frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
         if first:
             self.missing_markers_ = missing_markers(self.missing_values)
