@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from .._base import NaiveBayesClassifier, class_index
-from .._dispatch import is_dask_collection
+from .._dispatch import dask_aware
 from .._json import from_json
 from .._state import section
 from .._validation import check_positive_number, check_sample_weight, check_target
@@ -249,6 +249,35 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
     def _later_passes(self, source: Callable[[], Iterable[tuple]]) -> None:
         """Passes 2, 3, … over ``source`` (batches of prepared codes, class index, weight), once
         the pair counts of pass 1 are complete. One-pass models have none."""
+        for number in range(2, self.passes + 1):
+            statistics = self._pass_statistics(number)
+            for X, cls, weight in source():
+                self._pass_accumulate(number, statistics, X, cls, weight)
+            self._pass_finish(number, statistics)
+
+    # The passes after the first, one protocol for batches here and for Dask partitions
+    # (nbayes.distributed._passes): empty statistics, filled from batches, added, then taken.
+    def _pass_statistics(self, number: int) -> Any:
+        """The empty statistics of pass ``number`` (they have ``add(other)``)."""
+        raise NotImplementedError
+
+    def _pass_accumulate(
+        self, number: int, statistics: Any, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        """Add a batch of prepared codes to pass ``number``'s statistics."""
+        raise NotImplementedError
+
+    def _pass_finish(self, number: int, statistics: Any) -> None:
+        """Take pass ``number``'s statistics, summed over all the rows."""
+        raise NotImplementedError
+
+    def _pass_batch(self, X: Any, y: Any, sample_weight: Any) -> tuple:
+        """A raw batch as the later passes read it: (codes, class indices, weights)."""
+        array = self._validate_X(X, reset=False)
+        labels = check_target(y, array.shape[0], estimator=self._name)
+        weight = check_sample_weight(sample_weight, array.shape[0], estimator=self._name)
+        codes = self._prepare(array, fitting=True)
+        return codes, class_index(self.classes_, labels, estimator=self._name), weight
 
     def _check_one_pass(self, action: str) -> None:
         if self.passes > 1:
@@ -259,14 +288,11 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
                 "can be read once per pass."
             )
 
+    @dask_aware
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SemiNaiveClassifier:
         """Fit from scratch on all rows: every pass reads the same (X, y). On Dask collections
         each pass is a map over the partitions and a tree reduction
-        (:mod:`nbayes.semi_naive.dask`)."""
-        if any(is_dask_collection(v) for v in (X, y, sample_weight)):
-            from .dask import fit
-
-            return fit(self, X, y, sample_weight)
+        (:mod:`nbayes.distributed._passes`)."""
         batch = self._fit_first_pass(X, y, sample_weight)
         self._later_passes(lambda: [batch])
         return self

@@ -301,13 +301,16 @@ class KDB(_Network):
             return self._stats.parents.structure
         return self._learnt_structure()
 
-    def _later_passes(self, source) -> None:
-        if self.k <= 1:
-            return
-        counts = self._empty_parent_counts()
-        for X, cls, weight in source():
-            counts.accumulate(X, cls, weight)
-        self._stats.parents = counts
+    def _pass_statistics(self, number: int) -> Any:
+        return self._empty_parent_counts()
+
+    def _pass_accumulate(
+        self, number: int, statistics: Any, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        statistics.accumulate(X, cls, weight)
+
+    def _pass_finish(self, number: int, statistics: Any) -> None:
+        self._stats.parents = statistics
 
     def _empty_parent_counts(self) -> ParentCounts:
         """Pass 2's statistics, empty: the parent counts of the structure the pair counts of

@@ -172,6 +172,10 @@ class ParentCounts:
         self.counts[:, positions] += other.counts
         self._cache.clear()
 
+    def add(self, other: ParentCounts) -> None:
+        """Add the counts of other rows of the same model (the same classes)."""
+        self.merge(other, np.arange(self.n_classes))
+
     def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
         counts = np.zeros((self.counts.shape[0], n_classes))
         counts[:, positions] = self.counts

@@ -31,6 +31,16 @@ from .parents import ParentCounts
 CRITERIA = ("log-loss", "error", "rmse")
 
 
+class SummedLosses:
+    """Pass 3's statistics: leave-one-out losses summed over rows (they add)."""
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.table = table
+
+    def add(self, other: SummedLosses) -> None:
+        self.table += other.table
+
+
 class SelectiveKDB(KDB):
     """Selective k-DB (see :mod:`nbayes.semi_naive.selective`) over integer codes.
 
@@ -80,15 +90,24 @@ class SelectiveKDB(KDB):
     def _new_stats(self, n_classes: int, n_features: int) -> StagedCounts:
         return StagedCounts(super(KDB, self)._new_stats(n_classes, n_features))
 
-    def _later_passes(self, source) -> None:
-        counts = self._empty_parent_counts()
-        for X, cls, weight in source():
-            counts.accumulate(X, cls, weight)
-        self._stats.parents = counts
-        losses = self._empty_losses()
-        for X, cls, weight in source():
-            self._add_losses(losses, X, cls, weight)
-        self._choose(losses)
+    def _pass_statistics(self, number: int) -> Any:
+        return (
+            super()._pass_statistics(number) if number == 2 else SummedLosses(self._empty_losses())
+        )
+
+    def _pass_accumulate(
+        self, number: int, statistics: Any, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        if number == 2:
+            super()._pass_accumulate(number, statistics, X, cls, weight)
+        else:
+            self._add_losses(statistics.table, X, cls, weight)
+
+    def _pass_finish(self, number: int, statistics: Any) -> None:
+        if number == 2:
+            super()._pass_finish(number, statistics)
+        else:
+            self._choose(statistics.table)
 
     def _empty_losses(self) -> np.ndarray:
         """Pass 3's statistics, zero: the summed losses of every (s, k') and criterion."""
