@@ -15,8 +15,15 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = [
+    "AODE",
     "ESTIMATORS",
+    "HNB",
+    "KDB",
     "MODELS",
+    "TAN",
+    "WAODE",
+    "AODEsr",
+    "AnDE",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
@@ -28,6 +35,8 @@ __all__ = [
     "NaiveBayes",
     "NotFittedError",
     "PoissonNB",
+    "SelectiveKDB",
+    "SemiNaiveBayes",
     "TextClassifier",
     "TextVectorizer",
     "UnseenCategoryWarning",
@@ -66,6 +75,15 @@ _LOCATIONS = {
     "merge": "._base",
     "bayes_rule": ".bayes",
     "total_probability": ".bayes",
+    "AODE": ".semi_naive",
+    "HNB": ".semi_naive",
+    "KDB": ".semi_naive",
+    "TAN": ".semi_naive",
+    "WAODE": ".semi_naive",
+    "AnDE": ".semi_naive",
+    "AODEsr": ".semi_naive",
+    "SelectiveKDB": ".semi_naive",
+    "SemiNaiveBayes": ".semi_naive",
     "TextClassifier": ".text",
     "TextVectorizer": ".text",
     "read_labeled_lines": ".text",
@@ -108,4 +126,15 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names as if imported eagerl
     from .explain import Explanation
     from .model import NaiveBayes
     from .persist import load, save
+    from .semi_naive import (
+        AODE,
+        HNB,
+        KDB,
+        TAN,
+        WAODE,
+        AnDE,
+        AODEsr,
+        SelectiveKDB,
+        SemiNaiveBayes,
+    )
     from .text import TextClassifier, TextVectorizer, read_labeled_lines, read_text_folder

@@ -11,6 +11,8 @@ from .estimators import (
     PoissonNB,
 )
 from .model import NaiveBayes
+from .semi_naive import ESTIMATORS as SEMI_NAIVE
+from .semi_naive import SemiNaiveBayes
 from .text.classifier import TextClassifier
 
 #: The per-family estimators, drop-in replacements for ``sklearn.naive_bayes``'s.
@@ -24,4 +26,4 @@ ESTIMATORS: tuple[type, ...] = (
 )
 
 #: Every class a model file may hold (:func:`nbayes.save` / :func:`nbayes.load`).
-MODELS: tuple[type, ...] = (*ESTIMATORS, NaiveBayes, TextClassifier)
+MODELS: tuple[type, ...] = (*ESTIMATORS, NaiveBayes, TextClassifier, *SEMI_NAIVE, SemiNaiveBayes)

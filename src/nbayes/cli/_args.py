@@ -25,6 +25,10 @@ def continuous_family_names() -> tuple[str, ...]:
 
 TEXT_MODELS = ("complement", "multinomial", "bernoulli")
 
+#: ``--model``: naive Bayes, or a semi-naive model of :mod:`nbayes.semi_naive` (its names in
+#: ``nbayes.semi_naive.table.MODEL_NAMES``; listed here so that ``--help`` imports nothing).
+TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb")
+
 
 def column_family(text: str) -> tuple[str, str]:
     """``COL=FAMILY`` → (column, family)."""
@@ -154,10 +158,23 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         help=f"family for a column (by name or position): {', '.join(family_names())} (repeatable)",
     )
     group.add_argument(
+        "--model",
+        choices=TABLE_MODELS,
+        default="naive",
+        help="naive Bayes (default), or a semi-naive model whose attributes depend on each "
+        "other: aode, waode, aodesr, a2de, hnb, tan, kdb (--k parents), skdb (selective k-DB, "
+        "k' <= --k); numeric columns are then cut into MDL intervals",
+    )
+    group.add_argument(
+        "--k",
+        type=positive_int,
+        help="parents per attribute of --model kdb (default 1) and the largest of skdb (default 3)",
+    )
+    group.add_argument(
         "--continuous",
-        default="gaussian",
+        default=None,
         choices=continuous_family_names(),
-        help="family for numeric columns (default gaussian)",
+        help="family for numeric columns (default gaussian; mdl for semi-naive models)",
     )
     group.add_argument(
         "--alpha",

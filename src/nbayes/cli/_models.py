@@ -19,6 +19,7 @@ import polars as pl
 from ..model import NaiveBayes
 from ..readers import DataError
 from ..text import TextClassifier
+from ._args import UsageError
 from ._reading import DOCUMENT_LABEL, column, is_documents
 
 #: Free text: a column of strings whose values have at least this many words (median) …
@@ -123,14 +124,45 @@ def text_classifier(args: argparse.Namespace) -> TextClassifier:
     )
 
 
-def table_model(args: argparse.Namespace, families: dict[str, str]) -> NaiveBayes:
-    """A NaiveBayes with ``families``, ``--continuous``, ``--alpha``, ``--prior``, ``--missing``
-    and ``--bins``."""
+def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
+    """A NaiveBayes (or, with ``--model``, a SemiNaiveBayes) with ``families``,
+    ``--continuous``, ``--alpha``, ``--prior``, ``--missing`` and ``--bins``."""
+    if getattr(args, "model", "naive") != "naive":
+        return semi_naive_model(args, families)
     return NaiveBayes(
         families=families or None,
-        continuous=args.continuous,
+        continuous=args.continuous or "gaussian",
         alpha=alpha(args, 1.0),
         class_prior=args.prior,
+        missing_values=args.missing or None,
+        bins=args.bins,
+    )
+
+
+def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
+    """A SemiNaiveBayes of ``--model`` (with ``--k``, ``--alpha``, ``--prior``); its numeric
+    columns cut into ``--continuous`` intervals (default mdl)."""
+    from ..semi_naive.table import MODEL_NAMES, SemiNaiveBayes
+
+    estimator = MODEL_NAMES[args.model]()
+    settings: dict[str, Any] = {"class_prior": args.prior}
+    if args.alpha is not None:
+        settings["alpha"] = args.alpha
+    if args.k is not None:
+        if args.model not in ("kdb", "skdb"):
+            raise UsageError(f"--k applies to --model kdb and skdb, not {args.model}.")
+        settings["k"] = args.k
+    estimator.set_params(**settings)
+    continuous = args.continuous or "mdl"
+    if continuous not in ("mdl", "equal-width", "equal-frequency"):
+        raise UsageError(
+            f"--model {args.model} needs discrete columns: --continuous mdl, equal-width or "
+            f"equal-frequency, not {continuous}."
+        )
+    return SemiNaiveBayes(
+        estimator,
+        families=families or None,
+        continuous=continuous,
         missing_values=args.missing or None,
         bins=args.bins,
     )

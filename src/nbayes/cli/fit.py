@@ -21,6 +21,9 @@ def run(args: argparse.Namespace) -> int:
     skipped = ""
     if args.scheduler:
         learner = _fit_on_cluster(args)
+    elif args.model != "naive":
+        learner, reader = _fit_in_passes(args)
+        skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     else:
         learner, reader = _fit_streaming(args)
         skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
@@ -32,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
             "least two.",
         )
     if args.loss:
-        model.set_params(loss=read_loss(args.loss, model.classes_))
+        owner = getattr(model, "model_", model) if args.model != "naive" else model
+        owner.set_params(loss=read_loss(args.loss, model.classes_))
     save(model, args.output)
     rows = model.class_count_.sum()
     what = "documents" if learner.text is not None else "rows"
@@ -89,6 +93,33 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
     return learner
 
 
+def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
+    """A semi-naive model reads the file once per pass (the numeric columns' cut points, the
+    pair counts, and for k-DB the parent counts): a file, not standard input."""
+    if args.data == "-":
+        raise UsageError(
+            f"--model {args.model} reads the data once per pass; give a file, not standard input."
+        )
+    readers: list[Reader] = []
+
+    def batches():
+        reader = open_reader(args)
+        readers.append(reader)
+        for batch in reader:
+            yield batch.frame
+
+    first = next(iter(open_reader(args)), None)
+    if first is None:
+        raise DataError(args.data, "the file has no data rows.")
+    target = require_target(args, args.data, first.frame.columns)
+    learner = learner_for(args, args.data, first.frame, target)
+    try:
+        learner.model.fit_passes(batches, target=target)
+    except ValueError as error:
+        raise DataError(args.data, str(error)) from error
+    return learner, readers[-1]
+
+
 def _checked_fit(args: argparse.Namespace, learner: Learner | None, reader: Reader):
     if reader.columns is not None:
         require_target(args, reader.path, reader.columns)
@@ -109,6 +140,10 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
         raise UsageError("--scheduler has the workers read the files; it cannot read stdin.")
     if args.target is None:
         raise UsageError("--scheduler fits tables: name the --target column.")
+    if args.model != "naive":
+        raise UsageError(
+            f"--scheduler fits naive Bayes models; --model {args.model} does not run there."
+        )
     from ..distributed import fit_files
 
     families = dict(args.family)

@@ -27,6 +27,7 @@ from ..labels import (
 )
 from ..schema import ColumnSpec, unobserved_column
 from ._partitions import collections, fresh, is_table_model, map_partitions
+from ._passes import fit_in_passes
 from ._reduce import SPLIT_EVERY, Partial, combine_partials, tree_reduce
 from ._tables import resolve_schema
 
@@ -187,7 +188,10 @@ def fit(
     else:
         if target is not None:
             raise TypeError(f"{model._name}.fit takes labels as y, not target=.")
-        fitted = fit_estimator(model, X, y, sample_weight, None, split_every)
+        if getattr(model, "passes", 1) > 1:  # models read in several passes (k-DB, k >= 2)
+            fitted = fit_in_passes(model, X, y, sample_weight, split_every)
+        else:
+            fitted = fit_estimator(model, X, y, sample_weight, None, split_every)
     adopt(model, fitted)
     return model
 

@@ -1,0 +1,296 @@
+"""Averaged n-dependence estimators: AODE, A2DE, weighted AODE and AODE with subsumption
+resolution.
+
+**AODE** (Webb, Boughton & Wang 2005) averages the one-dependence models in which one attribute
+value x_i (the super-parent) is a parent of every other attribute:
+
+    P(c, x) = (1 / Σ_{i∈S} w_i) Σ_{i∈S} w_i P(c) P(x_i | c) Π_{j≠i} P(x_j | c, x_i)
+
+S holds the observed attributes whose value occurred at least ``min_count`` times in fitting
+(N(x_i) ≥ m, Weka's frequency limit, default 1), w_i = 1. When S is empty the row is scored by
+naive Bayes, P(c) Π_j P(x_j | c). The log-likelihood this module gives the base class is
+log [P(c, x) / P(c)], so ``class_prior`` and ``priors=`` set P(c). Weka estimates the joint
+P(c, x_i) = (N(c, x_i) + 1) / (N_i + K v_i) in one fraction; here it is the product of the
+class prior and P(x_i | c) = (N(c, x_i) + p) / (N_c^(i) + v_i p), which lets the prior be set
+apart (the two agree as N grows).
+
+**Weighted AODE** (Jiang & Zhang 2006; Weka's WAODE): w_i = I(X_i; C), the mutual information of
+the super-parent with the class (:mod:`nbayes.semi_naive.information`); every observed attribute
+is a super-parent (``min_count=0``). If every weight is 0, they are taken equal.
+
+**Subsumption resolution** (Zheng & Webb 2006; Weka's AODEsr): at prediction, a value x_i that
+a more specific value x_j of the same row implies — every training row with x_j had x_i,
+N(x_i, x_j) = N(x_j), and x_j occurred more than ``subsumption`` times (Weka's critical value,
+50) — is dropped, as parent and as child. Of two values that imply each other the one of the
+lower attribute index is kept.
+
+**AnDE** (Webb et al. 2012) with n = 2 averages over pairs of super-parents:
+
+    P(c, x) = (1 / |S₂|) Σ_{(i,j)∈S₂} P(c) P(x_i, x_j | c) Π_{l∉{i,j}} P(x_l | c, x_i, x_j)
+
+S₂ the pairs of observed values that occurred together at least ``min_count`` times; a row with
+none falls back to AODE (and that to naive Bayes). It needs the triple counts
+N(c, x_i, x_j, x_l), K Σ v_i v_j v_l cells (:mod:`nbayes.semi_naive.memory`).
+
+Every conditional is a smoothed count ratio (:mod:`nbayes.semi_naive.classifier`); the counts are
+those of :class:`~nbayes.semi_naive.pairs.PairCounts`, one pass, exact under ``merge``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from . import _kernels
+from .classifier import SemiNaiveClassifier, scoring_blocks
+from .information import mutual_information
+from .memory import DEFAULT_MAX_MEMORY
+
+WEIGHTING = (None, "mutual-information")
+
+#: Bytes of the per-thread buffer of A2DE's scores (one per super-parent pair, row and class):
+#: the more rows share a visit of each triple's table blocks, the fewer times they come from
+#: memory (4,096 rows at most, 64 at least).
+A2DE_BLOCK_BYTES = 32 * 2**20
+
+
+def a2de_block_rows(n_features: int, n_classes: int) -> int:
+    pairs = max(n_features * (n_features - 1) // 2, 1)
+    return int(np.clip(A2DE_BLOCK_BYTES // (8 * pairs * n_classes), 64, 4096))
+
+
+class _Averaged(SemiNaiveClassifier):
+    """Shared scoring of AODE, WAODE, AODEsr and AnDE."""
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Real):
+            raise ValueError(f"min_count must be a number >= 0, got {self.min_count!r}.")
+        if self.min_count < 0:
+            raise ValueError(f"min_count must be >= 0, got {self.min_count!r}.")
+        if self.weighting not in WEIGHTING:
+            raise ValueError(f"weighting must be one of {WEIGHTING}, got {self.weighting!r}.")
+        if self.subsumption is not None and (
+            isinstance(self.subsumption, bool)
+            or not isinstance(self.subsumption, numbers.Real)
+            or self.subsumption < 0
+        ):
+            raise ValueError(
+                f"subsumption must be None or a count >= 0 (Weka's critical value, 50), got "
+                f"{self.subsumption!r}."
+            )
+
+    def _parent_weights(self) -> np.ndarray:
+        """w_i of each super-parent: 1, or I(X_i; C) with ``weighting='mutual-information'``."""
+        if self.weighting == "mutual-information":
+            return mutual_information(self._pairs)
+        return np.ones(self._pairs.n_features)
+
+    def _explain_lines(self, codes, names, show):
+        if self._order != 1:
+            raise NotImplementedError("explain shows one-dependence super-parents (n = 1).")
+        from .explain import averaged_lines
+
+        return "averaged", averaged_lines(self, codes, names, show)
+
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        lines = [f"super-parents: values seen at least {self.min_count} time(s)"]
+        if self.weighting == "mutual-information":
+            weights = self._parent_weights()
+            lines.append(
+                "weights I(X_i; C): "
+                + ", ".join(f"{n}: {w:.4f}" for n, w in zip(names, weights, strict=True))
+            )
+        if self.subsumption is not None:
+            lines.append(f"subsumption resolution: critical count {self.subsumption}")
+        return lines
+
+    @property
+    def parent_weights_(self) -> np.ndarray:
+        """w_i, the weight of each attribute as a super-parent."""
+        self._check_fitted()
+        return self._parent_weights().copy()
+
+    def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
+        stats = self._pairs
+        pseudo = self._pseudo()
+        offsets, base, triple_base = stats.layout()
+        log_single = stats.single_log_prob(pseudo)
+        forward, backward = stats.conditionals(pseudo)
+        freq, pair_freq = stats.frequencies()
+        critical = -1.0 if self.subsumption is None else float(self.subsumption)
+        if self._order == 1:
+            return _kernels.aode_scores(
+                X, offsets, stats.n_values, base, log_single, forward, backward, freq,
+                float(self.min_count), self._parent_weights(), critical, pair_freq, out,
+                scoring_blocks(X.shape[0]),
+            )  # fmt: skip
+        v = np.maximum(stats.n_values, 1).astype(np.float64)
+        alpha = float(self.alpha)
+        pseudo_pair = (
+            np.full((v.shape[0], v.shape[0]), alpha)
+            if self.smoothing == "lidstone"
+            else alpha / np.outer(v, v)
+        )
+        joint = stats.joints(pseudo_pair)
+        first, middle, last = stats.triple_conditionals(pseudo)
+        _, triple_list = stats.lists()
+        columns = np.empty((X.shape[1], X.shape[0]), dtype=np.int32)
+        unseen = _kernels.column_codes(X, stats.n_values, columns)
+        _kernels.a2de_scores(
+            columns, offsets, stats.n_values, base, stats.pair_index(), triple_base, triple_list,
+            log_single, forward, backward, joint, first, middle, last, freq, pair_freq,
+            float(self.min_count), critical, out, a2de_block_rows(X.shape[1], out.shape[1]),
+        )  # fmt: skip
+        return unseen
+
+
+class AODE(_Averaged):
+    """Averaged one-dependence estimators (Webb, Boughton & Wang 2005) over integer codes.
+
+        P(c, x) = (1 / Σ_{i∈S} w_i) Σ_{i∈S} w_i P(c) P(x_i | c) Π_{j≠i} P(x_j | c, x_i)
+
+    See :mod:`nbayes.semi_naive.averaged` for S, the weights and subsumption resolution.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Pseudo-count of every estimate: Lidstone λ (1 = Laplace, Weka's AODE default) or the m
+        of an m-estimate, per ``smoothing``.
+    smoothing : {"lidstone", "m-estimate"}, default "lidstone"
+        (N + λ) / (N' + v λ), or (N + m / v) / (N' + m).
+    min_count : float, default 1
+        A value is a super-parent only if it occurred at least this often in fitting (Weka -F).
+    weighting : None or "mutual-information", default None
+        Super-parent weights w_i: equal, or I(X_i; C) (weighted AODE, Jiang & Zhang 2006).
+    subsumption : None or float, default None
+        Critical count of lazy subsumption resolution (Zheng & Webb 2006; Weka's AODEsr uses 50).
+    class_prior : None, "mle", "smoothed", "uniform" or sequence, default None ("mle")
+        P(c); ``prior_alpha`` is λ of the smoothed prior (default 1).
+    loss : (K, K) array-like, optional
+        ``loss[i][j]`` = cost of deciding class i when the truth is j.
+    max_memory : int or str, default "1GiB"
+        Budget of the count and prediction tables (:mod:`nbayes.semi_naive.memory`).
+    """
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        smoothing: str = "lidstone",
+        min_count: float = 1,
+        weighting: str | None = None,
+        subsumption: float | None = None,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        self.alpha = alpha
+        self.smoothing = smoothing
+        self.min_count = min_count
+        self.weighting = weighting
+        self.subsumption = subsumption
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+        self.max_memory = max_memory
+
+
+class WAODE(AODE):
+    """Weighted AODE (Jiang & Zhang 2006), Weka's defaults: super-parent weights I(X_i; C), every
+    observed attribute a super-parent, m-estimates with m = 1. Same parameters as :class:`AODE`."""
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        smoothing: str = "m-estimate",
+        min_count: float = 0,
+        weighting: str | None = "mutual-information",
+        subsumption: float | None = None,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, smoothing=smoothing, min_count=min_count, weighting=weighting,
+            subsumption=subsumption, class_prior=class_prior, prior_alpha=prior_alpha,
+            loss=loss, max_memory=max_memory,
+        )  # fmt: skip
+
+
+class AODEsr(AODE):
+    """AODE with lazy subsumption resolution (Zheng & Webb 2006), Weka's defaults: critical count
+    50, m-estimates with m = 1, frequency limit 1. Same parameters as :class:`AODE`."""
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        smoothing: str = "m-estimate",
+        min_count: float = 1,
+        weighting: str | None = None,
+        subsumption: float | None = 50,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, smoothing=smoothing, min_count=min_count, weighting=weighting,
+            subsumption=subsumption, class_prior=class_prior, prior_alpha=prior_alpha,
+            loss=loss, max_memory=max_memory,
+        )  # fmt: skip
+
+
+class AnDE(_Averaged):
+    """Averaged n-dependence estimators (Webb et al. 2012) for n = 1 (AODE) or n = 2 (A2DE):
+
+        P(c, x) = (1 / |S₂|) Σ_{(i,j)∈S₂} P(c) P(x_i, x_j | c) Π_{l∉{i,j}} P(x_l | c, x_i, x_j)
+
+    for n = 2, with back-off to AODE and naive Bayes for rows without eligible parents (see
+    :mod:`nbayes.semi_naive.averaged`). n = 2 counts N(c, x_i, x_j, x_l): about K · (Σ v_j)³ / 6
+    cells, checked against ``max_memory`` first. Parameters as :class:`AODE`, plus ``n``.
+    """
+
+    def __init__(
+        self,
+        n: int = 2,
+        *,
+        alpha: float = 1.0,
+        smoothing: str = "lidstone",
+        min_count: float = 1,
+        weighting: str | None = None,
+        subsumption: float | None = None,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        self.n = n
+        self.alpha = alpha
+        self.smoothing = smoothing
+        self.min_count = min_count
+        self.weighting = weighting
+        self.subsumption = subsumption
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+        self.max_memory = max_memory
+
+    @property
+    def _order(self) -> int:  # type: ignore[override]
+        return int(self.n)
+
+    def _check_params(self) -> None:
+        if self.n not in (1, 2) or isinstance(self.n, bool):
+            raise ValueError(f"n must be 1 (AODE) or 2 (A2DE), got {self.n!r}.")
+        if self.n == 2 and self.weighting is not None:
+            raise ValueError(
+                "weighting applies to n=1 (weighted AODE); use weighting=None for A2DE."
+            )
+        super()._check_params()

@@ -1,0 +1,135 @@
+"""What a semi-naive model did with one row, as data and as a table.
+
+* Networks (TAN, k-DB, selective k-DB): one line per attribute with its factor
+  P(x_j | c, parents) for every class and the parents it was conditioned on (after back-off:
+  the parents actually used). The factors multiply: their logs add up to log P(x | c).
+* Averaged models (AODE, WAODE, AODEsr): one line per super-parent x_i with its weight w_i and
+  its share of each class's average, w_i P(x_i | c) Π_j P(x_j | c, x_i) / Σ_i' (…): the shares of
+  a class sum to 1.
+
+The numbers are read from the same tables prediction uses; the posterior is the model's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..families._group import format_table
+from . import _kernels
+
+
+@dataclass
+class SemiNaiveExplanation:
+    """One row's computation (see :mod:`nbayes.semi_naive.explain`)."""
+
+    kind: str  # "network" or "averaged"
+    classes: np.ndarray
+    lines: list[dict]  # per attribute (network) or super-parent (averaged)
+    prior: np.ndarray
+    posterior: np.ndarray
+    decision: object
+
+    def __str__(self) -> str:
+        if self.kind == "network":
+            header = "attribute = value | parents used: P(x_j | c, parents)"
+            labels = [
+                f"{line['attribute']} = {line['value']}"
+                + (" | " + ", ".join(line["parents"]) if line["parents"] else "")
+                for line in self.lines
+            ]
+            values = [np.exp(line["log_p"]).tolist() for line in self.lines]
+        else:
+            header = "super-parent = value (weight): share of P(c, x)"
+            labels = [
+                f"{line['attribute']} = {line['value']} (w = {line['weight']:.3g})"
+                for line in self.lines
+            ]
+            values = [list(line["share"]) for line in self.lines]
+        body = format_table(
+            ["P(c)", *labels, "P(c | x)"],
+            self.classes,
+            [self.prior.tolist(), *values, self.posterior.tolist()],
+        )
+        return f"{header}\n{body}\ndecision: {self.decision}"
+
+
+def network_lines(
+    model, codes: np.ndarray, names: list[str], show: Callable[[int, float], str]
+) -> list[dict]:
+    """Each used attribute's log P(x_j | c, parents) with the parents the row reached."""
+    counts = model._parent_counts()
+    log_table, _, config_count = counts.tables(model._pseudo())
+    depth = model._depth(counts)
+    lines = []
+    for j, value in enumerate(codes):
+        if depth[j] < 0 or value != value or value >= counts.n_values[j]:
+            continue
+        x = int(value)
+        cell = counts.level_base[j, 0] + x
+        config, used = 0, []
+        for L in range(1, int(depth[j]) + 1):
+            p = int(counts.parents[j, L - 1])
+            pv = codes[p]
+            if pv != pv or pv >= counts.n_values[p]:
+                break
+            config = config * int(counts.n_values[p]) + int(pv)
+            if config_count[counts.config_base[j, L] + config] < model.min_count:
+                break
+            cell = counts.level_base[j, L] + config * int(counts.n_values[j]) + x
+            used.append(f"{names[p]} = {show(p, pv)}")
+        lines.append(
+            {"attribute": names[j], "value": show(j, value), "parents": used,
+             "log_p": log_table[cell].copy()}
+        )  # fmt: skip
+    return lines
+
+
+def averaged_lines(
+    model, codes: np.ndarray, names: list[str], show: Callable[[int, float], str]
+) -> list[dict]:
+    """Each super-parent's weight and share of every class's average (AODE family, n = 1)."""
+    stats = model._pairs
+    pseudo = model._pseudo()
+    offsets, base, _ = stats.layout()
+    log_single = stats.single_log_prob(pseudo)
+    forward, backward = stats.conditionals(pseudo)
+    freq, pair_freq = stats.frequencies()
+    weights = model._parent_weights()
+    v = stats.n_values
+    observed = [j for j, a in enumerate(codes) if a == a and a < v[j]]
+    if model.subsumption is not None and observed:  # drop the generalisations, as prediction
+        attr = np.array(observed, dtype=np.int64)
+        keep = np.ones(len(observed), dtype=bool)
+        _kernels._subsume(
+            attr, codes[attr].astype(np.int64), len(observed), offsets, v, base, freq,
+            pair_freq, float(model.subsumption), keep,
+        )  # fmt: skip
+        observed = [j for j, k in zip(observed, keep, strict=True) if k]
+    eligible = [j for j in observed if freq[offsets[j] + int(codes[j])] >= model.min_count]
+    if sum(weights[j] for j in eligible) <= 0:
+        weights = np.ones_like(weights)
+    terms, lines = [], []
+    for i in observed:
+        a = int(codes[i])
+        if freq[offsets[i] + a] < model.min_count or weights[i] <= 0:
+            continue
+        term = np.log(weights[i]) + log_single[offsets[i] + a].copy()
+        for j in observed:
+            if j == i:
+                continue
+            b = int(codes[j])
+            if i < j:
+                term += forward[base[i, j] + a * v[j] + b]
+            else:
+                term += backward[base[j, i] + b * v[i] + a]
+        terms.append(term)
+        lines.append({"attribute": names[i], "value": show(i, a), "weight": float(weights[i])})
+    if terms:
+        stacked = np.array(terms)
+        shares = np.exp(stacked - np.logaddexp.reduce(stacked, axis=0))
+        for line, share in zip(lines, shares, strict=True):
+            line["share"] = share
+    return lines

@@ -1,0 +1,196 @@
+"""Selective k-DB (Martínez, Webb, Chen & Zaidi, JMLR 2016): k-DB that chooses, from the data,
+how many attributes to use and how many parents each may have.
+
+The attributes are ranked by I(X_j; C) and given their k-DB parents for the largest k (passes 1
+and 2, :mod:`nbayes.semi_naive.network`). Every model (s, k') — the s first attributes of the
+ranking, each with at most its first k' ≤ k parents — is nested in that one and scored from the
+same counts, so one more pass over the training rows computes their leave-one-out losses
+together: for each row, its own weight is taken out of every count it touched and
+
+    log-loss:  −log P̂(y | x),      error:  [argmax_c P̂(c | x) ≠ y],
+    rmse:      Σ_c (P̂(c | x) − [c = y])²   (the root of the mean is reported)
+
+are added up for every (s, k') (:func:`nbayes.semi_naive._kernels.leave_one_out_losses`). The
+model with the smallest total is kept (ties: fewer attributes, then fewer parents). Three passes;
+``merge`` refuses, since the selection depends on all rows' leave-one-out predictions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._base import NaiveBayesClassifier
+from . import _kernels
+from .classifier import SemiNaiveClassifier, scoring_blocks
+from .memory import DEFAULT_MAX_MEMORY
+from .network import KDB, StagedCounts
+from .parents import ParentCounts
+
+CRITERIA = ("log-loss", "error", "rmse")
+
+
+class SummedLosses:
+    """Pass 3's statistics: leave-one-out losses summed over rows (they add)."""
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.table = table
+
+    def add(self, other: SummedLosses) -> None:
+        self.table += other.table
+
+
+class SelectiveKDB(KDB):
+    """Selective k-DB (see :mod:`nbayes.semi_naive.selective`) over integer codes.
+
+    Parameters
+    ----------
+    k : int, default 3
+        The most parents per attribute among which k' ≤ k is chosen (more than the d − 1 other
+        attributes is allowed: k' then stops at d − 1).
+    criterion : {"log-loss", "error", "rmse"}, default "log-loss"
+        The leave-one-out loss the attribute count s and k' minimise.
+    alpha, smoothing, min_count, class_prior, prior_alpha, loss, max_memory
+        As :class:`~nbayes.semi_naive.KDB`.
+    """
+
+    def __init__(
+        self,
+        k: int = 3,
+        *,
+        criterion: str = "log-loss",
+        alpha: float = 1.0,
+        smoothing: str = "lidstone",
+        min_count: float = 1,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: int | str = DEFAULT_MAX_MEMORY,
+    ) -> None:
+        super().__init__(
+            k, alpha=alpha, smoothing=smoothing, min_count=min_count, class_prior=class_prior,
+            prior_alpha=prior_alpha, loss=loss, max_memory=max_memory,
+        )  # fmt: skip
+        self.criterion = criterion
+
+    @property
+    def passes(self) -> int:  # type: ignore[override]
+        return 3
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}.")
+
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        # k is the largest k' tried: with fewer attributes, each simply has fewer parents
+        SemiNaiveClassifier._reset(self, classes, n_features)
+
+    def _new_stats(self, n_classes: int, n_features: int) -> StagedCounts:
+        return StagedCounts(super(KDB, self)._new_stats(n_classes, n_features))
+
+    def _pass_statistics(self, number: int) -> Any:
+        return (
+            super()._pass_statistics(number) if number == 2 else SummedLosses(self._empty_losses())
+        )
+
+    def _pass_accumulate(
+        self, number: int, statistics: Any, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        if number == 2:
+            super()._pass_accumulate(number, statistics, X, cls, weight)
+        else:
+            self._add_losses(statistics.table, X, cls, weight)
+
+    def _pass_finish(self, number: int, statistics: Any) -> None:
+        if number == 2:
+            super()._pass_finish(number, statistics)
+        else:
+            self._choose(statistics.table)
+
+    def _empty_losses(self) -> np.ndarray:
+        """Pass 3's statistics, zero: the summed losses of every (s, k') and criterion."""
+        return np.zeros((self.n_features_in_ + 1, int(self.k) + 1, len(CRITERIA)))
+
+    def _add_losses(
+        self, losses: np.ndarray, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        """Add the leave-one-out losses of a batch of training rows (codes) to ``losses``."""
+        counts = self._stats.parents
+        _, config_class, config_count = counts.tables(self._pseudo())
+        order = np.asarray(counts.structure.order, dtype=np.int64)
+        _kernels.leave_one_out_losses(
+            X, np.ascontiguousarray(cls, dtype=np.int64),
+            np.ascontiguousarray(weight, dtype=np.float64), counts.n_values, counts.parents,
+            counts.n_parents, order, counts.level_base, counts.config_base, counts.counts,
+            config_class, config_count, self.class_count_, self._pseudo(),
+            float(self.min_count), losses, scoring_blocks(X.shape[0]),
+        )  # fmt: skip
+
+    def _choose(self, losses: np.ndarray) -> None:
+        self.leave_one_out_losses_ = losses
+        self._select()
+
+    def _select(self) -> None:
+        table = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
+        best = (0, 0)
+        for kk in range(table.shape[1]):
+            for s in range(table.shape[0]):
+                if table[s, kk] < table[best]:
+                    best = (s, kk)
+        self.n_attributes_, self.k_ = int(best[0]), int(best[1])
+
+    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        meta, arrays = super()._to_state()
+        meta["selection"] = [self.n_attributes_, self.k_]
+        arrays["leave_one_out_losses"] = self.leave_one_out_losses_
+        return meta, arrays
+
+    def _restore_fitted(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        if not isinstance(self._stats, StagedCounts) or self._stats.parents is None:
+            raise ValueError("a selective k-DB file must hold the parent counts.")
+        losses = np.asarray(arrays["leave_one_out_losses"], dtype=np.float64)
+        d = self.n_features_in_
+        if losses.shape != (d + 1, int(self.k) + 1, len(CRITERIA)):
+            raise ValueError(f"leave_one_out_losses has shape {losses.shape}.")
+        s, k = (int(v) for v in meta["selection"])
+        if not (0 <= s <= d and 0 <= k <= int(self.k)):
+            raise ValueError(f"the selection ({s} attributes, k' = {k}) is out of range.")
+        self.leave_one_out_losses_ = losses.copy()
+        self.n_attributes_, self.k_ = s, k
+
+    def _depth(self, counts: ParentCounts) -> np.ndarray:
+        depth = np.full(counts.n_values.shape[0], -1, dtype=np.int64)
+        chosen = np.asarray(counts.structure.order[: self.n_attributes_], dtype=np.int64)
+        depth[chosen] = np.minimum(counts.n_parents[chosen], self.k_)
+        return depth
+
+    def _describe_structure(self, names: list[str]) -> list[str]:
+        criterion = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
+        return [
+            f"selected by leave-one-out {self.criterion}: the first {self.n_attributes_} "
+            f"attributes by I(X; C), at most {self.k_} parent(s) each "
+            f"(loss {criterion[self.n_attributes_, self.k_]:.4f}; with every attribute and "
+            f"k = {self.k}: {criterion[-1, -1]:.4f})",
+            *super()._describe_structure(names),
+        ]
+
+    @property
+    def selected_(self) -> list:
+        """The attributes used, in the order of I(X_j; C) (names when known)."""
+        self._check_fitted()
+        chosen = self._structure().order[: self.n_attributes_]
+        names = self._feature_names
+        return [names[j] if names is not None else j for j in chosen]
+
+    def merge(self, *others: NaiveBayesClassifier) -> SelectiveKDB:
+        """Refused once the selection is made (it depends on all rows' leave-one-out
+        predictions); models holding only the pair counts of pass 1 add, as Dask's passes do."""
+        if self._stats.parents is None and not hasattr(self, "k_"):
+            return NaiveBayesClassifier.merge(self, *others)
+        raise ValueError(
+            "SelectiveKDB models cannot be merged exactly: the choice of attributes and k comes "
+            "from leave-one-out predictions over all rows' counts. Fit on all rows (fit_passes "
+            "reads a source once per pass)."
+        )

@@ -1,0 +1,524 @@
+"""``SemiNaiveBayes``: a semi-naive model over a real table (pandas, Polars, PyArrow, NumPy,
+dicts of columns), with missing values.
+
+The semi-naive models count attribute *values* together, so every column must be discrete:
+
+* string, boolean and small-integer columns are categories (coded by
+  :class:`nbayes.encoding.CategoricalEncoder`, as in ``NaiveBayes``);
+* numeric columns are cut into intervals, by default supervised (Fayyad & Irani's MDL, as Weka's
+  semi-naive models are used; ``continuous="equal-width"`` or ``"equal-frequency"`` with
+  ``bins``), from the mergeable value sketch of :mod:`nbayes.families.sketch`;
+* ``families={"column": "categorical" | "mdl" | "equal-width" | "equal-frequency"}`` overrides
+  the inferred choice per column.
+
+Cut points must be known before values are counted together, so a table with discretised
+columns takes one more pass than the model (the sketch pass); ``fit`` makes it over the rows it
+is given. Missing values (None, NaN, null, markers such as ``"?"``) are skipped: a missing child
+adds nothing, a missing super-parent does not vote, a missing parent is backed off from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._json import from_json, to_json
+from .._params import ParamsMixin
+from .._state import nest, section
+from .._validation import check_sample_weight
+from ..encoding import CategoricalEncoder
+from ..exceptions import NotFittedError, sklearn_compatible
+from ..families.intervals import cut_points, interval_of
+from ..families.sketch import ValueSketches
+from ..labels import keep_labelled, matches, no_labelled_rows, split_target, warn_dropped
+from ..schema import ColumnSpec, infer_schema
+from ..tables import apply_missing, missing_markers, to_frame
+from .averaged import AODE, WAODE, AnDE, AODEsr
+from .classifier import Encoded, SemiNaiveClassifier
+from .hidden import HNB
+from .network import KDB, TAN
+from .selective import SelectiveKDB
+
+#: Names of the models a table model (and the command line) can be asked for.
+MODEL_NAMES = {
+    "aode": AODE,
+    "waode": WAODE,
+    "aodesr": AODEsr,
+    "a2de": lambda: AnDE(2),
+    "hnb": HNB,
+    "tan": TAN,
+    "kdb": KDB,
+    "skdb": SelectiveKDB,
+}
+
+#: Families a column of a semi-naive model may have: categories, or intervals of numbers.
+DISCRETE = ("categorical", "mdl", "equal-width", "equal-frequency")
+
+#: The types a categorical column's values are kept in, by the name model files give them.
+_CATEGORY_TYPES = {"String": pl.String, "Boolean": pl.Boolean, "Int64": pl.Int64,
+                   "Float64": pl.Float64}  # fmt: skip
+
+
+class SemiNaiveBayes(ParamsMixin):
+    """A semi-naive Bayes model over a table (see :mod:`nbayes.semi_naive.table`).
+
+    Parameters
+    ----------
+    model : str or estimator, default "aode"
+        ``"aode"``, ``"waode"``, ``"aodesr"``, ``"a2de"``, ``"hnb"``, ``"tan"``, ``"kdb"``,
+        ``"skdb"``, or a configured estimator of :mod:`nbayes.semi_naive` (e.g. ``KDB(3)``),
+        which is cloned, never fitted in place.
+    families : dict, optional
+        Per column: ``"categorical"``, ``"mdl"``, ``"equal-width"`` or ``"equal-frequency"``.
+    continuous : str, default "mdl"
+        How numeric columns that are not inferred categorical are cut into intervals.
+    bins : int, default 10
+        Intervals of equal-width and equal-frequency discretisation.
+    missing_values : str, number or list, optional
+        Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), target included.
+    max_int_categories : int, default 20
+        Integer columns with at most this many distinct values are categorical.
+    max_bins : int, default 2048
+        Distinct values a numeric column's sketch keeps exactly (see
+        :mod:`nbayes.families.sketch`); cut points are exact below it.
+    """
+
+    def __init__(
+        self,
+        model: Any = "aode",
+        *,
+        families: dict[str, str] | None = None,
+        continuous: str = "mdl",
+        bins: int = 10,
+        missing_values: Any = None,
+        max_int_categories: int = 20,
+        max_bins: int = 2048,
+    ) -> None:
+        self.model = model
+        self.families = families
+        self.continuous = continuous
+        self.bins = bins
+        self.missing_values = missing_values
+        self.max_int_categories = max_int_categories
+        self.max_bins = max_bins
+
+    # ------------------------------------------------------------------ parameters
+    def _new_model(self) -> SemiNaiveClassifier:
+        if isinstance(self.model, str):
+            factory = MODEL_NAMES.get(self.model)
+            if factory is None:
+                raise ValueError(
+                    f"model must be one of {sorted(MODEL_NAMES)} or a semi-naive estimator, got "
+                    f"{self.model!r}."
+                )
+            return factory()
+        if isinstance(self.model, SemiNaiveClassifier):
+            return type(self.model)(**self.model.get_params())
+        raise ValueError(
+            f"model must be one of {sorted(MODEL_NAMES)} or a semi-naive estimator, got "
+            f"{type(self.model).__name__}."
+        )
+
+    def _check_params(self) -> None:
+        if self.continuous not in DISCRETE[1:]:
+            raise ValueError(
+                f"continuous must be one of {DISCRETE[1:]} (semi-naive models need discrete "
+                f"attributes), got {self.continuous!r}."
+            )
+        for name, family in (self.families or {}).items():
+            if family not in DISCRETE:
+                raise ValueError(
+                    f"column {name!r} has family {family!r}, but semi-naive models count values "
+                    f"together and need discrete columns: choose one of {DISCRETE}."
+                )
+        if isinstance(self.bins, bool) or not isinstance(self.bins, int) or self.bins < 1:
+            raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if (
+            isinstance(self.max_bins, bool)
+            or not isinstance(self.max_bins, int)
+            or self.max_bins < 2
+        ):
+            raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise sklearn_compatible(NotFittedError)(
+                "This SemiNaiveBayes instance is not fitted yet. Call 'fit' with appropriate "
+                "arguments before using this estimator."
+            )
+
+    # ------------------------------------------------------------------ input
+    def _markers(self) -> list[Any]:
+        fitted = getattr(self, "missing_markers_", None)
+        return missing_markers(self.missing_values) if fitted is None else fitted
+
+    def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
+        if columns is None and isinstance(X, np.ndarray):
+            columns = getattr(self, "_fit_columns", None)
+        markers = self._markers()
+        return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
+
+    def _labelled(
+        self, X: Any, y: Any, target: str | None, sample_weight: Any, columns: Any
+    ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+        """The feature frame, the labels and the weights of the rows whose label is known (the
+        rules of :mod:`nbayes.labels`)."""
+        frame, labels = split_target(self._frame(X, columns), y, target, self._markers())
+        weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
+        rows = keep_labelled(frame, labels, weight)
+        if rows.frame.height == 0:
+            raise no_labelled_rows()
+        if rows.dropped:
+            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=3)
+        return rows.frame, rows.values, rows.weight
+
+    def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> Encoded:
+        """Codes of every column, in the schema's order: categories in their vocabulary,
+        numbers as interval indices; NaN where missing, a code beyond v_j where unseen."""
+        absent = [s.name for s in self.schema_ if s.name not in frame.columns]
+        if absent:
+            raise ValueError(f"the data lacks column(s) the model was fitted on: {absent}.")
+        codes = np.empty((frame.height, len(self.schema_)))
+        categorical = [j for j, s in enumerate(self.schema_) if s.family == "categorical"]
+        if categorical:
+            codes[:, categorical] = self._encoder.encode(
+                frame.select(self._encoder.names), fitting=fitting
+            )
+        for j, spec in enumerate(self.schema_):
+            if spec.family != "categorical":
+                values = frame.get_column(spec.name).cast(pl.Float64).to_numpy()
+                codes[:, j] = interval_of(values.astype(np.float64), self.cut_points_[spec.name])
+        return Encoded(codes, [s.name for s in self.schema_])
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        sample_weight: Any = None,
+        columns: Any = None,
+    ) -> SemiNaiveBayes:
+        """Fit on a table; the labels are ``y`` or the column ``target``. Every pass
+        (:meth:`fit_passes`) reads the same rows."""
+        self._check_params()
+        self._forget()
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
+        return self._passes(lambda: [(frame, labels, weight)])
+
+    def fit_passes(
+        self, source: Callable[[], Iterable[Any]], *, target: str | None = None
+    ) -> SemiNaiveBayes:
+        """Fit from a re-readable source of table batches, reading it once per pass.
+
+        ``source()`` returns an iterable of batches, the same rows every time: tables holding
+        the ``target`` column, or ``(X, y)`` / ``(X, y, sample_weight)`` tuples. The first pass
+        learns the columns' types and values and sketches the numeric columns (their cut points
+        follow); then the model makes its own passes (:attr:`passes` in all).
+        """
+        self._check_params()
+        self._forget()
+
+        def batches() -> Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]:
+            for batch in source():
+                if isinstance(batch, tuple):
+                    X, y, weight = (*batch, None)[:3]
+                    yield self._labelled(X, y, None, weight, None)
+                else:
+                    yield self._labelled(batch, None, target, None, None)
+
+        return self._passes(batches)
+
+    def partial_fit(
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        classes: Any = None,
+        sample_weight: Any = None,
+        columns: Any = None,
+    ) -> SemiNaiveBayes:
+        """Add one batch: for one-pass models over categorical columns (numeric columns need
+        their cut points before anything is counted: use :meth:`fit_passes`, or name them
+        ``"categorical"``). Classes may grow from batch to batch."""
+        first = not hasattr(self, "model_")
+        if first:
+            self._check_params()
+            model = self._new_model()
+            model._check_one_pass("SemiNaiveBayes.partial_fit")
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
+        if first:
+            self.missing_markers_ = missing_markers(self.missing_values)
+            self._start(frame)
+            numeric = [s.name for s in self.schema_ if s.family != "categorical"]
+            if numeric:
+                del self.schema_
+                raise ValueError(
+                    f"partial_fit cannot cut numeric columns into intervals batch by batch "
+                    f"({numeric}): their cut points come from all rows. Use fit, or fit_passes "
+                    "with a source read once per pass, or families={column: 'categorical'}."
+                )
+            self.cut_points_ = {}
+            start = np.unique(labels if classes is None else np.concatenate([classes, labels]))
+            model.partial_fit(
+                self._encode(frame, fitting=True), labels, classes=start, sample_weight=weight
+            )
+            self.model_ = model
+            return self
+        new = np.setdiff1d(np.unique(labels), self.model_.classes_)
+        if new.size:
+            self.model_._union_classes(new)
+        self.model_.partial_fit(self._encode(frame, fitting=True), labels, sample_weight=weight)
+        return self
+
+    @property
+    def passes(self) -> int:
+        """Passes over the data a fit makes: the sketch pass, then the model's."""
+        return 1 + self._new_model().passes
+
+    def _forget(self) -> None:
+        for name in ("missing_markers_", "_fit_columns", "model_", "schema_"):
+            self.__dict__.pop(name, None)
+
+    def _passes(
+        self, source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]]
+    ) -> SemiNaiveBayes:
+        model = self._new_model()
+        self.missing_markers_ = missing_markers(self.missing_values)
+        classes = np.zeros(0)
+        sketches = None
+        numeric: list[ColumnSpec] = []
+        for frame, labels, weight in source():  # pass 1: types, values, numeric sketches
+            if not hasattr(self, "schema_"):
+                self._start(frame)
+                numeric = [s for s in self.schema_ if s.family != "categorical"]
+            batch_classes = np.unique(labels)
+            union = np.union1d(classes, batch_classes) if classes.size else batch_classes
+            if sketches is None:
+                sketches = ValueSketches(len(union), len(numeric), self.max_bins)
+            elif union.shape != classes.shape:
+                sketches.reindex_classes(np.searchsorted(union, classes), len(union))
+            classes = union
+            self._encoder.encode(frame.select(self._encoder.names), fitting=True)
+            if numeric:
+                block = frame.select([pl.col(s.name).cast(pl.Float64) for s in numeric])
+                sketches.accumulate(
+                    np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1),
+                    np.searchsorted(classes, labels),
+                    weight,
+                )
+        if sketches is None:
+            raise ValueError("SemiNaiveBayes: the source gave no rows.")
+        self._check_observed(sketches, numeric)
+        self.cut_points_ = {
+            spec.name: cut_points(sketch, spec.family, self.bins)
+            for spec, sketch in zip(numeric, sketches.features, strict=True)
+        }
+
+        def coded() -> Iterable[tuple[Encoded, np.ndarray, np.ndarray]]:
+            for frame, labels, weight in source():
+                yield self._encode(frame, fitting=False), labels, weight
+
+        model.fit_passes(coded, classes=classes)
+        self.model_ = model
+        return self
+
+    def _start(self, frame: pl.DataFrame) -> None:
+        """The schema and the (empty) encoder, from the first batch."""
+        self._fit_columns = list(frame.columns)
+        specs = infer_schema(
+            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
+        )
+        self.schema_: list[ColumnSpec] = specs
+        self.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
+        self.n_features_in_ = len(specs)
+        categorical = [s for s in specs if s.family == "categorical"]
+        self._encoder = CategoricalEncoder(
+            [s.name for s in categorical], [s.dtype for s in categorical]
+        )
+
+    def _check_observed(self, sketches: ValueSketches, numeric: list[ColumnSpec]) -> None:
+        empty = [
+            name
+            for name, size in zip(self._encoder.names, self._encoder.sizes(), strict=True)
+            if size == 0
+        ]
+        empty += [
+            s.name
+            for s, sketch in zip(numeric, sketches.features, strict=True)
+            if sketch.weight.sum() == 0
+        ]
+        if empty:
+            raise ValueError(
+                f"column {empty[0]!r} is entirely missing: there is nothing to learn from it. "
+                "Drop it, or check the missing-value markers."
+            )
+
+    # ------------------------------------------------------------------ prediction
+    def _codes(self, X: Any) -> Encoded:
+        self._check_fitted()
+        return self._encode(self._frame(X), fitting=False)
+
+    def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
+        """The Bayes decision per row (MAP, or minimum risk under ``loss``)."""
+        return self.model_.predict(self._codes(X), priors=priors, loss=loss)
+
+    def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """P(c | x) per row, columns in ``classes_`` order."""
+        return self.model_.predict_proba(self._codes(X), priors=priors)
+
+    def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        return self.model_.predict_log_proba(self._codes(X), priors=priors)
+
+    def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
+        """log P(c) + log P(x | c) per row and class."""
+        return self.model_.predict_joint_log_proba(self._codes(X), priors=priors)
+
+    def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
+        return self.model_.predict_risk(self._codes(X), priors=priors, loss=loss)
+
+    def score(
+        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+    ) -> float:
+        """Accuracy on a table (labels as ``y`` or the column ``target``)."""
+        self._check_fitted()
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, None)
+        predicted = self.predict(frame)
+        return float(np.average(matches(predicted, labels), weights=weight))
+
+    @property
+    def classes_(self) -> np.ndarray:
+        self._check_fitted()
+        return self.model_.classes_
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """N_c, the weighted rows of each class."""
+        self._check_fitted()
+        return self.model_.class_count_
+
+    @property
+    def loss(self) -> Any:
+        """The model's loss matrix (set it on ``model_``)."""
+        return getattr(getattr(self, "model_", None), "loss", None)
+
+    # ------------------------------------------------------------------ explanation
+    def _show(self, j: int, code: float) -> str:
+        """The value code ``code`` of column j stands for: a category or an interval."""
+        spec = self.schema_[j]
+        if spec.family == "categorical":
+            return self._encoder.display(self._encoder.names.index(spec.name), code)
+        if code != code:
+            return "missing"
+        edges = [-np.inf, *self.cut_points_[spec.name].tolist(), np.inf]
+        low, high = edges[int(code)], edges[int(code) + 1]
+        return f"({low:.6g}, {high:.6g}]".replace("(-inf", "(-∞").replace("inf]", "∞)")
+
+    def explain(self, row: Any, *, priors: Any = None):
+        """The computation for one row (a dict, a pandas Series or a one-row table): per
+        attribute P(x_j | c, parents) with the parents used (TAN, k-DB), or per super-parent its
+        share of P(c, x) (AODE family); values shown as categories and intervals."""
+        self._check_fitted()
+        if isinstance(row, dict):
+            row = {k: [v] for k, v in row.items()}
+        elif hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
+            row = row.to_frame().T
+        codes = self._codes(row)
+        if codes.codes.shape[0] != 1:
+            raise ValueError(f"explain takes one row; got {codes.codes.shape[0]}.")
+        return self.model_.explain(
+            codes, priors=priors, _names=[s.name for s in self.schema_], _show=self._show
+        )
+
+    def summary(self) -> str:
+        """The fitted model: the inner model's summary, then the cut points of numeric columns."""
+        self._check_fitted()
+        lines = [self.model_.summary()]
+        for name, cuts in self.cut_points_.items():
+            shown = ", ".join(f"{c:.6g}" for c in cuts) or "none (one interval)"
+            lines.append(f"cut points of {name}: {shown}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary() if hasattr(self, "model_") else repr(self)
+
+    # ------------------------------------------------------------------ model files
+    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(JSON metadata, arrays): the table's schema, vocabularies and cut points, and the
+        inner model's own state (see :mod:`nbayes.persist`)."""
+        self._check_fitted()
+        params = {k: v for k, v in self.get_params().items() if k != "model"}
+        model_meta, model_arrays = self.model_._to_state()
+        names = {v: k for k, v in _CATEGORY_TYPES.items()}
+        meta = {
+            "params": to_json(params),
+            "model_class": type(self.model_).__name__,
+            "model": model_meta,
+            "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in self.schema_],
+            "fit_columns": list(self._fit_columns),
+            "missing_markers": to_json(list(self.missing_markers_)),
+            "encoder": self._encoder.meta(),
+        }
+        cuts = {
+            f"c{j}": self.cut_points_[s.name]
+            for j, s in enumerate(self.schema_)
+            if s.family != "categorical"
+        }
+        return meta, {**nest("model", model_arrays), **nest("cuts", cuts)}
+
+    @classmethod
+    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> SemiNaiveBayes:
+        from . import ESTIMATORS
+
+        classes = {c.__name__: c for c in ESTIMATORS}
+        inner = classes.get(meta["model_class"])
+        if inner is None:
+            raise ValueError(f"unknown semi-naive model {meta['model_class']!r}.")
+        model = inner._from_state(meta["model"], section("model", arrays))
+        table = cls(model=model, **from_json(meta["params"]))
+        table._check_params()
+        specs = []
+        for name, family, dtype in meta["schema"]:
+            if family not in DISCRETE or dtype not in _CATEGORY_TYPES:
+                raise ValueError(f"column {name!r} has an invalid family or type.")
+            specs.append(ColumnSpec(str(name), str(family), _CATEGORY_TYPES[dtype]))
+        if [s.name for s in specs] != list(model.feature_names_in_):
+            raise ValueError("the schema does not match the model's features.")
+        table.schema_ = specs
+        table.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
+        table.n_features_in_ = len(specs)
+        table._fit_columns = [str(c) for c in meta["fit_columns"]]
+        markers = from_json(meta["missing_markers"])
+        if not isinstance(markers, list) or not all(
+            isinstance(m, (str, int, float)) for m in markers
+        ):
+            raise ValueError("the missing-value markers must be a list of strings or numbers.")
+        table.missing_markers_ = markers
+        categorical = [s for s in specs if s.family == "categorical"]
+        table._encoder = CategoricalEncoder(
+            [s.name for s in categorical], [s.dtype for s in categorical]
+        )
+        table._encoder.load_meta(meta["encoder"])
+        cuts = section("cuts", arrays)
+        table.cut_points_ = {}
+        for j, spec in enumerate(specs):
+            if spec.family == "categorical":
+                continue
+            values = np.asarray(cuts[f"c{j}"], dtype=np.float64)
+            if values.ndim != 1 or np.any(np.diff(values) <= 0):
+                raise ValueError(f"the cut points of column {spec.name!r} are not increasing.")
+            table.cut_points_[spec.name] = values
+        table.model_ = model
+        return table
+
+    def edges(self) -> list[dict]:
+        """The learnt structure as data (TAN, k-DB): parent, child, I(X_child; X_parent | C)."""
+        self._check_fitted()
+        if not hasattr(self.model_, "edges"):
+            raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
+        return self.model_.edges()

@@ -1,0 +1,92 @@
+"""The command line with semi-naive models: nbayes fit --model …, and the commands that read
+the saved model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import nbayes
+from nbayes.cli import main
+from nbayes.cli._args import TABLE_MODELS
+from nbayes.semi_naive.table import MODEL_NAMES
+
+
+def table(n: int = 600, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    a = rng.choice(["x", "y", "z"], n)
+    b = np.where(rng.random(n) < 0.8, a, rng.choice(["x", "y", "z"], n))
+    number = rng.normal(0, 1, n).round(3)
+    label = np.where((a == b) & (number > 0), "hit", "miss")
+    return pl.DataFrame({"a": a, "b": b, "number": number, "label": label})
+
+
+@pytest.fixture
+def csv_file(tmp_path: Path) -> Path:
+    path = tmp_path / "data.csv"
+    table().write_csv(path)
+    return path
+
+
+def run(args: list, capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_cli_names_every_semi_naive_model():
+    assert set(TABLE_MODELS) == {"naive", *MODEL_NAMES}
+
+
+def test_fit_kdb_equals_the_python_api_and_the_other_commands_read_it(tmp_path, csv_file, capsys):
+    model_path = tmp_path / "kdb.nbm"
+    code, _, err = run(
+        ["fit", csv_file, "--target", "label", "--model", "kdb", "--k", "2", "-o", model_path],
+        capsys,
+    )
+    assert code == 0 and "fitted 600 rows, 2 classes, 3 columns" in err
+    saved = nbayes.load(model_path)
+    expected = nbayes.SemiNaiveBayes(nbayes.KDB(2)).fit(table(), target="label")
+    frame = table().drop("label")
+    np.testing.assert_allclose(saved.predict_proba(frame), expected.predict_proba(frame))
+    np.testing.assert_array_equal(saved.cut_points_["number"], expected.cut_points_["number"])
+
+    code, out, _ = run(["inspect", model_path], capsys)
+    assert code == 0 and "KDB:" in out and "structure (parent -> child" in out
+    code, out, _ = run(["explain", model_path, csv_file, "--row", "2"], capsys)
+    assert code == 0 and "parents used" in out and "decision:" in out
+    code, out, _ = run(["evaluate", model_path, csv_file, "--target", "label"], capsys)
+    assert code == 0 and "accuracy" in out
+
+
+def test_cv_compares_semi_naive_models(csv_file, capsys):
+    code, out, _ = run(
+        ["cv", csv_file, "--target", "label", "--folds", "3", "--compare", "model=aode",
+         "--compare", "model=skdb k=2"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0 and "model=aode" in out and "model=skdb k=2" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--model", "aode", "--k", "2"], "--k applies to --model kdb and skdb"),
+        (["--model", "tan", "--continuous", "gaussian"], "needs discrete columns"),
+    ],
+)
+def test_bad_semi_naive_options_are_usage_errors(tmp_path, csv_file, capsys, extra, message):
+    code, _, err = run(
+        ["fit", csv_file, "--target", "label", "-o", tmp_path / "m.nbm", *extra], capsys
+    )
+    assert code == 2 and message in err
+
+
+def test_semi_naive_models_do_not_read_standard_input(tmp_path, capsys, monkeypatch):
+    code, _, err = run(
+        ["fit", "-", "--target", "label", "--model", "aode", "-o", tmp_path / "m.nbm"], capsys
+    )
+    assert code == 2 and "once per pass" in err

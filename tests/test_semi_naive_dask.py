@@ -1,0 +1,87 @@
+"""Semi-naive estimators on Dask (a LocalCluster with two worker processes): every pass a map
+and a tree reduction, the result equal to one fit on the computed rows."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_same_statistics
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pd = pytest.importorskip("pandas")
+import cloudpickle  # noqa: E402  (installed with distributed)
+
+from nbayes.semi_naive import AODE, KDB, TAN, AnDE, SelectiveKDB  # noqa: E402
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+@pytest.fixture(scope="module")
+def client():
+    path = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, path) if p)
+    try:
+        with distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as cluster, distributed.Client(cluster) as c:
+            yield c
+    finally:
+        os.environ["PYTHONPATH"] = path
+
+
+def codes(n=3000, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, d)).astype(float)
+    X[:, 1] = (X[:, 0] + rng.integers(0, 2, n)) % 4
+    X[n // 2 :, 2] += 2  # values that only the later partitions hold
+    X[rng.random((n, d)) < 0.1] = np.nan
+    y = np.where(rng.random(n) < 0.8, (X[:, 1] > 1).astype(int), rng.integers(0, 3, n))
+    w = rng.uniform(0.5, 2.0, n)
+    return X, y, w
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [AODE, lambda: AnDE(2), TAN, lambda: KDB(2), lambda: KDB(3), lambda: SelectiveKDB(2)],
+    ids=["aode", "a2de", "tan", "kdb2", "kdb3", "skdb"],
+)
+def test_each_pass_on_dask_equals_one_fit(client, factory):
+    X, y, w = codes()
+    whole = factory().fit(X, y, sample_weight=w)
+    chunks = (700, 800, 900, 600)
+    lazy = factory().fit(
+        da.from_array(X, chunks=(chunks, 5)),
+        da.from_array(y, chunks=(chunks,)),
+        sample_weight=da.from_array(w, chunks=(chunks,)),
+    )
+    assert_same_statistics(whole, lazy)
+    if hasattr(whole, "k_"):
+        np.testing.assert_allclose(lazy.leave_one_out_losses_, whole.leave_one_out_losses_)
+        assert (lazy.n_attributes_, lazy.k_) == (whole.n_attributes_, whole.k_)
+    np.testing.assert_allclose(lazy.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
+    predicted = lazy.predict(da.from_array(X, chunks=(chunks, 5))).compute()
+    np.testing.assert_array_equal(predicted, whole.predict(X))
+
+
+def test_dask_dataframe_of_codes(client):
+    X, y, _ = codes(seed=1)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(5)])
+    whole = KDB(2).fit(frame, y)
+    parts = dd.from_pandas(frame, npartitions=3)
+    labels = dd.from_pandas(pd.Series(y), npartitions=3)
+    lazy = KDB(2).fit(parts, labels)
+    assert list(lazy.feature_names_in_) == list(frame.columns)
+    assert_same_statistics(whole, lazy)

@@ -1,0 +1,389 @@
+"""The semi-naive models against hand-worked fractions and against an independent reference
+(tests/semi_naive_reference.py: every probability counted straight from the rows)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+import semi_naive_reference as ref
+
+from nbayes import CategoricalNB, UnseenCategoryWarning
+from nbayes.datasets import load_buys_computer
+from nbayes.semi_naive import AODE, HNB, KDB, TAN, WAODE, AnDE, AODEsr, SelectiveKDB
+
+
+# --------------------------------------------------------------------------- hand-worked
+def test_aode_on_buys_computer_equals_the_fractions_worked_by_hand():
+    """Han & Kamber's 14 rows, the query X = (youth, medium, student, fair); Laplace estimates
+    P(x_i | c) = (N(c, x_i) + 1) / (N_c + v_i), P(x_j | c, x_i) = (N(c, x_i, x_j) + 1) /
+    (N(c, x_i) + v_j); v = 3, 3, 2, 2. The counts were read off the table by hand."""
+    table = load_buys_computer()
+    X, values = table.codes()
+    query = [
+        list(values[0]).index("youth"),
+        list(values[1]).index("medium"),
+        list(values[2]).index("yes"),
+        list(values[3]).index("fair"),
+    ]
+    # class yes (9 rows): youth 2, medium 4, student 6, fair 6; youth&medium 1,
+    # youth&student 2, youth&fair 1, medium&student 2, medium&fair 2, student&fair 4
+    yes = [
+        F(3, 12) * F(2, 5) * F(3, 4) * F(2, 4),  # parent youth
+        F(5, 12) * F(2, 7) * F(3, 6) * F(3, 6),  # parent medium
+        F(7, 11) * F(3, 9) * F(3, 9) * F(5, 8),  # parent student
+        F(7, 11) * F(2, 9) * F(3, 9) * F(5, 8),  # parent fair
+    ]
+    # class no (5 rows): youth 3, medium 2, student 1, fair 2; youth&medium 1,
+    # youth&student 0, youth&fair 2, medium&student 0, medium&fair 1, student&fair 0
+    no = [
+        F(4, 8) * F(2, 6) * F(1, 5) * F(3, 5),
+        F(3, 8) * F(2, 5) * F(1, 4) * F(2, 4),
+        F(2, 7) * F(1, 4) * F(1, 4) * F(1, 3),
+        F(3, 7) * F(3, 5) * F(2, 5) * F(1, 4),
+    ]
+    joint = {"no": F(5, 14) * sum(no) / 4, "yes": F(9, 14) * sum(yes) / 4}
+    assert joint["yes"] == F(9, 14) * (F(3, 80) + F(5, 168) + F(35, 792) + F(35, 1188)) / 4
+    model = AODE().fit(X, table.y)
+    assert list(model.classes_) == ["no", "yes"]
+    got = model.predict_joint_log_proba(np.array([query], dtype=float))[0]
+    np.testing.assert_allclose(got, [math.log(joint["no"]), math.log(joint["yes"])], rtol=1e-12)
+    posterior = float(joint["yes"] / (joint["yes"] + joint["no"]))
+    np.testing.assert_allclose(
+        model.predict_proba(np.array([query]))[0], [1 - posterior, posterior], rtol=1e-12
+    )
+    assert model.predict(np.array([query]))[0] == "yes"
+
+
+def _tree_table():
+    """Binary A, B, D, E and class C: given C, A is uniform, B = A, D is uniform and independent
+    of A, and E = D in 3 of 4 rows. Enumerated exactly (32 rows), so the empirical conditional
+    mutual informations are the exact ones: I(A;B|C) = ln 2,
+    I(D;E|C) = ln 2 + ¾ ln ¾ + ¼ ln ¼, every other pair 0, and I(X;C) = 0 for all."""
+    rows, labels = [], []
+    for c in (0, 1):
+        for a in (0, 1):
+            for d in (0, 1):
+                for e in (d, d, d, 1 - d):
+                    rows.append([a, a, d, e])
+                    labels.append(c)
+    return np.array(rows, dtype=float), np.array(labels)
+
+
+def test_tan_tree_on_a_table_with_known_conditional_mutual_informations():
+    X, y = _tree_table()
+    strong = math.log(2)
+    weak = math.log(2) + 0.75 * math.log(0.75) + 0.25 * math.log(0.25)
+    model = TAN().fit(X, y)
+    # every I(X; C) is 0: the root is the lowest index, A. Prim joins B (ln 2) via A; then D
+    # and E tie at weight 0: the lower index, D, joins, its parent the earlier-joined A; E then
+    # joins via D (weight `weak` > 0).
+    edges = model.edges()
+    assert [(e["parent"], e["child"]) for e in edges] == [(0, 1), (0, 2), (2, 3)]
+    np.testing.assert_allclose([e["cmi"] for e in edges], [strong, 0.0, weak], atol=1e-15)
+    assert model.structure_.order == (0, 1, 2, 3)
+    # rooted at E instead: D joins via E; A and B tie at 0: A joins (parent E); B via A
+    rooted = TAN(root=3).fit(X, y)
+    assert [(e["parent"], e["child"]) for e in rooted.edges()] == [(3, 2), (3, 0), (0, 1)]
+
+    rows = ref.Rows(X, y)
+    parents = {0: [], 1: [0], 2: [0], 3: [2]}
+    queries = np.array([[0, 0, 1, 1], [1, 0, 0, 1], [1, np.nan, 1, 0]])
+    for q, got in zip(queries, model.predict_joint_log_proba(queries), strict=True):
+        expected = [
+            math.log(0.5) + ref.network_log_likelihood(rows, list(q), c, parents, alpha=0.5)
+            for c in (0, 1)
+        ]
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_kdb_structure_follows_the_documented_rule():
+    rng = np.random.default_rng(11)
+    n = 300
+    y = rng.integers(0, 2, n)
+    x0 = np.where(rng.random(n) < 0.1, 1 - y, y)
+    x1 = np.where(rng.random(n) < 0.3, 1 - y, y)
+    x2 = (x1 + rng.integers(0, 2, n) * (rng.random(n) < 0.2)) % 2
+    x3 = rng.integers(0, 3, n)
+    X = np.column_stack([x3, x2, x1, x0]).astype(float)
+    rows = ref.Rows(X, y)
+    mi = [rows.mutual_information(j) for j in range(4)]
+    order = sorted(range(4), key=lambda j: (-mi[j], j))
+    for k in (1, 2, 3):
+        model = KDB(k).fit(X, y)
+        assert model.structure_.order == tuple(order)
+        for rank, j in enumerate(order):
+            earlier = sorted(order[:rank])
+            cmi = {p: rows.conditional_mutual_information(j, p) for p in earlier}
+            expected = sorted(earlier, key=lambda p: (-cmi[p], p))[: min(k, rank)]
+            assert list(model.structure_.parents[j]) == expected
+            np.testing.assert_allclose(model.structure_.weights[j], [cmi[p] for p in expected])
+
+
+# --------------------------------------------------------------------------- the reference
+def _problem(seed, n=30, d=4, K=3, values=3, missing=0.15):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, (n, d)).astype(float)
+    X[:, 1] = (X[:, 0] + rng.integers(0, 2, n)) % values  # some dependence
+    X[rng.random((n, d)) < missing] = np.nan
+    y = rng.integers(0, K, n)
+    w = rng.uniform(0.5, 2.0, n)
+    queries = rng.integers(0, values + 1, (12, d)).astype(float)  # code `values`: unseen
+    queries[rng.random((12, d)) < 0.2] = np.nan
+    return X, y, w, queries
+
+
+AVERAGED = {
+    "aode": (AODE(), {}),
+    "aode-m-estimate-limit": (
+        AODE(alpha=0.5, smoothing="m-estimate", min_count=3),
+        {"alpha": 0.5, "smoothing": "m-estimate", "min_count": 3},
+    ),
+    "waode": (
+        WAODE(),
+        {"smoothing": "m-estimate", "min_count": 0, "weighting": "mutual-information"},
+    ),
+    "aodesr": (AODEsr(subsumption=2), {"smoothing": "m-estimate", "subsumption": 2}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AVERAGED))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_averaged_models_equal_the_reference(name, seed):
+    X, y, w, queries = _problem(seed)
+    model, options = AVERAGED[name]
+    model.fit(X, y, sample_weight=w)
+    rows = ref.Rows(X, y, w)
+    log_prior = np.log(model.class_count_ / model.class_count_.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        got = model.predict_joint_log_proba(queries)
+    for q, row in zip(queries, got, strict=True):
+        expected = [ref.aode_log_likelihood(rows, list(q), c, **options) for c in range(3)]
+        np.testing.assert_allclose(row - log_prior, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_subsumption_drops_the_generalisation():
+    # x1 = 1 whenever x0 = 0 (60 rows): x1 = 1 generalises x0 = 0, and is dropped for rows with
+    # x0 = 0, x1 = 1 — the prediction then equals AODE without attribute 1 on those rows
+    rng = np.random.default_rng(3)
+    x0 = rng.integers(0, 2, 200)
+    x1 = np.where(x0 == 0, 1, rng.integers(0, 2, 200))
+    x2 = rng.integers(0, 3, 200)
+    y = (x0 + x2 + rng.integers(0, 2, 200)) % 2
+    X = np.column_stack([x0, x1, x2]).astype(float)
+    sr = AODEsr(smoothing="lidstone").fit(X, y)
+    query = np.array([[0, 1, 2]], dtype=float)
+    rows = ref.Rows(X, y)
+    assert ref.subsumed(rows, [0, 1, 2], [0, 1, 2], 50) == {1}
+    without = AODE().fit(X[:, [0, 2]], y)
+    np.testing.assert_allclose(
+        sr.predict_proba(query), without.predict_proba(query[:, [0, 2]]), rtol=1e-12
+    )
+    assert not np.allclose(AODE().fit(X, y).predict_proba(query), sr.predict_proba(query))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("smoothing", ["lidstone", "m-estimate"])
+def test_a2de_equals_the_reference(seed, smoothing):
+    X, y, w, queries = _problem(seed, n=25, d=5)
+    model = AnDE(2, smoothing=smoothing, min_count=2).fit(X, y, sample_weight=w)
+    rows = ref.Rows(X, y, w)
+    log_prior = np.log(model.class_count_ / model.class_count_.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        got = model.predict_joint_log_proba(queries)
+    for q, row in zip(queries, got, strict=True):
+        expected = [
+            ref.a2de_log_likelihood(rows, list(q), c, smoothing=smoothing, min_count=2)
+            for c in range(3)
+        ]
+        np.testing.assert_allclose(row - log_prior, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hnb_equals_the_reference(seed):
+    X, y, w, queries = _problem(seed)
+    model = HNB().fit(X, y, sample_weight=w)
+    rows = ref.Rows(X, y, w)
+    log_prior = np.log(model.class_count_ / model.class_count_.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        got = model.predict_joint_log_proba(queries)
+    for q, row in zip(queries, got, strict=True):
+        expected = [ref.hnb_log_likelihood(rows, list(q), c) for c in range(3)]
+        np.testing.assert_allclose(row - log_prior, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("model", [TAN(min_count=2), KDB(1), KDB(2, min_count=2), KDB(3)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_networks_equal_the_reference(model, seed):
+    X, y, w, queries = _problem(seed, d=5)
+    model.fit(X, y, sample_weight=w)
+    rows = ref.Rows(X, y, w)
+    parents = {j: list(p) for j, p in enumerate(model.structure_.parents)}
+    log_prior = np.log(model.class_count_ / model.class_count_.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        got = model.predict_joint_log_proba(queries)
+    for q, row in zip(queries, got, strict=True):
+        expected = [
+            ref.network_log_likelihood(
+                rows, list(q), c, parents, alpha=model.alpha, min_count=model.min_count
+            )
+            for c in range(3)
+        ]
+        np.testing.assert_allclose(row - log_prior, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_selective_kdb_leave_one_out_losses_equal_refitting_without_each_row():
+    X, _, w, _ = _problem(4, n=30, d=4, K=2)
+    w = np.round(w * 2) / 2
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random(30) < 0.2, 1, np.nan_to_num(X[:, 1], nan=1) % 2).astype(int)
+    model = SelectiveKDB(2, min_count=2).fit(X, y, sample_weight=w)
+    parents = {j: list(p) for j, p in enumerate(model.structure_.parents)}
+    order = list(model.structure_.order)
+    full = ref.Rows(X, y, w)
+    expected = np.zeros((5, 3, 3))
+    assert model.n_attributes_ > 0  # the data has signal: the prior alone is not chosen
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        rows = ref.Rows(X[keep], y[keep], w[keep])
+        rows.v = full.v  # the model's value counts come from all rows
+        rows.K = 2
+        n_c = [sum(w[keep][y[keep] == c]) for c in range(2)]
+        for s in range(5):
+            for kk in range(3):
+                use = {j: kk for j in order[:s]}
+                jll = [
+                    math.log((n_c[c] + 1) / (sum(n_c) + 2))
+                    + ref.network_log_likelihood(rows, list(X[i]), c, parents, min_count=2, use=use)
+                    for c in range(2)
+                ]
+                top = max(jll)
+                post = np.exp(np.array(jll) - top)
+                post /= post.sum()
+                expected[s, kk, 0] += w[i] * -math.log(post[y[i]])
+                expected[s, kk, 1] += w[i] * (int(np.argmax(post)) != y[i])
+                expected[s, kk, 2] += w[i] * sum((post[c] - (c == y[i])) ** 2 for c in range(2))
+    np.testing.assert_allclose(model.leave_one_out_losses_, expected, rtol=1e-10)
+    best = np.unravel_index(np.argmin(expected[:, :, 0].T), (3, 5))
+    assert (model.n_attributes_, model.k_) == (best[1], best[0])
+    # prediction uses the chosen attributes and parents
+    rows = ref.Rows(X, y, w)
+    use = {j: model.k_ for j in order[: model.n_attributes_]}
+    q = X[0]
+    log_prior = np.log(model.class_count_ / model.class_count_.sum())
+    expected_row = [
+        ref.network_log_likelihood(rows, list(q), c, parents, min_count=2, use=use)
+        for c in range(2)
+    ]
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(q[None, :])[0] - log_prior,
+        expected_row,
+        rtol=1e-10,
+        atol=1e-12,
+    )
+
+
+def test_priors_and_loss_apply_to_semi_naive_models():
+    X, y, _, queries = _problem(5, K=2)
+    queries = np.nan_to_num(np.minimum(queries, 2), nan=0)
+    model = AODE().fit(X, y)
+    uniform = model.predict_proba(queries, priors=[0.5, 0.5])
+    jll = model.predict_joint_log_proba(queries) - model.class_log_prior_
+    expected = np.exp(jll - np.logaddexp(jll[:, 0], jll[:, 1])[:, None])
+    np.testing.assert_allclose(uniform, expected, rtol=1e-12)
+    # a loss that makes deciding class 0 when the truth is 1 100 times as bad
+    loss = [[0, 100], [1, 0]]
+    post = model.predict_proba(queries)
+    risky = model.predict(queries, loss=loss)
+    np.testing.assert_array_equal(risky, np.where(100 * post[:, 1] > post[:, 0], 1, 0))
+
+
+# --------------------------------------------------------------------------- bad input
+def test_k_larger_than_the_attributes_is_an_error():
+    X = np.array([[0, 1, 0], [1, 0, 1]])
+    with pytest.raises(ValueError, match="k=5 is larger than the number of other attributes"):
+        KDB(5).fit(X, [0, 1])
+    # the selective variant chooses k' ≤ k, so it caps k at d − 1 instead
+    model = SelectiveKDB(5).fit(X, [0, 1])
+    assert model.k_ <= 2
+
+
+def test_a_single_attribute():
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 4, (50, 1))
+    y = rng.integers(0, 2, 50)
+    naive = CategoricalNB().fit(X, y).predict_proba(X)
+    for model in (AODE(), TAN(alpha=1.0), HNB(smoothing="lidstone"), AnDE(2), KDB(0)):
+        np.testing.assert_allclose(model.fit(X, y).predict_proba(X), naive, rtol=1e-12)
+    with pytest.raises(ValueError, match="at most 0 parent"):
+        KDB(1).fit(X, y)
+
+
+def test_a_column_that_is_entirely_missing_contributes_nothing():
+    X, y, _, _ = _problem(6)
+    with_empty = np.column_stack([X[:, :2], np.full(len(y), np.nan), X[:, 2:]])
+    for factory in (AODE, HNB, lambda: AnDE(2)):
+        a = factory().fit(with_empty, y)
+        b = factory().fit(X, y)
+        query = np.nan_to_num(X[:5], nan=0)
+        np.testing.assert_allclose(
+            a.predict_proba(np.column_stack([query[:, :2], np.full(5, np.nan), query[:, 2:]])),
+            b.predict_proba(query),
+            rtol=1e-12,
+        )
+    assert AODE().fit(with_empty, y).n_values_[2] == 0
+    TAN().fit(with_empty, y).predict(with_empty)  # fits and predicts
+
+
+def test_a_class_with_one_row():
+    X, y, _, _ = _problem(7, K=2)
+    y = y.copy()
+    y[3] = 2
+    for model in (AODE(), WAODE(), HNB(), TAN(), KDB(2), SelectiveKDB(2), AnDE(2)):
+        model.fit(X, y)
+        proba = model.predict_proba(X)
+        assert np.all(np.isfinite(proba)) and proba.shape == (len(y), 3)
+    assert np.all(np.isfinite(model.leave_one_out_losses_)) if hasattr(model, "k_") else True
+
+
+def test_unseen_codes_are_treated_as_missing_with_one_warning():
+    X, y, _, _ = _problem(9)
+    model = AODE().fit(X, y)
+    query = np.array([[0, 1, 7, 2], [0, 1, np.nan, 2], [9, 9, 9, 9]], dtype=float)
+    with pytest.warns(UnseenCategoryWarning, match="feature 0: 1, feature 1: 1, feature 2: 2"):
+        got = model.predict_proba(query)
+    np.testing.assert_allclose(got[0], got[1])
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        (AODE(alpha=-1), "alpha must be >= 0"),
+        (AODE(smoothing="add-one"), "smoothing must be one of"),
+        (AODE(min_count=-2), "min_count must be >= 0"),
+        (AODE(weighting="chi2"), "weighting must be one of"),
+        (AODE(subsumption=-1), "subsumption must be None or a count"),
+        (AnDE(3), "n must be 1 \\(AODE\\) or 2"),
+        (KDB(-1), "k must be an integer >= 0"),
+        (SelectiveKDB(2, criterion="auc"), "criterion must be one of"),
+        (TAN(root=9), "root=9 is not an attribute index"),
+        (TAN(root="a"), "root must be None or an attribute index"),
+    ],
+)
+def test_bad_parameters_name_themselves(model, message):
+    with pytest.raises(ValueError, match=message):
+        model.fit(np.array([[0, 1], [1, 0]]), [0, 1]).predict(np.array([[0, 1]]))
+
+
+def test_bad_codes_name_the_feature_and_row():
+    with pytest.raises(ValueError, match=r"feature 1 has 0\.5 at row 1"):
+        AODE().fit(np.array([[0, 1], [1, 0.5]]), [0, 1])
+    with pytest.raises(ValueError, match=r"Negative values.*feature 0"):
+        TAN().fit(np.array([[0, 1], [-1, 0]]), [0, 1])

@@ -1,0 +1,274 @@
+"""SemiNaiveBayes on tables (pandas, Polars, Arrow, missing values, numeric columns cut into
+intervals) and semi-naive model files."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import nbayes
+from nbayes.families.intervals import cut_points, interval_of
+from nbayes.families.sketch import ValueSketches
+from nbayes.semi_naive import (
+    AODE,
+    HNB,
+    KDB,
+    TAN,
+    WAODE,
+    AnDE,
+    AODEsr,
+    SelectiveKDB,
+    SemiNaiveBayes,
+)
+
+
+def weather(n=300, seed=0):
+    """Strings with '?' for missing, a float column and a small-integer column."""
+    rng = np.random.default_rng(seed)
+    outlook = rng.choice(["sunny", "rain", "overcast"], n)
+    windy = rng.choice(["yes", "no"], n)
+    humidity = rng.normal(70, 12, n).round(1)
+    visits = rng.integers(0, 4, n)
+    play = np.where(
+        (outlook == "overcast") | ((humidity < 70) & (windy == "no")), "yes", "no"
+    ).astype(object)
+    flip = rng.random(n) < 0.1
+    play[flip] = np.where(play[flip] == "yes", "no", "yes")
+    outlook = outlook.astype(object)
+    outlook[rng.random(n) < 0.1] = "?"
+    frame = pd.DataFrame(
+        {"outlook": outlook, "windy": windy, "humidity": humidity, "visits": visits}
+    )
+    frame.loc[rng.random(n) < 0.05, "humidity"] = np.nan
+    return frame, play.astype(str)
+
+
+def test_table_model_equals_the_estimator_on_hand_made_codes():
+    frame, y = weather()
+    table = SemiNaiveBayes("aode", missing_values="?").fit(frame, y)
+    assert [s.family for s in table.schema_] == ["categorical", "categorical", "mdl", "categorical"]
+    # the same codes by hand: categories in order of appearance, humidity by MDL cut points
+    # found from its sketch, '?' and NaN missing
+    classes, cls = np.unique(y, return_inverse=True)
+    sketch = ValueSketches(len(classes), 1)
+    humidity = frame["humidity"].to_numpy()
+    present = ~np.isnan(humidity)
+    sketch.accumulate(humidity[:, None], cls, np.ones(len(y)))
+    cuts = cut_points(sketch.features[0], "mdl", 10)
+    assert len(cuts) >= 1
+    np.testing.assert_array_equal(table.cut_points_["humidity"], cuts)
+
+    def codes(column):
+        values = list(dict.fromkeys(v for v in column if v != "?"))
+        return np.array([values.index(v) if v != "?" else np.nan for v in column], dtype=float)
+
+    X = np.column_stack(
+        [
+            codes(frame["outlook"]),
+            codes(frame["windy"]),
+            interval_of(humidity, cuts),
+            codes(frame["visits"].tolist()),
+        ]
+    )
+    assert np.isnan(X[:, 2]).sum() == (~present).sum()
+    by_hand = AODE().fit(X, y)
+    np.testing.assert_allclose(table.predict_proba(frame), by_hand.predict_proba(X), rtol=1e-12)
+    np.testing.assert_array_equal(table.predict(frame), by_hand.predict(X))
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "arrow", "dict"])
+def test_every_table_type_gives_the_same_model(kind):
+    frame, y = weather()
+    expected = SemiNaiveBayes("tan", missing_values="?").fit(frame, y).predict_proba(frame)
+    converted = {
+        "pandas": frame,
+        "polars": pl.from_pandas(frame),
+        "arrow": pa.Table.from_pandas(frame),
+        "dict": {c: frame[c].tolist() for c in frame.columns},
+    }[kind]
+    model = SemiNaiveBayes("tan", missing_values="?").fit(converted, y)
+    np.testing.assert_allclose(model.predict_proba(converted), expected, rtol=1e-12)
+
+
+def test_target_column_priors_loss_and_score():
+    frame, y = weather()
+    frame = frame.assign(play=y)
+    model = SemiNaiveBayes(KDB(2), missing_values="?").fit(frame, target="play")
+    assert model.model_.k == 2 and list(model.classes_) == ["no", "yes"]
+    proba = model.predict_proba(frame.drop(columns="play"), priors=[0.9, 0.1])
+    assert proba.shape == (len(y), 2) and np.allclose(proba.sum(axis=1), 1)
+    risky = model.predict(frame, loss=[[0, 50], [1, 0]])
+    assert (risky == "yes").sum() >= (model.predict(frame) == "yes").sum()
+    assert 0.7 < model.score(frame, target="play") <= 1.0
+
+
+def test_families_choose_the_discretisation_and_refuse_densities():
+    frame, y = weather()
+    model = SemiNaiveBayes(
+        "hnb", families={"humidity": "equal-width", "visits": "mdl"}, bins=4, missing_values="?"
+    ).fit(frame, y)
+    assert len(model.cut_points_["humidity"]) == 3
+    assert "visits" in model.cut_points_
+    with pytest.raises(ValueError, match=r"'humidity' has family 'gaussian'.*discrete"):
+        SemiNaiveBayes(families={"humidity": "gaussian"}).fit(frame, y)
+    with pytest.raises(ValueError, match="continuous must be one of"):
+        SemiNaiveBayes(continuous="kde").fit(frame, y)
+    with pytest.raises(ValueError, match="model must be one of"):
+        SemiNaiveBayes("forest").fit(frame, y)
+
+
+def test_a_column_entirely_missing_in_a_table_is_refused_by_name():
+    frame, y = weather()
+    frame["empty"] = np.nan
+    with pytest.raises(ValueError, match="'empty' is entirely missing"):
+        SemiNaiveBayes().fit(frame, y)
+
+
+def test_unseen_values_are_missing_with_a_warning_naming_the_column():
+    frame, y = weather()
+    model = SemiNaiveBayes(missing_values="?").fit(frame, y)
+    new = frame.head(3).copy()
+    new["outlook"] = ["snow", "sunny", "snow"]
+    with pytest.warns(nbayes.UnseenCategoryWarning, match="'outlook': 2"):
+        got = model.predict_proba(new)
+    missing = frame.head(3).copy()
+    missing["outlook"] = ["?", "sunny", "?"]
+    np.testing.assert_allclose(got, model.predict_proba(missing), rtol=1e-12)
+
+
+def test_structure_as_data_with_names():
+    frame, y = weather()
+    edges = SemiNaiveBayes("tan", missing_values="?").fit(frame, y).edges()
+    assert len(edges) == 3
+    assert {e["child"] for e in edges} | {e["parent"] for e in edges} <= set(frame.columns)
+    assert all(e["cmi"] >= 0 for e in edges)
+
+
+# --------------------------------------------------------------------------- model files
+CODE_MODELS = [AODE(), WAODE(), AODEsr(), AnDE(2), HNB(), TAN(root=1), KDB(1), KDB(3),
+               SelectiveKDB(2, criterion="error")]  # fmt: skip
+
+
+@pytest.mark.parametrize("model", CODE_MODELS, ids=lambda m: repr(m))
+def test_estimator_files_load_and_predict_as_the_fitted_model(model, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, (200, 5)).astype(float)
+    X[:, 1] = (X[:, 0] + rng.integers(0, 2, 200)) % 4
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.choice(["a", "b", "c"], 200)
+    model.fit(X, y)
+    path = nbayes.save(model, tmp_path / "model.nbm")
+    loaded = nbayes.load(path)
+    assert type(loaded) is type(model) and loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    if hasattr(model, "edges"):
+        assert loaded.edges() == model.edges()
+    if isinstance(model, SelectiveKDB):
+        assert (loaded.n_attributes_, loaded.k_) == (model.n_attributes_, model.k_)
+
+
+def test_table_model_files_keep_vocabularies_cut_points_and_markers(tmp_path):
+    frame, y = weather()
+    model = SemiNaiveBayes(SelectiveKDB(2), missing_values="?").fit(frame, y)
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "table.nbm"))
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+    assert loaded.missing_markers_ == ["?"]
+    np.testing.assert_array_equal(loaded.cut_points_["humidity"], model.cut_points_["humidity"])
+    assert isinstance(loaded.model_, SelectiveKDB)
+
+
+def test_a_damaged_semi_naive_file_is_refused(tmp_path):
+    from nbayes import persist
+
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    meta, arrays = TAN().fit(X, [0, 1, 1, 0])._to_state()
+    arrays["stats.pairs"] = arrays["stats.pairs"][:-1]
+    with pytest.raises(ValueError, match="pairs has shape"):
+        TAN._from_state(meta, arrays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        payload = persist.dumps(KDB(1).fit(X, [0, 1, 1, 0]))
+    with pytest.raises(nbayes.ModelFileError, match="damaged"):
+        persist.loads(payload[:-40] + b"x" * 40)
+
+
+# --------------------------------------------------------------------------- explanation
+def test_network_explanation_multiplies_to_the_likelihood():
+    frame, y = weather()
+    model = SemiNaiveBayes(KDB(2), missing_values="?").fit(frame, y)
+    row = frame.iloc[4]
+    explanation = model.explain(row)
+    total = sum(line["log_p"] for line in explanation.lines)
+    jll = model.predict_joint_log_proba(frame.iloc[[4]])[0]
+    np.testing.assert_allclose(total + np.log(explanation.prior), jll, rtol=1e-12)
+    np.testing.assert_allclose(explanation.posterior, model.predict_proba(frame.iloc[[4]])[0])
+    used = {line["attribute"]: line["parents"] for line in explanation.lines}
+    parents = model.model_.structure_.parents
+    names = list(frame.columns)
+    for j, name in enumerate(names):
+        assert [p.split(" = ")[0] for p in used[name]] == [names[p] for p in parents[j]][
+            : len(used[name])
+        ]
+    text = str(explanation)
+    assert "P(c | x)" in text and f"decision: {explanation.decision}" in text
+    assert "humidity = (" in text  # an interval, not a code
+
+
+def test_averaged_explanation_shares_sum_to_one_and_follow_the_terms():
+    frame, y = weather()
+    model = SemiNaiveBayes("waode", missing_values="?").fit(frame, y)
+    explanation = model.explain({c: frame[c].iloc[7] for c in frame.columns})
+    shares = np.array([line["share"] for line in explanation.lines])
+    np.testing.assert_allclose(shares.sum(axis=0), 1.0)
+    names = list(frame.columns)
+    for line in explanation.lines:  # the row's observed attributes, with their I(X; C)
+        j = names.index(line["attribute"])
+        assert line["weight"] == pytest.approx(model.model_.parent_weights_[j])
+    observed = [c for c in names if not pd.isna(frame[c].iloc[7]) and frame[c].iloc[7] != "?"]
+    assert [line["attribute"] for line in explanation.lines] == observed
+
+
+def test_summaries_print_the_structure():
+    frame, y = weather()
+    text = SemiNaiveBayes("tan", missing_values="?").fit(frame, y).summary()
+    assert (
+        "TAN:" in text and "structure (parent -> child" in text and "cut points of humidity" in text
+    )
+    text = str(SemiNaiveBayes(SelectiveKDB(2), missing_values="?").fit(frame, y))
+    assert "selected by leave-one-out log-loss" in text
+
+
+# --------------------------------------------------------------------------- streaming
+def test_fit_passes_over_batches_equals_fit():
+    frame, y = weather()
+    table = pl.from_pandas(frame.assign(play=y))
+    whole = SemiNaiveBayes(KDB(2), missing_values="?").fit(table, target="play")
+    model = SemiNaiveBayes(KDB(2), missing_values="?")
+    assert model.passes == 3
+    streamed = model.fit_passes(lambda: table.iter_slices(70), target="play")
+    np.testing.assert_allclose(
+        streamed.predict_proba(table), whole.predict_proba(table), rtol=1e-12
+    )
+    np.testing.assert_array_equal(streamed.cut_points_["humidity"], whole.cut_points_["humidity"])
+
+
+def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
+    frame, y = weather()
+    categorical = frame.drop(columns="humidity")
+    whole = SemiNaiveBayes("aode", missing_values="?").fit(categorical, y)
+    streamed = SemiNaiveBayes("aode", missing_values="?")
+    for start in range(0, len(y), 90):
+        part = slice(start, start + 90)
+        streamed.partial_fit(categorical.iloc[part], y[part])
+    np.testing.assert_allclose(
+        streamed.predict_proba(categorical), whole.predict_proba(categorical), rtol=1e-12
+    )
+    with pytest.raises(ValueError, match=r"partial_fit cannot cut numeric columns.*'humidity'"):
+        SemiNaiveBayes("aode").partial_fit(frame, y)
+    with pytest.raises(AttributeError, match="passes"):
+        SemiNaiveBayes("skdb").partial_fit(categorical, y)
