@@ -80,6 +80,24 @@ def _text() -> None:
         model.fit([d.encode() for d in docs], labels).predict(docs)
 
 
+def _semi_naive() -> None:
+    import numpy as np
+
+    import nbayes
+
+    rng = np.random.default_rng(2)
+    y = np.arange(60) % 3
+    codes = rng.integers(0, 3, (60, 4))
+    missing = codes.astype(np.float64)
+    missing[0, 1] = np.nan
+    for X in (codes.astype(np.int64), missing):
+        for model in (nbayes.AODE(subsumption=2), nbayes.AnDE(2), nbayes.HNB(), nbayes.TAN(),
+                      nbayes.SelectiveKDB(2)):  # fmt: skip
+            model.fit(X, y).predict_proba(X)
+    table = {"colour": rng.choice(["red", "blue"], 60).tolist(), "weight": rng.normal(size=60)}
+    nbayes.SemiNaiveBayes("aode").fit(table, y).predict_proba(table)
+
+
 def _readers() -> None:
     from . import readers
 
@@ -98,6 +116,7 @@ STEPS = {
     "estimators": _estimators,
     "tables": _tables,
     "text": _text,
+    "semi-naive": _semi_naive,
     "readers": _readers,
 }
 

@@ -15,7 +15,7 @@ Layouts shared by every kernel (v_j = values of attribute j, K classes):
 
 A value is missing when it is NaN or negative, and is skipped. At prediction a code ≥ v_j was
 never seen in fitting: it is skipped as missing too, and counted.
-Row loops run in parallel over blocks of rows; counts are accumulated per block and added.
+Every kernel is cached once per install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-_JIT = {"cache": True, "nogil": True}
+from .._jit import kernel
 
 
-@numba.njit(**_JIT)
+@kernel
 def _observed(X, r, n_values, attr, code):  # pragma: no cover - compiled
     """Write the observed attributes of row r (ascending) and their codes; return (m, unseen)."""
     d = X.shape[1]
@@ -46,12 +46,12 @@ def _observed(X, r, n_values, attr, code):  # pragma: no cover - compiled
     return m, unseen
 
 
-@numba.njit(**_JIT)
+@kernel
 def _bounds(t, n_blocks, n):  # pragma: no cover - compiled
     return t * n // n_blocks, (t + 1) * n // n_blocks
 
 
-@numba.njit(**_JIT)
+@kernel
 def _log_ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
     """log(numerator / denominator); an empty denominator gives 1/v (the λ → 0⁺ limit)."""
     if denominator <= 0.0:
@@ -62,7 +62,7 @@ def _log_ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
 
 
 # --------------------------------------------------------------------------- counting
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def column_codes(X, n_values, out):  # pragma: no cover - compiled
     """out[j, r] = the code x_rj as int32, or −1 where it is missing or ≥ v_j (unseen); returns
     the number of unseen codes. Counting reads each attribute's codes as one contiguous run."""
@@ -82,7 +82,7 @@ def column_codes(X, n_values, out):  # pragma: no cover - compiled
     return unseen.sum()
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def count_pairs(
     C, cls, weight, offsets, n_values, pair_base, pair_list, singles, pairs
 ):  # pragma: no cover - compiled
@@ -111,7 +111,7 @@ def count_pairs(
                 pairs[base + a * v_j + b, cls[r]] += weight[r]
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def count_triples(C, cls, weight, n_values, triple_base, triple_list, triples):  # pragma: no cover
     """triples[triple cell of (x_i, x_j, x_l), c] += w for every row of class c and every three
     observed attributes (i, j, l) of ``triple_list`` (i < j < l), one block per thread."""
@@ -131,7 +131,7 @@ def count_triples(C, cls, weight, n_values, triple_base, triple_list, triples): 
                 triples[base + (a * v_j + b) * v_l + e, cls[r]] += weight[r]
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def count_parents(
     C, cls, weight, n_values, parents, n_parents, level_base, counts
 ):  # pragma: no cover - compiled
@@ -158,7 +158,7 @@ def count_parents(
 
 
 # --------------------------------------------------------------------------- layout changes
-@numba.njit(**_JIT)
+@kernel
 def add_singles(src, src_values, src_offsets, dst, dst_offsets, positions):  # pragma: no cover
     """dst[same value, positions[c]] += src[value, c] between two single layouts."""
     K = src.shape[1]
@@ -170,7 +170,7 @@ def add_singles(src, src_values, src_offsets, dst, dst_offsets, positions):  # p
                 dst[t, positions[c]] += src[s, c]
 
 
-@numba.njit(**_JIT)
+@kernel
 def add_pairs(src, src_values, src_base, dst, dst_values, dst_base, positions):  # pragma: no cover
     """dst[same pair, positions[c]] += src[pair, c] between two pair layouts."""
     d = src_values.shape[0]
@@ -185,7 +185,7 @@ def add_pairs(src, src_values, src_base, dst, dst_values, dst_base, positions): 
                         dst[t, positions[c]] += src[s, c]
 
 
-@numba.njit(**_JIT)
+@kernel
 def add_triples(
     src, src_values, src_base, dst, dst_values, dst_base, positions
 ):  # pragma: no cover - compiled
@@ -205,7 +205,7 @@ def add_triples(
 
 
 # --------------------------------------------------------------------------- derived tables
-@numba.njit(**_JIT)
+@kernel
 def pair_margins(pairs, offsets, n_values, pair_base, margins):  # pragma: no cover - compiled
     """margins[offsets[i] + a, j, c] = Σ_b N(c, x_i = a, x_j = b): the class-c rows with
     x_i = a and x_j observed (for every ordered pair i ≠ j)."""
@@ -222,7 +222,7 @@ def pair_margins(pairs, offsets, n_values, pair_base, margins):  # pragma: no co
                         margins[offsets[j] + b, i, c] += x
 
 
-@numba.njit(**_JIT)
+@kernel
 def pair_conditionals(
     pairs, margins, offsets, n_values, pair_base, pseudo, forward, backward
 ):  # pragma: no cover - compiled
@@ -252,7 +252,7 @@ def pair_conditionals(
                         )
 
 
-@numba.njit(**_JIT)
+@kernel
 def pair_joints(pairs, n_values, pair_base, pseudo_pair, joint):  # pragma: no cover - compiled
     """joint[p, c] = log P(x_i = a, x_j = b | c)
     = log (N(c, a, b) + q_ij) / (N_c^(ij) + v_i v_j q_ij), N_c^(ij) the class-c rows with both
@@ -274,7 +274,7 @@ def pair_joints(pairs, n_values, pair_base, pseudo_pair, joint):  # pragma: no c
                     joint[p, c] = _log_ratio(pairs[p, c] + q, total[c] + cells * q, cells)
 
 
-@numba.njit(**_JIT)
+@kernel
 def triple_conditionals(
     triples, n_values, pair_base, triple_base, pseudo, first, middle, last
 ):  # pragma: no cover - compiled
@@ -320,7 +320,7 @@ def triple_conditionals(
                                 )
 
 
-@numba.njit(**_JIT)
+@kernel
 def conditional_mutual_information(
     pairs, margins, offsets, n_values, pair_base, out
 ):  # pragma: no cover - compiled
@@ -356,7 +356,7 @@ def conditional_mutual_information(
             out[j, i] = out[i, j]
 
 
-@numba.njit(**_JIT)
+@kernel
 def network_tables(
     counts, n_values, parents, n_parents, level_base, config_base, pseudo, log_table,
     config_class, config_count,
@@ -391,7 +391,7 @@ def network_tables(
 
 
 # --------------------------------------------------------------------------- scoring
-@numba.njit(**_JIT)
+@kernel
 def _pair_term(a, b, attr, code, n_values, pair_base, forward, backward):  # pragma: no cover
     """Row index into the table of log P(x_b | c, x_a) for observed positions a ≠ b."""
     i = attr[a]
@@ -401,7 +401,7 @@ def _pair_term(a, b, attr, code, n_values, pair_base, forward, backward):  # pra
     return pair_base[j, i] + code[b] * n_values[i] + code[a], False
 
 
-@numba.njit(**_JIT)
+@kernel
 def _pair_count(a, b, attr, code, n_values, pair_base, pair_freq):  # pragma: no cover
     i = attr[a]
     j = attr[b]
@@ -410,7 +410,7 @@ def _pair_count(a, b, attr, code, n_values, pair_base, pair_freq):  # pragma: no
     return pair_freq[pair_base[j, i] + code[b] * n_values[i] + code[a]]
 
 
-@numba.njit(**_JIT)
+@kernel
 def _subsume(
     attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
 ):  # pragma: no cover - compiled
@@ -435,7 +435,7 @@ def _subsume(
         keep[a] = general[a] == -1
 
 
-@numba.njit(**_JIT)
+@kernel
 def _logsumexp_rows(score, n_rows, K, out_row, shift):  # pragma: no cover - compiled
     for c in range(K):
         top = -np.inf
@@ -451,7 +451,7 @@ def _logsumexp_rows(score, n_rows, K, out_row, shift):  # pragma: no cover - com
         out_row[c] = top + np.log(total) - shift
 
 
-@numba.njit(**_JIT)
+@kernel
 def _aode_row(
     attr, code, m, keep, offsets, n_values, pair_base, log_single, forward, backward,
     freq, min_count, parent_weight, score, out_row,
@@ -498,7 +498,7 @@ def _aode_row(
     _logsumexp_rows(score, n_par, K, out_row, np.log(n_par if uniform else weight_total))
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def aode_scores(
     X, offsets, n_values, pair_base, log_single, forward, backward, freq, min_count,
     parent_weight, critical, pair_freq, out, n_blocks,
@@ -529,7 +529,7 @@ def aode_scores(
     return unseen.sum()
 
 
-@numba.njit(**_JIT)
+@kernel
 def _observed_column(C, r, attr, code):  # pragma: no cover - compiled
     """The observed attributes of row r of codes by attribute (−1 missing) and their codes."""
     m = 0
@@ -541,7 +541,7 @@ def _observed_column(C, r, attr, code):  # pragma: no cover - compiled
     return m
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def a2de_scores(
     C, offsets, n_values, pair_base, pair_index, triple_base, triple_list, log_single, forward,
     backward, joint, first, middle, last, freq, pair_freq, min_count, critical, out, block_rows,
@@ -646,7 +646,7 @@ def a2de_scores(
                 out[r, c] = top + np.log(total) - np.log(n_par)
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def hnb_scores(
     X, offsets, n_values, pair_base, log_single, forward, backward, cmi, out, n_blocks
 ):  # pragma: no cover - compiled
@@ -692,7 +692,7 @@ def hnb_scores(
     return unseen.sum()
 
 
-@numba.njit(**_JIT)
+@kernel
 def _network_cell(
     X, r, j, x, n_values, parents, depth, level_base, config_base, config_count, min_count
 ):  # pragma: no cover - compiled
@@ -715,7 +715,7 @@ def _network_cell(
     return cell
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def network_scores(
     X, n_values, parents, depth, level_base, config_base, config_count, log_table, min_count,
     out, n_blocks,
@@ -749,7 +749,7 @@ def network_scores(
     return unseen.sum()
 
 
-@numba.njit(parallel=True, **_JIT)
+@kernel(parallel=True)
 def leave_one_out_losses(
     X, cls, weight, n_values, parents, n_parents, order, level_base, config_base, counts,
     config_class, config_count, class_count, pseudo, min_count, out, n_blocks,
