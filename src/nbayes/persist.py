@@ -365,7 +365,7 @@ def _check_entry(
         raise ModelFileError(f"{source}: array {name!r} has the unexpected dtype {dtype!r}.")
     if (
         not isinstance(shape, list)
-        or len(shape) > 2
+        or len(shape) > 3
         or not all(_is_int(n) and 0 <= n <= file_length for n in shape)
     ):
         raise ModelFileError(
