@@ -582,6 +582,17 @@ class NaiveBayes(NaiveBayesClassifier):
                 out.update(zip(group.names, (c.copy() for c in group.cuts(settings)), strict=True))
         return out
 
+    def tables(
+        self, columns: list[str] | None = None, *, grid: int = 200, to: str = "polars"
+    ) -> dict[str, Any]:
+        """The fitted P(x_j | c) of each feature (or of ``columns``) as a tidy Polars frame (or
+        pandas, ``to="pandas"``), by name: counts and probabilities of categories and intervals,
+        Gaussian means and standard deviations, Poisson rates, kernel densities on a grid of
+        ``grid`` points, word probabilities. The columns: :mod:`nbayes.conditionals`."""
+        from .conditionals import conditional_tables
+
+        return conditional_tables(self, columns, grid=grid, to=to)
+
     def summary(self) -> str:
         """The fitted model as Weka and R print theirs: priors, then each column's conditionals."""
         self._check_fitted()

@@ -33,6 +33,7 @@ from .. import _kernels
 from ..encoding import CategoricalEncoder
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 
 UNKNOWN_MODES = ("ignore", "smooth", "error")
 
@@ -274,6 +275,29 @@ class CategoricalColumns(ColumnGroup):
                 + format_table([str(values[i]) for i in order], classes, rows)
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """value, count n_{c,v}, probability P_λ(v | c); values in the order first seen."""
+        table, _ = self.stats.log_prob(settings.alpha_for(self.names))
+        offsets = self.stats.offsets
+        out = {}
+        for j, name in enumerate(self.names):
+            size = int(self.stats.n_categories[j])
+            columns = slice(offsets[j], offsets[j] + size)
+            frame = tidy_frame(
+                name,
+                classes,
+                size,
+                shared={"value": self.vocabularies[j]},
+                per_class={
+                    "count": self.stats.counts[:, columns],
+                    "probability": np.exp(table[columns]).T,
+                },
+            )
+            out[name] = frame.with_columns(pl.col("value").cast(self.dtypes[j]))
+        return out
 
 
 def _in_order(value: object) -> tuple:

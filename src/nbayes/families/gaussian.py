@@ -27,10 +27,12 @@ from typing import Any
 
 import numba
 import numpy as np
+import polars as pl
 
 from .._kernels import _JIT
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 
 
 @numba.njit(**_JIT)
@@ -269,6 +271,25 @@ class GaussianColumns(ColumnGroup):
                 )
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """count N_c (weight of observed values), mean μ_c, sd √(σ²_c + ε)."""
+        theta, var = self.stats.theta_var(settings.var_smoothing)
+        return {
+            name: tidy_frame(
+                name,
+                classes,
+                1,
+                per_class={
+                    "count": self.stats.weight[:, j, None],
+                    "mean": theta[:, j, None],
+                    "sd": np.sqrt(var[:, j, None]),
+                },
+            )
+            for j, name in enumerate(self.names)
+        }
 
 
 register(

@@ -32,9 +32,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import polars as pl
 
 from ._group import Settings, format_number, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 from .categorical import CategoricalCounts
 from .sketch import EXACT, FeatureSketch, SketchColumns
 
@@ -188,6 +190,32 @@ class IntervalColumns(SketchColumns):
                 f"cut points: {shown_cuts}\n" + format_table(labels, classes, rows)
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """interval l, lower < x ≤ upper, count n_{c,l}, probability P_λ(x ∈ I_l | c)."""
+        counts = self.counts(settings)
+        table, _ = counts.log_prob(settings.alpha_for(self.names))
+        out = {}
+        for j, (name, cuts) in enumerate(zip(self.names, self.cuts(settings), strict=True)):
+            size = len(cuts) + 1
+            columns = slice(counts.offsets[j], counts.offsets[j] + size)
+            out[name] = tidy_frame(
+                name,
+                classes,
+                size,
+                shared={
+                    "interval": range(size),
+                    "lower": [-np.inf, *cuts.tolist()],
+                    "upper": [*cuts.tolist(), np.inf],
+                },
+                per_class={
+                    "count": counts.counts[:, columns],
+                    "probability": np.exp(table[columns]).T,
+                },
+            )
+        return out
 
 
 _SUMMARIES = {

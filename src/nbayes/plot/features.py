@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..conditionals import column_log_likelihood, conditional_tables, table_kind
+from ..conditionals import column_log_likelihood, table_kind
 from ._common import pyplot
 
 
@@ -223,7 +223,7 @@ class FeaturesDisplay:
     ) -> FeaturesDisplay:
         """Draw one panel per feature of a fitted :class:`~nbayes.NaiveBayes` (or of the
         features named in ``columns``)."""
-        tables = conditional_tables(model, columns, grid=grid)
+        tables = model.tables(columns, grid=grid)
         families = {s.name: s.family for s in model.schema_ if s.name in tables}
         classes = np.asarray(model.classes_)
         n = len(tables)
