@@ -64,16 +64,14 @@ def auc(x: np.ndarray, y: np.ndarray) -> float:
 def precision_recall_curve(
     truth: np.ndarray, score: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(precision, recall, thresholds): thresholds rising up to the one that reaches full
-    recall, and a last point (precision 1, recall 0) with no threshold, as scikit-learn
-    returns them."""
+    """(precision, recall, thresholds): one point per distinct score, thresholds rising, and a
+    last point (precision 1, recall 0) with no threshold, as scikit-learn returns them."""
     tps, fps, thresholds = _counts(truth, score)
     if tps[-1] == 0:
         raise ValueError("precision-recall needs at least one positive row.")
     precision = tps / (tps + fps)
     recall = tps / tps[-1]
-    stop = int(np.searchsorted(tps, tps[-1]))
-    rising = slice(stop, None, -1)
+    rising = slice(None, None, -1)
     return np.r_[precision[rising], 1.0], np.r_[recall[rising], 0.0], thresholds[rising]
 
 
