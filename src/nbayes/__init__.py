@@ -28,6 +28,7 @@ from .exceptions import (
 from .explain import Explanation
 from .model import NaiveBayes
 from .persist import load, save
+from .reporting import report
 from .text import (
     TextClassifier,
     TextVectorizer,
@@ -61,6 +62,7 @@ __all__ = [
     "merge",
     "read_labeled_lines",
     "read_text_folder",
+    "report",
     "save",
     "total_probability",
 ]

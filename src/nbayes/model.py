@@ -628,6 +628,15 @@ class NaiveBayes(NaiveBayesClassifier):
         spec = self._prior_spec()
         return spec if isinstance(spec, str) else "given"
 
+    def _repr_html_(self) -> str | None:
+        """The fitted model as HTML tables (what a notebook shows); None (the plain repr)
+        before fitting."""
+        if not hasattr(self, "classes_"):
+            return None
+        from .html import model_html
+
+        return model_html(self)
+
     def __str__(self) -> str:
         if not hasattr(self, "classes_"):
             return repr(self)

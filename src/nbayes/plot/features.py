@@ -1,7 +1,8 @@
 """One panel per feature: its class-conditional distribution P(x_j | c), one colour per class
 (as R's ``plot(naive_bayes_model)`` draws them).
 
-* categorical columns: bars of P(value | c), grouped by value;
+* categorical columns: bars of P(value | c), grouped by value (the 20 values most probable in
+  some class when there are more);
 * Gaussian columns: the density curves N(x; μ_c, σ_c²) over μ ± 4σ of every class;
 * kernel-density columns: the estimated densities on the grid of
   :func:`nbayes.conditionals.conditional_tables`;
@@ -55,15 +56,21 @@ def _long(name: str, classes: np.ndarray, xs: np.ndarray, values: np.ndarray) ->
     )
 
 
-def _categorical(ax: Any, name: str, table: pl.DataFrame, classes: np.ndarray) -> pl.DataFrame:
+def _categorical(
+    ax: Any, name: str, table: pl.DataFrame, classes: np.ndarray, most: int = 20
+) -> pl.DataFrame:
     values = table.filter(pl.col("class") == classes[0]).get_column("value").to_list()
-    order = sorted(range(len(values)), key=lambda i: str(values[i]))
+    probability = table.get_column("probability").to_numpy().reshape(len(classes), len(values))
+    shown = range(len(values))
+    if len(values) > most:  # the values most probable in some class
+        shown = np.argsort(-probability.max(axis=0), kind="stable")[:most]
+        ax.set_title(f"{name} ({most} of {len(values)} values)", fontsize="medium")
+    order = sorted(shown, key=lambda i: str(values[i]))
     width = 0.8 / len(classes)
     for k, c in enumerate(classes):
-        p = table.filter(pl.col("class") == c).get_column("probability").to_numpy()[order]
         ax.bar(
             np.arange(len(order)) + (k - (len(classes) - 1) / 2) * width,
-            p,
+            probability[k, order],
             width,
             color=f"C{k}",
             label=str(c),
@@ -75,7 +82,10 @@ def _categorical(ax: Any, name: str, table: pl.DataFrame, classes: np.ndarray) -
         fontsize="small",
     )
     ax.set_ylabel(f"P({name} | c)")
-    return table.select("feature", "class", "value", "probability")
+    kept = [values[i] for i in order]
+    return table.filter(pl.col("value").is_in(kept)).select(
+        "feature", "class", "value", "probability"
+    )
 
 
 def _curve(ax: Any, name: str, data: pl.DataFrame, classes: np.ndarray, label: str) -> None:
@@ -255,7 +265,8 @@ class FeaturesDisplay:
                 data[name] = _intervals(ax, name, table, classes)
             else:
                 data[name] = _text(ax, name, table, classes)
-            ax.set_title(f"{name} ({family})", fontsize="medium")
+            if not ax.get_title():
+                ax.set_title(f"{name} ({family})", fontsize="medium")
             axes[name] = ax
         for i in range(n, n_rows * n_cols):
             grid_axes[i // n_cols][i % n_cols].set_visible(False)
