@@ -18,6 +18,7 @@ text drawn as paths), so the file can be mailed, archived or opened offline.
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from html import escape
 from pathlib import Path
@@ -50,7 +51,13 @@ def svg(figure: Any, name: str) -> str:
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(figure)
     text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    text = text[text.index("<svg") :]
+    # every figure defines the same glyphs (ids like DejaVuSans-30): make the ids of each
+    # figure its own, so that the page's ids stay unique
+    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", name)
+    text = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}-\1"', text)
+    text = re.sub(r'href="#([^"]+)"', rf'href="#{prefix}-\1"', text)
+    return re.sub(r"url\(#([^)]+)\)", rf"url(#{prefix}-\1)", text)
 
 
 def _figure(figure: Any, name: str, caption: str) -> str:
