@@ -271,7 +271,7 @@ class FeaturesDisplay:
         for i in range(n, n_rows * n_cols):
             grid_axes[i // n_cols][i % n_cols].set_visible(False)
         handles, labels = next(iter(axes.values())).get_legend_handles_labels()
-        figure.legend(handles, labels, loc="outside upper right", title="class")
+        figure.legend(handles, labels, loc="outside right upper", title="class")
         return cls(data, families, figure, axes)
 
 
