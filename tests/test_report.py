@@ -167,3 +167,25 @@ def test_notebook_views_are_html_and_the_plain_repr_short():
         assert f"<summary>{name} <small>" in model_html
     assert nbayes.NaiveBayes()._repr_html_() is None
     assert len(repr(model)) < 200
+
+
+def test_command_line_report(tmp_path, capsys):
+    from nbayes.cli import main
+
+    model_file, test_csv, evaluated = fitted_by_the_cli(tmp_path, capsys)
+    out = tmp_path / "cli.html"
+    code = main(["report", str(model_file), str(test_csv), "--target", "grade", "-o", str(out)])
+    assert code == 0
+    assert capsys.readouterr().out.startswith(f"wrote {out} (")
+    parsed = assert_self_contained(out.read_text(encoding="utf-8"))
+    assert parsed.by_id["metric-accuracy"] == f"{evaluated['accuracy']:.4f}"
+    assert parsed.by_id["metric-log_loss"] == f"{evaluated['log_loss']:.4f}"
+
+    cv_out = tmp_path / "cv.html"
+    args = ["report", str(model_file), str(test_csv), "--target", "grade", "-o", str(cv_out)]
+    assert main([*args, "--cv", "3", "--explain-rows", "1", "--title", "three folds"]) == 0
+    page = cv_out.read_text(encoding="utf-8")
+    assert "<title>three folds</title>" in page
+    assert "3-fold stratified cross-validation on 100 rows" in page
+    assert main([*args[:3], "--target", "nope", "-o", str(cv_out)]) == 1
+    assert "nope" in capsys.readouterr().err
