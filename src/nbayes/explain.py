@@ -1,4 +1,4 @@
-"""A prediction shown as the seeds work it out by hand (seed 001's buys_computer table).
+"""A prediction worked out as by hand (the layout of Han, Kamber & Pei's buys_computer example).
 
 For one row x and each class c:
 

@@ -119,11 +119,11 @@ class NaiveBayes(NaiveBayesClassifier):
         Lidstone λ of the categorical, interval and Poisson estimates (1 = Laplace; 0 = maximum
         likelihood); a dict gives λ per column (others 1).
     class_prior : None, "mle", "smoothed", "uniform" or sequence, default None ("mle")
-        The class prior, as in the seeds; ``prior_alpha`` is λ of the smoothed prior
+        The class prior (see :mod:`nbayes.priors`); ``prior_alpha`` is λ of the smoothed prior
         (default: ``alpha`` when it is a number, else 1).
     loss : (K, K) array-like, optional
         ``loss[i][j]`` = cost of deciding ``classes_[i]`` when the truth is ``classes_[j]``;
-        ``predict`` then minimises the conditional risk (seed 002).
+        ``predict`` then minimises the conditional risk R(c_i | x) = Σ_j loss[i][j] P(c_j | x).
     unknown : {"ignore", "smooth", "error"}, default "ignore"
         A category never seen in fitting: skip that column for that row (one warning per
         call, with counts), give it the Lidstone mass of one extra value, or raise.
@@ -494,7 +494,7 @@ class NaiveBayes(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ explanation
     def explain(self, row: Any, *, priors: Any = None) -> Explanation:
-        """The worked computation of seed 001 for one row (a dict, a pandas Series, or a
+        """The worked computation for one row, as done by hand (a dict, a pandas Series, or a
         one-row table): priors, every P(x_j | c), their product, the posterior, and each
         feature's contribution to the log-odds of the two most probable classes.
         ``print()`` the result for a table."""

@@ -1,4 +1,4 @@
-"""Continuous features with a Gaussian density (seeds 001 and 004, §3.4).
+"""Continuous features with a Gaussian density (Han, Kamber & Pei, §8.3.2; Mitchell, ch. 6).
 
     P(x_j | c) = 1 / (√(2π) σ_{c,j}) · exp(−(x_j − μ_{c,j})² / (2σ²_{c,j}))
 

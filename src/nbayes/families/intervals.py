@@ -1,7 +1,7 @@
-"""Continuous features discretised into intervals (seed 004, §3.4, method 1).
+"""Continuous features discretised into intervals (Dougherty, Kohavi & Sahami 1995).
 
 Cut points t_1 < … < t_{B−1} turn x into the interval index l with t_{l−1} < x ≤ t_l; the
-feature is then categorical, with the Lidstone estimate of seed 003 over its B intervals:
+feature is then categorical, with the Lidstone estimate over its B intervals:
 
     P_λ(x ∈ I_l | c) = (n_{c,l} + λ) / (N_c + B λ)
 
