@@ -189,3 +189,17 @@ def test_command_line_report(tmp_path, capsys):
     assert "3-fold stratified cross-validation on 100 rows" in page
     assert main([*args[:3], "--target", "nope", "-o", str(cv_out)]) == 1
     assert "nope" in capsys.readouterr().err
+
+
+def test_text_explanation_html():
+    texts = ["free prize now", "win a free prize", "lunch at noon", "see you at lunch"] * 3
+    labels = ["spam", "spam", "ham", "ham"] * 3
+    model = nbayes.TextClassifier(model="multinomial").fit(texts, labels)
+    explanation = model.explain("free lunch prize")
+    shown = explanation._repr_html_()
+    assert_self_contained(shown)
+    cells = dict(re.findall(r"<tr><th>([^<]*)</th><td[^>]*>[^<]*</td><td>([^<]*)</td>", shown))
+    assert cells["prior"] == f"{explanation.prior:+.4f}"
+    for token, _, contribution in explanation.words:
+        assert cells[token] == f"{contribution:+.4f}"
+    assert f"{explanation.log_odds:+.4f}" in shown

@@ -101,6 +101,26 @@ def explanation_html(explanation: Any) -> str:
     return "".join(parts)
 
 
+def text_explanation_html(explanation: Any) -> str:
+    """A text classifier's explanation (:class:`nbayes.text.TextExplanation`) as HTML: the
+    score difference, then each word's contribution."""
+    head = (
+        f'<p>predicted <span class="decided">{escape(str(explanation.predicted))}</span> over '
+        f"{escape(str(explanation.against))}: score difference {explanation.log_odds:+.4f}"
+    )
+    if explanation.proba:
+        p = explanation.proba.get(explanation.predicted, float("nan"))
+        head += f" (P = {p:.4f})"
+    rows = [["prior", "", f"{explanation.prior:+.4f}"]]
+    rows += [[t, f"{v:.3g}", f"{c:+.4f}"] for t, v, c in explanation.words]
+    if explanation.other:
+        rows.append(["(other words)", "", f"{explanation.other:+.4f}"])
+    if explanation.absent:
+        rows.append(["(absent words)", "", f"{explanation.absent:+.4f}"])
+    body = table(["term", "x", "contribution"], rows)
+    return f'{STYLE}<div class="nbayes">{head}</p>{body}</div>'
+
+
 def _pivot(frame: Any, label: str, values: str, classes: list[Any]) -> list[list[Any]]:
     """Rows of a tidy table: one per ``label`` value (in order), one cell per class."""
     labels = frame.filter(frame.get_column("class") == classes[0]).get_column(label).to_list()
@@ -185,4 +205,4 @@ def model_html(model: Any) -> str:
     return "".join(parts)
 
 
-__all__ = ["explanation_html", "feature_html", "model_html", "table"]
+__all__ = ["explanation_html", "feature_html", "model_html", "table", "text_explanation_html"]
