@@ -102,18 +102,10 @@ def _column_summary(column: Any) -> str:
     return f"{counts.height:,} distinct; most common {shown!r} ({count:,})"
 
 
-def _labelled(model: Any, X: Any, y: Any, target: str | None) -> tuple[Any, np.ndarray]:
-    from .plot._common import labelled
-
-    X, labels = labelled(X, y, target)
-    return X, np.asarray(labels)
-
-
 def _take(X: Any, rows: np.ndarray) -> Any:
+    """The given rows of a pandas or Polars table, an array, or a list of documents."""
     if hasattr(X, "iloc"):
         return X.iloc[rows]
-    if hasattr(X, "filter") and hasattr(X, "columns") and hasattr(X, "height"):
-        return X[rows]
     if hasattr(X, "shape"):
         return X[rows]
     return [X[i] for i in rows]
@@ -141,9 +133,8 @@ def _cross_validated(
 
 
 def _metrics_section(evaluation: Any, brier: float) -> str:
-    from .evaluation import Report
-
-    assert isinstance(evaluation, Report)
+    """The figures of :class:`nbayes.evaluation.Report` (as ``nbayes evaluate`` prints them, to
+    4 decimals) and the Brier score, in tables whose cells have ids for tests and tools."""
     rows = [["accuracy", f"{evaluation.accuracy:.4f}"]]
     ids = [[None, "metric-accuracy"]]
     if evaluation.log_loss is not None:
@@ -183,7 +174,7 @@ def _metrics_section(evaluation: Any, brier: float) -> str:
 
 
 def _explained_rows(
-    model: Any, X: Any, labels: np.ndarray, predicted: np.ndarray, proba: np.ndarray, n: int
+    labels: np.ndarray, predicted: np.ndarray, proba: np.ndarray, n: int
 ) -> list[int]:
     """Up to n rows: the most confident mistakes first, then the most confident correct rows."""
     confidence = proba.max(axis=1)
@@ -226,7 +217,7 @@ def report(
         ReliabilityDisplay,
         RocCurveDisplay,
     )
-    from .plot._common import pyplot
+    from .plot._common import class_positions, labelled, pyplot
 
     pyplot()  # a clear message when matplotlib is absent
     from .model import NaiveBayes
@@ -241,7 +232,8 @@ def report(
 
     labels = None
     if X is not None:
-        X, labels = _labelled(model, X, y, target)
+        X, labels = labelled(X, y, target)
+        labels = np.asarray(labels)
         if labels.shape[0] == 0:
             raise ValueError("there are no labelled rows to report on.")
     if cv is not None:
@@ -300,8 +292,6 @@ def report(
         accumulator = Accumulator(classes)
         accumulator.update(labels, predicted, proba)
         evaluation = accumulator.report()
-        from .plot._common import class_positions
-
         truth = class_positions(classes, labels)
         reliability = ReliabilityDisplay.from_predictions(truth, proba, classes)
         parts.append("<h2 id='metrics'>Metrics</h2>")
@@ -351,7 +341,7 @@ def report(
         if labels is not None and explain_rows:
             parts.append("<h2 id='explained'>Explained rows</h2>")
             frame = model._frame(X)
-            for i in _explained_rows(model, X, labels, predicted, proba, explain_rows):
+            for i in _explained_rows(labels, predicted, proba, explain_rows):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     explanation = model.explain(frame[i : i + 1])

@@ -53,7 +53,8 @@ class ConfusionMatrixDisplay:
             elif normalize == "all":
                 values = values / values.sum()
         values = np.nan_to_num(values)
-        figure, ax = axes(ax, (1.2 + 0.7 * len(counter.classes), 1.0 + 0.7 * len(counter.classes)))
+        k = len(counter.classes)
+        figure, ax = axes(ax, (max(3.6, 1.2 + 0.7 * k), max(3.2, 1.0 + 0.7 * k)))
         image = ax.imshow(values, cmap=cmap, vmin=0)
         names = [str(c) for c in counter.classes]
         ax.set_xticks(range(len(names)), names, rotation=45 if len(names) > 4 else 0)
