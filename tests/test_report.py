@@ -18,6 +18,8 @@ matplotlib.use("Agg")
 from _report_data import fitted_by_the_cli, table  # noqa: E402
 from sklearn import metrics  # noqa: E402
 
+from nbayes.evaluation import SCALARS  # noqa: E402
+
 
 class Page(HTMLParser):
     """Text of every element with an id, all ids, and every URL-bearing attribute."""
@@ -72,8 +74,10 @@ def test_metrics_are_those_of_nbayes_evaluate(tmp_path, capsys):
     page = nbayes.report(model, pl.read_csv(test_csv), target="grade", path=tmp_path / "r.html")
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == page
     parsed = assert_self_contained(page)
-    assert parsed.by_id["metric-accuracy"] == f"{evaluated['accuracy']:.4f}"
-    assert parsed.by_id["metric-log_loss"] == f"{evaluated['log_loss']:.4f}"
+    shown = [key for key in SCALARS if evaluated.get(key) is not None]
+    assert {"accuracy", "log_loss", "brier", "roc_auc", "pr_auc", "kappa"} <= set(shown)
+    for key in shown:
+        assert parsed.by_id[f"metric-{key}"] == f"{evaluated[key]:.4f}", key
     for i in range(len(evaluated["classes"])):
         for name in ("precision", "recall", "f1"):
             assert parsed.by_id[f"{name}-{i}"] == f"{evaluated[name][i]:.4f}"
@@ -178,8 +182,9 @@ def test_command_line_report(tmp_path, capsys):
     assert code == 0
     assert capsys.readouterr().out.startswith(f"wrote {out} (")
     parsed = assert_self_contained(out.read_text(encoding="utf-8"))
-    assert parsed.by_id["metric-accuracy"] == f"{evaluated['accuracy']:.4f}"
-    assert parsed.by_id["metric-log_loss"] == f"{evaluated['log_loss']:.4f}"
+    for key in SCALARS:
+        if evaluated.get(key) is not None:
+            assert parsed.by_id[f"metric-{key}"] == f"{evaluated[key]:.4f}", key
 
     cv_out = tmp_path / "cv.html"
     args = ["report", str(model_file), str(test_csv), "--target", "grade", "-o", str(cv_out)]
@@ -203,3 +208,26 @@ def test_text_explanation_html():
     for token, _, contribution in explanation.words:
         assert cells[token] == f"{contribution:+.4f}"
     assert f"{explanation.log_odds:+.4f}" in shown
+
+
+def test_command_line_report_of_documents(tmp_path, capsys):
+    import json
+
+    from nbayes.cli import main
+
+    lines = tmp_path / "sms.txt"
+    spam, ham = ["win a free prize now", "claim free cash"], ["see you at lunch", "call me later"]
+    lines.write_text(
+        "".join(f"spam\t{spam[i % 2]}\nham\t{ham[i % 2]}\n" for i in range(30)), encoding="utf-8"
+    )
+    model = tmp_path / "sms.nbm"
+    assert main(["fit", str(lines), "--format", "lines", "-o", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(model), str(lines), "--format", "lines", "--json"]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    out = tmp_path / "sms.html"
+    assert main(["report", str(model), str(lines), "--format", "lines", "-o", str(out)]) == 0
+    parsed = assert_self_contained(out.read_text(encoding="utf-8"))
+    for key in SCALARS:
+        if evaluated.get(key) is not None:
+            assert parsed.by_id[f"metric-{key}"] == f"{evaluated[key]:.4f}", key

@@ -81,8 +81,12 @@ def test_report_in_a_real_browser(tmp_path, capsys, browser):
     def shown(element_id: str) -> str:
         return browser.find_element(By.ID, element_id).text
 
-    assert shown("metric-accuracy") == f"{evaluated['accuracy']:.4f}"
-    assert shown("metric-log_loss") == f"{evaluated['log_loss']:.4f}"
+    from nbayes.evaluation import SCALARS
+
+    figures = [key for key in SCALARS if evaluated.get(key) is not None]
+    assert {"accuracy", "log_loss", "brier", "roc_auc"} <= set(figures)
+    for key in figures:
+        assert shown(f"metric-{key}") == f"{evaluated[key]:.4f}", key
     for i in range(len(evaluated["classes"])):
         for name in ("precision", "recall", "f1"):
             assert shown(f"{name}-{i}") == f"{evaluated[name][i]:.4f}"

@@ -132,16 +132,16 @@ def _cross_validated(
     return classes, predicted, proba
 
 
-def _metrics_section(evaluation: Any, brier: float) -> str:
-    """The figures of :class:`nbayes.evaluation.Report` (as ``nbayes evaluate`` prints them, to
-    4 decimals) and the Brier score, in tables whose cells have ids for tests and tools."""
-    rows = [["accuracy", f"{evaluation.accuracy:.4f}"]]
-    ids = [[None, "metric-accuracy"]]
-    if evaluation.log_loss is not None:
-        rows.append(["log loss", f"{evaluation.log_loss:.4f}"])
-        ids.append([None, "metric-log_loss"])
-    rows.append(["Brier score", f"{brier:.4f}"])
-    ids.append([None, "metric-brier"])
+def _metrics_section(evaluation: Any) -> str:
+    """The figures of :class:`nbayes.evaluation.Report` as ``nbayes evaluate`` prints them (to 4
+    decimals), in tables whose cells have ids (``metric-accuracy``, ``precision-0``, …)."""
+    from .evaluation import _LABELS
+
+    rows, ids = [], []
+    for name, value in evaluation.scalars.items():
+        if value is not None:
+            rows.append([_LABELS.get(name, name), f"{value:.4f}"])
+            ids.append([None, f"metric-{name}"])
     parts = ['<div class="metrics">', table(["metric", "value"], rows, cell_ids=ids)]
     per_class, class_ids = [], []
     for i, c in enumerate(evaluation.classes):
@@ -169,6 +169,7 @@ def _metrics_section(evaluation: Any, brier: float) -> str:
             caption="confusion matrix (rows: true class, columns: predicted class)",
         )
     )
+    parts.extend(f"<p class='note'>note: {escape(note)}</p>" for note in evaluation.notes)
     parts.append("</div>")
     return "".join(parts)
 
@@ -295,7 +296,7 @@ def report(
         truth = class_positions(classes, labels)
         reliability = ReliabilityDisplay.from_predictions(truth, proba, classes)
         parts.append("<h2 id='metrics'>Metrics</h2>")
-        parts.append(_metrics_section(evaluation, reliability.brier))
+        parts.append(_metrics_section(evaluation))
         parts.append("<h2 id='plots'>Plots</h2>")
         confusion = ConfusionMatrixDisplay.from_predictions(labels, predicted, classes)
         parts.append(_figure(confusion.figure, "confusion", "confusion matrix"))

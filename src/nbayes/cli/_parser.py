@@ -150,6 +150,7 @@ def _report(report: argparse.ArgumentParser) -> None:
     report.add_argument("model", metavar="MODEL")
     data_options(report)
     target_option(report)
+    _text_column(report)
     report.add_argument(
         "-o", "--output", required=True, metavar="HTML", help="the HTML file to write"
     )

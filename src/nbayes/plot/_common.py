@@ -54,9 +54,9 @@ def labelled(X: Any, y: Any, target: str | None) -> tuple[Any, np.ndarray]:
 def class_positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Index of each label in ``classes`` (compared as text, as ``nbayes evaluate`` does); a
     label the model does not know raises, naming it."""
-    from ..evaluation import _positions
-
-    index = _positions(np.asarray(classes), np.asarray(labels))
+    lookup = {str(c): k for k, c in enumerate(np.asarray(classes).tolist())}
+    text = np.asarray(labels).astype(str)
+    index = np.fromiter((lookup.get(t, -1) for t in text), dtype=np.intp, count=len(text))
     if np.any(index < 0):
         unknown = np.unique(np.asarray(labels)[index < 0].astype(str))
         raise ValueError(f"y holds labels the model does not know: {unknown.tolist()[:5]}.")

@@ -44,6 +44,8 @@ class ConfusionMatrixDisplay:
         counter = Accumulator(np.asarray(classes))
         counter.update(np.asarray(y_true), np.asarray(y_pred))
         confusion = counter.confusion
+        # a true label the model does not know becomes a class of its own (as in evaluate)
+        classes = np.asarray(counter.classes)
         values = confusion.astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             if normalize == "true":
@@ -53,10 +55,10 @@ class ConfusionMatrixDisplay:
             elif normalize == "all":
                 values = values / values.sum()
         values = np.nan_to_num(values)
-        k = len(counter.classes)
+        k = len(classes)
         figure, ax = axes(ax, (max(3.6, 1.2 + 0.7 * k), max(3.2, 1.0 + 0.7 * k)))
         image = ax.imshow(values, cmap=cmap, vmin=0)
-        names = [str(c) for c in counter.classes]
+        names = [str(c) for c in classes]
         ax.set_xticks(range(len(names)), names, rotation=45 if len(names) > 4 else 0)
         ax.set_yticks(range(len(names)), names)
         ax.set_xlabel("predicted class")
@@ -68,7 +70,7 @@ class ConfusionMatrixDisplay:
                 dark = top > 0 and values[i, j] > top / 2
                 ax.text(j, i, text, ha="center", va="center", color="white" if dark else "black")
         ax.set_title("confusion matrix")
-        return cls(counter.classes, confusion, values, figure, ax, image)
+        return cls(classes, confusion, values, figure, ax, image)
 
     @classmethod
     def from_estimator(
