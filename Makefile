@@ -1,12 +1,13 @@
 # Two commands set up a fresh machine and do the work (see README):
 #   make demo   — install into .venv, then run the main job on the bundled data
 #   make test   — install into .venv (with test tools), then run the whole test suite and ruff
+#   make docs   — install the docs extra, write the example report, build docs/ strictly
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +28,15 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/vs_sklearn.py
 
+# strict: a warning (a broken reference, a bad docstring) fails the build
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	mkdir -p docs/_generated
+	MPLBACKEND=Agg $(BIN)/python examples/report.py docs/_generated/mushroom-report.html
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis docs/_build docs/_generated

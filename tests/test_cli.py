@@ -286,7 +286,7 @@ def test_help_imports_no_command_module():
         "    main(['--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "names = ('fit', 'predict', 'evaluate', 'explain', 'inspect', 'cv', 'demo')\n"
+        "names = ('fit', 'predict', 'evaluate', 'explain', 'inspect', 'cv', 'report', 'demo')\n"
         "print(sorted(n for n in names if 'nbayes.cli.' + n in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

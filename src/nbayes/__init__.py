@@ -47,6 +47,7 @@ __all__ = [
     "merge",
     "read_labeled_lines",
     "read_text_folder",
+    "report",
     "save",
     "total_probability",
 ]
@@ -84,6 +85,7 @@ _LOCATIONS = {
     "AODEsr": ".semi_naive",
     "SelectiveKDB": ".semi_naive",
     "SemiNaiveBayes": ".semi_naive",
+    "report": ".reporting",
     "TextClassifier": ".text",
     "TextVectorizer": ".text",
     "read_labeled_lines": ".text",
@@ -126,6 +128,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names as if imported eagerl
     from .explain import Explanation
     from .model import NaiveBayes
     from .persist import load, save
+    from .reporting import report
     from .semi_naive import (
         AODE,
         HNB,

@@ -368,7 +368,7 @@ def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> f
     if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
         if not np.isfinite(alpha) or alpha < 0:
             raise ValueError(
-                f"{name} must be a finite number >= 0 (the seeds' λ; 1 is Laplace smoothing), "
+                f"{name} must be a finite number >= 0 (the Lidstone λ; 1 is Laplace smoothing), "
                 f"got {alpha!r}."
             )
         return float(alpha)

@@ -1,12 +1,13 @@
 """Bayes' rule and the law of total probability, for a complete set of events A_1 … A_n.
 
-These are the seeds' first formulas, kept as small public functions so that the worked examples
-(seed 003's LOL players, seed 004's tree watering and plaid shirts) can be reproduced as written:
+Kept as small public functions so that worked examples (the tree watering and plaid shirts of
+the tests) can be reproduced as written:
 
     P(B) = Σ_i P(A_i) P(B | A_i)                       (total probability)
     P(A_i | B) = P(A_i) P(B | A_i) / Σ_k P(A_k) P(B | A_k)   (Bayes' rule)
 
-(seed 004: P(tree dies) = 0.9 × 0.15 + 0.1 × 0.8)
+(a tree dies with probability 0.15 if watered, 0.8 if not; it is watered 9 times in 10:
+P(tree dies) = 0.9 × 0.15 + 0.1 × 0.8)
 
 >>> round(total_probability([0.9, 0.1], [0.15, 0.8]), 3)
 0.215

@@ -1,4 +1,4 @@
-"""Small data sets bundled with nbayes: the seeds' worked examples and one real UCI table.
+"""Small data sets bundled with nbayes: two textbook-size worked examples and one real UCI table.
 
 Each loader returns a :class:`Table`: string-valued columns (``X``, with ``None`` where a value is
 missing), the class labels ``y`` and the column names. They are read with the standard library's
@@ -84,13 +84,16 @@ def _table(rows: list[list[str]], names: list[str], target: int, missing: str | 
 
 
 def load_buys_computer() -> Table:
-    """Han & Kamber's buys_computer table (14 rows), the example of seed 001."""
+    """Han & Kamber's buys_computer table (14 rows; Data Mining: Concepts and Techniques,
+    3rd ed., table 8.1), their worked example of naive Bayes classification."""
     header, *rows = _read("buys_computer.csv")
     return _table(rows, header, target=len(header) - 1, missing=None)
 
 
 def load_programmers() -> Table:
-    """Seed 004's 15 employees: plaid shirt, bald, glasses (1/0) → programmer (1/0)."""
+    """15 employees: plaid shirt, bald, glasses (1/0) → programmer (1/0): a table small enough
+    to count by hand, with a zero count (no non-programmer is bald) that Laplace smoothing
+    repairs."""
     header, *rows = _read("programmers.csv")
     return _table(rows, header, target=len(header) - 1, missing=None)
 

@@ -1,4 +1,5 @@
-"""From joint log-likelihoods to posteriors and decisions (seed 002, Bayes decision theory).
+"""From joint log-likelihoods to posteriors and decisions (Bayes decision theory: Duda, Hart &
+Stork, *Pattern Classification*, 2nd ed., §2.2).
 
 For a row x the model gives, per class c, the joint log-likelihood
 

@@ -1,6 +1,6 @@
-"""``nbayes demo``: the seed's worked example and one real data set, on bundled data.
+"""``nbayes demo``: a textbook worked example and one real data set, on bundled data.
 
-1. Seed 001's buys_computer table, fitted by maximum likelihood (λ = 0): the worked computation
+1. Han & Kamber's buys_computer table, fitted by maximum likelihood (λ = 0): the worked computation
    for X = (youth, medium, student, fair), P(X|yes) = 0.044 against P(X|no) = 0.019.
 2. The UCI Mushroom data (8,124 rows, 22 categorical attributes, 2,480 missing values):
    10-fold stratified cross-validation with Laplace smoothing, and one mushroom explained.
@@ -21,7 +21,7 @@ def _worked_example() -> str:
     query = {"age": "youth", "income": "medium", "student": "yes", "credit_rating": "fair"}
     return "\n".join(
         [
-            "1. buys_computer (seed 001), maximum likelihood (λ = 0)",
+            "1. buys_computer (Han, Kamber & Pei, §8.3.2), maximum likelihood (λ = 0)",
             "   X = (" + ", ".join(f"{k}={v}" for k, v in query.items()) + ")",
             "",
             _indent(str(model.explain(query))),

@@ -119,8 +119,8 @@ class _CountsNB(_DiscreteNB):
 
 
 class MultinomialNB(_CountsNB):
-    """Multinomial naive Bayes for counts (word counts, seed 003): see
-    :mod:`nbayes.families.multinomial` for the formulas. ``alpha`` is the seeds' δ (λ)."""
+    """Multinomial naive Bayes for counts (word counts; Manning, Raghavan & Schütze, §13.2): see
+    :mod:`nbayes.families.multinomial` for the formulas. ``alpha`` is the smoothing δ (λ)."""
 
     def __init__(
         self,
@@ -286,8 +286,8 @@ class PoissonNB(_CountsNB):
 
 
 class CategoricalNB(_DiscreteNB):
-    """Categorical naive Bayes by counting (seeds 000–004): features are integer codes
-    0 … S_j − 1; see :mod:`nbayes.families.categorical` for the estimate
+    """Categorical naive Bayes by counting (Lidstone-smoothed frequencies): features are integer
+    codes 0 … S_j − 1; see :mod:`nbayes.families.categorical` for the estimate
 
         P_λ(X^(j) = a_jl | c) = (n_{c,j,l} + λ) / (N_{c,j} + S_j λ).
 
@@ -510,7 +510,7 @@ def _unseen_detail(per_feature: np.ndarray, names: Any) -> str:
 
 
 class GaussianNB(NaiveBayesClassifier):
-    """Gaussian naive Bayes for continuous features (seeds 001, 004): see
+    """Gaussian naive Bayes for continuous features (a normal density per class): see
     :mod:`nbayes.families.gaussian`. NaN is a missing value, skipped in fitting and prediction.
     ``var_smoothing`` adds ε = var_smoothing · max_j Var(x_j) to every variance (scikit-learn)."""
 

@@ -1,4 +1,4 @@
-"""A prediction shown as the seeds work it out by hand (seed 001's buys_computer table).
+"""A prediction worked out as by hand (the layout of Han, Kamber & Pei's buys_computer example).
 
 For one row x and each class c:
 
@@ -84,6 +84,24 @@ class Explanation:
                 if not np.isnan(row[a]):
                     terms.append((f"{name}={value}", float(row[a] - row[b])))
         return sorted(terms, key=lambda t: -abs(t[1]) if np.isfinite(t[1]) else -np.inf)
+
+    def __repr__(self) -> str:
+        best = int(np.argmax(self.posterior)) if len(self.posterior) else 0
+        shown = (
+            f", P({self.classes[best]} | x) = {_number(float(self.posterior[best]))}"
+            if len(self.posterior)
+            else ""
+        )
+        return (
+            f"<Explanation: decision {self.decision}{shown}, {len(self.features)} features; "
+            "print() it for the worked table>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The worked table as HTML (what a notebook shows for an explanation)."""
+        from .html import explanation_html
+
+        return explanation_html(self)
 
     def __str__(self) -> str:
         classes = [str(c) for c in self.classes]

@@ -121,11 +121,11 @@ class NaiveBayes(NaiveBayesClassifier):
         Lidstone λ of the categorical, interval and Poisson estimates (1 = Laplace; 0 = maximum
         likelihood); a dict gives λ per column (others 1).
     class_prior : None, "mle", "smoothed", "uniform" or sequence, default None ("mle")
-        The class prior, as in the seeds; ``prior_alpha`` is λ of the smoothed prior
+        The class prior (see :mod:`nbayes.priors`); ``prior_alpha`` is λ of the smoothed prior
         (default: ``alpha`` when it is a number, else 1).
     loss : (K, K) array-like, optional
         ``loss[i][j]`` = cost of deciding ``classes_[i]`` when the truth is ``classes_[j]``;
-        ``predict`` then minimises the conditional risk (seed 002).
+        ``predict`` then minimises the conditional risk R(c_i | x) = Σ_j loss[i][j] P(c_j | x).
     unknown : {"ignore", "smooth", "error"}, default "ignore"
         A category never seen in fitting: skip that column for that row (one warning per
         call, with counts), give it the Lidstone mass of one extra value, or raise.
@@ -515,7 +515,7 @@ class NaiveBayes(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ explanation
     def explain(self, row: Any, *, priors: Any = None) -> Explanation:
-        """The worked computation of seed 001 for one row (a dict, a pandas Series, or a
+        """The worked computation for one row, as done by hand (a dict, a pandas Series, or a
         one-row table): priors, every P(x_j | c), their product, the posterior, and each
         feature's contribution to the log-odds of the two most probable classes.
         ``print()`` the result for a table."""
@@ -616,6 +616,17 @@ class NaiveBayes(NaiveBayesClassifier):
                 out.update(zip(group.names, (c.copy() for c in group.cuts(settings)), strict=True))
         return out
 
+    def tables(
+        self, columns: list[str] | None = None, *, grid: int = 200, to: str = "polars"
+    ) -> dict[str, Any]:
+        """The fitted P(x_j | c) of each feature (or of ``columns``) as a tidy Polars frame (or
+        pandas, ``to="pandas"``), by name: counts and probabilities of categories and intervals,
+        Gaussian means and standard deviations, Poisson rates, kernel densities on a grid of
+        ``grid`` points, word probabilities. The columns: :mod:`nbayes.conditionals`."""
+        from .conditionals import conditional_tables
+
+        return conditional_tables(self, columns, grid=grid, to=to)
+
     def summary(self) -> str:
         """The fitted model as Weka and R print theirs: priors, then each column's conditionals."""
         self._check_fitted()
@@ -650,6 +661,15 @@ class NaiveBayes(NaiveBayesClassifier):
     def _prior_name(self) -> str:
         spec = self._prior_spec()
         return spec if isinstance(spec, str) else "given"
+
+    def _repr_html_(self) -> str | None:
+        """The fitted model as HTML tables (what a notebook shows); None (the plain repr)
+        before fitting."""
+        if not hasattr(self, "classes_"):
+            return None
+        from .html import model_html
+
+        return model_html(self)
 
     def __str__(self) -> str:
         if not hasattr(self, "classes_"):

@@ -1,12 +1,12 @@
 """Class priors P(Y = c_k) from the class counts N_c.
 
-The seeds give four ways to set the prior:
+Four ways to set the prior:
 
-* ``"mle"`` — maximum likelihood, P(c) = N_c / N (seeds 000–003);
+* ``"mle"`` — maximum likelihood, P(c) = N_c / N, the relative frequency of the class;
 * ``"smoothed"`` — the Bayesian (Lidstone) estimate, P_λ(c) = (N_c + λ) / (N + Kλ), with λ = 1
-  being Laplace smoothing (seeds 002, 003, 004);
+  being Laplace smoothing (the posterior mean under a symmetric Dirichlet(λ) prior);
 * ``"uniform"`` — "if the class priors are unknown, assume the classes are equally likely",
-  P(c) = 1 / K (seed 001);
+  P(c) = 1 / K (Han, Kamber & Pei, §8.3.2);
 * an explicit vector of K probabilities, in the order of ``classes_``.
 
 N_c are weighted counts when sample weights are given.

@@ -1,4 +1,4 @@
-"""The ``nbayes`` command line: fit, predict, evaluate, explain, inspect, cv, demo.
+"""The ``nbayes`` command line: fit, predict, evaluate, explain, inspect, cv, report, demo.
 
 One module per command (``fit.py``, ``predict.py``, …, each with ``run(args) -> int``), imported
 only when its command runs; the parser (``_parser.py``, built from the argument groups in

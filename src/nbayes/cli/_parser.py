@@ -17,6 +17,7 @@ COMMANDS = {
     "explain": "explain",
     "inspect": "inspect",
     "cv": "cv",
+    "report": "report",
     "demo": "demo",
 }
 
@@ -145,6 +146,30 @@ def _cv(cv: argparse.ArgumentParser) -> None:
     )
 
 
+def _report(report: argparse.ArgumentParser) -> None:
+    report.add_argument("model", metavar="MODEL")
+    data_options(report)
+    target_option(report)
+    _text_column(report)
+    report.add_argument(
+        "-o", "--output", required=True, metavar="HTML", help="the HTML file to write"
+    )
+    report.add_argument(
+        "--cv",
+        type=positive_int,
+        metavar="K",
+        help="cross-validate the model's settings on DATA with K stratified folds instead",
+    )
+    report.add_argument(
+        "--explain-rows",
+        type=int,
+        default=3,
+        metavar="N",
+        help="rows explained term by term (default 3)",
+    )
+    report.add_argument("--title", help="the page's title")
+
+
 def _demo(demo: argparse.ArgumentParser) -> None:
     pass
 
@@ -188,6 +213,12 @@ _SUBCOMMANDS = [
         "Stratified cross-validation of a model (reads DATA into memory): figures per fold "
         "and pooled, out-of-fold predictions, other settings compared on the same folds.",
         _cv,
+    ),
+    (
+        "report",
+        "one self-contained HTML page: data, metrics, plots, explained rows",
+        "Write an HTML report of a saved model on labelled DATA (read into memory).",
+        _report,
     ),
     (
         "demo",

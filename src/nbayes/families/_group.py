@@ -114,6 +114,13 @@ class ColumnGroup:
         """The fitted conditionals of each column, as text blocks separated by blank lines."""
         raise NotImplementedError
 
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """Each column's fitted P(x_j | c) as a tidy frame, by column name (the columns of each
+        family's frames: :mod:`nbayes.conditionals`)."""
+        raise NotImplementedError
+
     def unseen_counts(self, block: Any) -> dict[str, int]:
         """Per column, how many values of a block were never seen in fitting (categories)."""
         return {}

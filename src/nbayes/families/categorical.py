@@ -1,10 +1,10 @@
-"""Categorical features: counting (seeds 000–004).
+"""Categorical features: counting.
 
 Sufficient statistics, per class c, feature j and value a_jl (weighted counts):
 
     n_{c,j,l} = Σ_i w_i I(x_i^(j) = a_jl, y_i = c)
 
-Conditional probabilities by the Bayesian (Lidstone) estimate of seed 003, λ = 0 giving the
+Conditional probabilities by the Bayesian (Lidstone) estimate, λ = 0 giving the
 maximum-likelihood estimate and λ = 1 Laplace smoothing:
 
     P_λ(X^(j) = a_jl | Y = c) = (n_{c,j,l} + λ) / (N_{c,j} + S_j λ),   N_{c,j} = Σ_l n_{c,j,l}
@@ -13,8 +13,8 @@ S_j is the number of values of feature j. N_{c,j} counts only the rows where fea
 observed, so a missing value contributes nothing (as in Weka and R's naivebayes). Where class c
 never observed feature j (N_{c,j} = 0), the estimate is the limit λ → 0⁺ of the formula, 1/S_j.
 
-The model holds K · Σ_j S_j such parameters (seed 000's point about MNIST: 10 · 784 · 256, not
-10 · 256^784).
+The model holds K · Σ_j S_j such parameters (for 28 × 28 grey-level digit images:
+10 · 784 · 256, not 10 · 256^784).
 
 Values are integer codes 0 … S_j − 1. For prediction the counts are turned, once, into a table
 of log P(a_jl | c) with one row per (j, l) and one column per class, and a row's log-likelihood
@@ -33,6 +33,7 @@ from .. import _kernels
 from ..encoding import CategoricalEncoder
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 
 UNKNOWN_MODES = ("ignore", "smooth", "error")
 
@@ -289,6 +290,29 @@ class CategoricalColumns(ColumnGroup):
                 + format_table([str(values[i]) for i in order], classes, rows)
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """value, count n_{c,v}, probability P_λ(v | c); values in the order first seen."""
+        table, _ = self.stats.log_prob(settings.alpha_for(self.names))
+        offsets = self.stats.offsets
+        out = {}
+        for j, name in enumerate(self.names):
+            size = int(self.stats.n_categories[j])
+            columns = slice(offsets[j], offsets[j] + size)
+            frame = tidy_frame(
+                name,
+                classes,
+                size,
+                shared={"value": self.vocabularies[j]},
+                per_class={
+                    "count": self.stats.counts[:, columns],
+                    "probability": np.exp(table[columns]).T,
+                },
+            )
+            out[name] = frame.with_columns(pl.col("value").cast(self.dtypes[j]))
+        return out
 
 
 def _in_order(value: object) -> tuple:

@@ -3,8 +3,9 @@ and Poisson models.
 
     n_{c,t} = Σ_i w_i x_it   (over the rows of class c)
 
-For word counts x_it this is N(x_t, y = c) of seed 003; for 0/1 features it is the (weighted)
-number of class-c documents containing t; for counts it is the class total of a Poisson feature.
+For word counts x_it this is N(x_t, y = c), the count of word t in class c; for 0/1 features it
+is the (weighted) number of class-c documents containing t; for counts it is the class total of
+a Poisson feature.
 The batch sum is one sparse product (a weighted one-hot class matrix times X) for dense X, or one
 pass over the stored entries for CSR X; sums of disjoint batches add.
 """

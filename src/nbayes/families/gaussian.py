@@ -1,4 +1,4 @@
-"""Continuous features with a Gaussian density (seeds 001 and 004, §3.4).
+"""Continuous features with a Gaussian density (Han, Kamber & Pei, §8.3.2; Mitchell, ch. 6).
 
     P(x_j | c) = 1 / (√(2π) σ_{c,j}) · exp(−(x_j − μ_{c,j})² / (2σ²_{c,j}))
 
@@ -27,11 +27,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from .._jit import kernel
 from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 
 
 @kernel
@@ -306,6 +308,25 @@ class GaussianColumns(ColumnGroup):
                 )
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """count N_c (weight of observed values), mean μ_c, sd √(σ²_c + ε)."""
+        theta, var = self.stats.theta_var(settings.var_smoothing)
+        return {
+            name: tidy_frame(
+                name,
+                classes,
+                1,
+                per_class={
+                    "count": self.stats.weight[:, j, None],
+                    "mean": theta[:, j, None],
+                    "sd": np.sqrt(var[:, j, None]),
+                },
+            )
+            for j, name in enumerate(self.names)
+        }
 
 
 register(

@@ -1,7 +1,7 @@
-"""Continuous features discretised into intervals (seed 004, §3.4, method 1).
+"""Continuous features discretised into intervals (Dougherty, Kohavi & Sahami 1995).
 
 Cut points t_1 < … < t_{B−1} turn x into the interval index l with t_{l−1} < x ≤ t_l; the
-feature is then categorical, with the Lidstone estimate of seed 003 over its B intervals:
+feature is then categorical, with the Lidstone estimate over its B intervals:
 
     P_λ(x ∈ I_l | c) = (n_{c,l} + λ) / (N_c + B λ)
 
@@ -32,9 +32,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import polars as pl
 
 from ._group import Settings, format_number, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 from .categorical import CategoricalCounts
 from .sketch import EXACT, FeatureSketch, SketchColumns
 
@@ -190,6 +192,32 @@ class IntervalColumns(SketchColumns):
                 f"cut points: {shown_cuts}\n" + format_table(labels, classes, rows)
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """interval l, lower < x ≤ upper, count n_{c,l}, probability P_λ(x ∈ I_l | c)."""
+        counts = self.counts(settings)
+        table, _ = counts.log_prob(settings.alpha_for(self.names))
+        out = {}
+        for j, (name, cuts) in enumerate(zip(self.names, self.cuts(settings), strict=True)):
+            size = len(cuts) + 1
+            columns = slice(counts.offsets[j], counts.offsets[j] + size)
+            out[name] = tidy_frame(
+                name,
+                classes,
+                size,
+                shared={
+                    "interval": range(size),
+                    "lower": [-np.inf, *cuts.tolist()],
+                    "upper": [*cuts.tolist(), np.inf],
+                },
+                per_class={
+                    "count": counts.counts[:, columns],
+                    "probability": np.exp(table[columns]).T,
+                },
+            )
+        return out
 
 
 _SUMMARIES = {

@@ -28,10 +28,12 @@ import math
 
 import numba
 import numpy as np
+import polars as pl
 
 from .._kernels import _JIT
 from ._group import Settings, format_table
 from ._registry import Family, register
+from ._tidy import column_log_likelihood, tidy_frame
 from .sketch import FeatureSketch, SketchColumns
 
 BANDWIDTH_RULES = ("silverman", "scott")
@@ -190,6 +192,31 @@ class KernelColumns(SketchColumns):
                 )
             )
         return "\n\n".join(parts)
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """x on a grid over the values ± 3 bandwidths, density p(x | c), bandwidth h_c."""
+        out = {}
+        for j, (name, density) in enumerate(zip(self.names, self.densities(settings), strict=True)):
+            sketch = self.stats.features[j]
+            finite = np.isfinite(sketch.minimum)
+            low, high = (sketch.minimum, sketch.maximum) if finite else (0.0, 1.0)
+            margin = 3 * float(np.max(density.bandwidth, initial=0.0))
+            xs = np.linspace(low - margin, high + margin, grid)
+            with np.errstate(under="ignore"):
+                values = np.exp(column_log_likelihood(self, j, xs, settings)).T
+            out[name] = tidy_frame(
+                name,
+                classes,
+                grid,
+                shared={"x": xs.tolist()},
+                per_class={
+                    "density": values,
+                    "bandwidth": np.repeat(density.bandwidth[:, None], grid, axis=1),
+                },
+            )
+        return out
 
 
 register(

@@ -1,4 +1,5 @@
-"""Multinomial model: bag of words / counts (seed 003's text classification).
+"""Multinomial model: bag of words / counts (Manning, Raghavan & Schütze, *Introduction to
+Information Retrieval*, §13.2).
 
     P(x_t | y = k) = (δ + N(x_t, y = k)) / (δ|V| + Σ_t' N(x_t', y = k))
 

@@ -19,12 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import polars as pl
 import scipy.sparse as sp
 from scipy.special import gammaln
 
 from ..encoding import NumericEncoder
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 from .counts import FeatureSums, LogTable, is_sparse, matmul
 from .multinomial import _key
 
@@ -90,6 +92,25 @@ class PoissonColumns(ColumnGroup):
             f"{name}  (poisson)\n" + format_table(["rate"], classes, [rate[:, j].tolist()])
             for j, name in enumerate(self.names)
         )
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """count N_c (rows observed), total Σ x, rate λ_c = (Σ x + α) / (N_c + α)."""
+        rate = rates(self.stats, np.zeros(0), settings.alpha_for(self.names))
+        return {
+            name: tidy_frame(
+                name,
+                classes,
+                1,
+                per_class={
+                    "count": self.stats.observed[:, j, None],
+                    "total": self.stats.counts[:, j, None],
+                    "rate": rate[:, j, None],
+                },
+            )
+            for j, name in enumerate(self.names)
+        }
 
 
 register(

@@ -1,5 +1,5 @@
 """A mergeable summary of continuous values per class: the statistic behind kernel density
-estimates and discretisation into intervals (seed 004, §3.4).
+estimates and discretisation into intervals.
 
 For each feature the sketch keeps the distinct observed values ("keys"), and for each key and
 class the weight W and the weighted sum T of the values that fell on it. While a feature has at

@@ -20,6 +20,7 @@ from .._state import nest, outside, section
 from . import multinomial
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
+from ._tidy import tidy_frame
 from .counts import FeatureSums
 
 
@@ -118,6 +119,25 @@ class TextColumns(ColumnGroup):
     def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
         super().load_state(outside("vectorizer", state), meta)
         self.vectorizer._load_state(meta["vectorizer"], section("vectorizer", state))
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """token (seen in fitting), count N(t, c), probability P(t | c)."""
+        table = multinomial.log_prob(self.stats, self._alpha(settings))  # (K, V)
+        seen = np.flatnonzero(self.stats.counts.sum(axis=0) > 0)
+        name = self.names[0]
+        frame = tidy_frame(
+            name,
+            classes,
+            len(seen),
+            shared={"token": self.vectorizer.column_names(seen)},
+            per_class={
+                "count": self.stats.counts[:, seen],
+                "probability": np.exp(table[:, seen]),
+            },
+        )
+        return {name: frame}
 
 
 register(

@@ -39,6 +39,12 @@ class TextExplanation:
     absent: float = 0.0
     proba: dict = field(default_factory=dict)
 
+    def _repr_html_(self) -> str:
+        """The contributions as an HTML table (what a notebook shows)."""
+        from ..html import text_explanation_html
+
+        return text_explanation_html(self)
+
     def __str__(self) -> str:
         lines = [
             f"predicted {self.predicted!r} over {self.against!r}: score difference "

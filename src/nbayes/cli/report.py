@@ -1,0 +1,43 @@
+"""``nbayes report``: one self-contained HTML page about a saved model and labelled data (a test
+set, or with ``--cv K`` the rows to cross-validate the model's settings on); see
+:mod:`nbayes.reporting`. A text model reads its text column as ``evaluate`` does."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..readers import DataError, read_all
+from ._models import learner_of
+from ._reading import load_model, markers_for, open_reader, require_target
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..reporting import report
+
+    model = load_model(args.model)
+    reader = open_reader(args, missing=markers_for(args, model))
+    frame = read_all(reader)
+    target = require_target(args, reader.path, frame.columns)
+    frame = frame.filter(frame.get_column(target).is_not_null())
+    if frame.height == 0:
+        raise DataError(reader.path, "there are no labelled rows to report on.")
+    learner = learner_of(model, args, frame.columns)
+    labels = frame.get_column(target).to_numpy()
+    if labels.dtype == object:
+        labels = labels.astype(str)
+    features = learner.features(frame.drop(target) if learner.text is None else frame)
+    if learner.text is not None:
+        features = np.asarray(features.fill_null("").to_list(), dtype=object)
+    page = report(
+        model,
+        features,
+        labels,
+        path=args.output,
+        cv=args.cv,
+        explain_rows=args.explain_rows,
+        title=args.title,
+    )
+    print(f"wrote {args.output} ({len(page.encode('utf-8')):,} bytes)")
+    return 0

@@ -1,0 +1,72 @@
+"""What every plot shares: importing matplotlib on demand, axes, and the labelled data to plot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+INSTALL_HINT = 'plotting needs matplotlib: pip install "nbayes[plot]" (or pip install matplotlib)'
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot``, imported only when a plot is drawn (``import nbayes`` never
+    imports matplotlib)."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(INSTALL_HINT) from exc
+    return plt
+
+
+def axes(ax: Any = None, figsize: tuple[float, float] = (5.0, 4.0)) -> tuple[Any, Any]:
+    """(figure, axes): the given axes and its figure, or a new figure with one axes."""
+    if ax is not None:
+        return ax.figure, ax
+    figure, ax = pyplot().subplots(figsize=figsize, layout="constrained")
+    return figure, ax
+
+
+def labelled(X: Any, y: Any, target: str | None) -> tuple[Any, np.ndarray]:
+    """(features, labels): ``y`` as given, or the column ``target`` taken out of the table X
+    (rows whose label is missing are left out)."""
+    if target is None:
+        if y is None:
+            raise ValueError("give the true labels: y, or target='column name'.")
+        labels = np.asarray(y)
+        if labels.ndim != 1:
+            raise ValueError(f"y must be one label per row; got shape {labels.shape}.")
+        return X, labels
+    if y is not None:
+        raise ValueError("give the true labels once: as y or as target='column', not both.")
+
+    from ..tables import to_frame
+
+    frame = to_frame(X)
+    if target not in frame.columns:
+        raise ValueError(f"target column {target!r} is not in the data (columns: {frame.columns}).")
+    keep = frame.get_column(target).is_not_null()
+    frame = frame.filter(keep)
+    labels = frame.get_column(target).to_numpy()
+    return frame.drop(target), labels if labels.dtype != object else labels.astype(str)
+
+
+def class_positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Index of each label in ``classes`` (compared as text, as ``nbayes evaluate`` does); a
+    label the model does not know raises, naming it."""
+    lookup = {str(c): k for k, c in enumerate(np.asarray(classes).tolist())}
+    text = np.asarray(labels).astype(str)
+    index = np.fromiter((lookup.get(t, -1) for t in text), dtype=np.intp, count=len(text))
+    if np.any(index < 0):
+        unknown = np.unique(np.asarray(labels)[index < 0].astype(str))
+        raise ValueError(f"y holds labels the model does not know: {unknown.tolist()[:5]}.")
+    return index
+
+
+def predictions(model: Any, X: Any, y: Any, target: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """(index of each row's true class in ``model.classes_``, P(c | x) of each row)."""
+    X, labels = labelled(X, y, target)
+    proba = np.asarray(model.predict_proba(X))
+    if proba.shape[0] != labels.shape[0]:
+        raise ValueError(f"X has {proba.shape[0]} rows but y has {labels.shape[0]} labels.")
+    return class_positions(model.classes_, labels), proba

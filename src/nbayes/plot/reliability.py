@@ -1,0 +1,92 @@
+"""The reliability (calibration) diagram with the Brier score.
+
+For each class shown (the second class when there are two, else every class, one against the
+rest), the predicted P(c | x) are cut into equal bins of [0, 1] and each bin's mean prediction
+is plotted against the fraction of its rows that truly are c; a calibrated model follows the
+diagonal. Naive Bayes multiplies likelihoods as if the features were independent, so its
+probabilities are usually too close to 0 and 1 (points below the diagonal on the right, above
+it on the left). Formulas in :mod:`nbayes.plot.curves`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import curves
+from ._common import axes, predictions
+
+
+@dataclass
+class ReliabilityDisplay:
+    """A drawn reliability diagram: per class shown (by label) the bins' ``mean_predicted``,
+    ``fraction_positive`` and ``rows``; the ``brier`` score of all the probabilities; the
+    matplotlib ``figure``, ``ax`` and ``lines``."""
+
+    classes: list[Any]
+    mean_predicted: dict[Any, np.ndarray]
+    fraction_positive: dict[Any, np.ndarray]
+    rows: dict[Any, np.ndarray]
+    brier: float
+    n_bins: int
+    figure: Any
+    ax: Any
+    lines: dict[Any, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_predictions(
+        cls, truth_index: Any, proba: Any, classes: Any, *, n_bins: int = 10, ax: Any = None
+    ) -> ReliabilityDisplay:
+        """The diagram from each row's true class (its index in ``classes``) and P(c | x)."""
+        classes = np.asarray(classes)
+        truth_index, proba = np.asarray(truth_index), np.asarray(proba, dtype=np.float64)
+        brier = curves.brier_score(truth_index, proba)
+        figure, ax = axes(ax)
+        out = cls([], {}, {}, {}, brier, n_bins, figure, ax)
+        shown = [1] if len(classes) == 2 else range(len(classes))
+        for k in shown:
+            label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
+            predicted, observed, rows = curves.reliability(truth_index == k, proba[:, k], n_bins)
+            out.classes.append(label)
+            out.mean_predicted[label] = predicted
+            out.fraction_positive[label] = observed
+            out.rows[label] = rows
+            (out.lines[label],) = ax.plot(predicted, observed, marker="o", label=str(label))
+        ax.plot([0, 1], [0, 1], linestyle=":", color="grey", linewidth=1, label="calibrated")
+        ax.set_xlim(-0.01, 1.01)
+        ax.set_ylim(-0.01, 1.01)
+        ax.set_xlabel("mean predicted probability")
+        ax.set_ylabel("fraction of positives")
+        ax.set_title(f"reliability (Brier score {brier:.4f})")
+        ax.legend(loc="upper left", fontsize="small")
+        return out
+
+    @classmethod
+    def from_estimator(
+        cls,
+        model: Any,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        n_bins: int = 10,
+        ax: Any = None,
+    ) -> ReliabilityDisplay:
+        """The diagram of a fitted model's P(c | x) on X against the true labels."""
+        truth_index, proba = predictions(model, X, y, target)
+        return cls.from_predictions(truth_index, proba, model.classes_, n_bins=n_bins, ax=ax)
+
+
+def plot_reliability(
+    model: Any,
+    X: Any,
+    y: Any = None,
+    *,
+    target: str | None = None,
+    n_bins: int = 10,
+    ax: Any = None,
+) -> ReliabilityDisplay:
+    """:meth:`ReliabilityDisplay.from_estimator`."""
+    return ReliabilityDisplay.from_estimator(model, X, y, target=target, n_bins=n_bins, ax=ax)
