@@ -50,8 +50,11 @@ def calibrated(estimator, X, y, method="sigmoid"):
     return model, proba
 
 
+SEMI_NAIVE = ["AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB"]
+
+
 def test_every_model_is_covered():
-    covered = {*DATA, "NaiveBayes", "TextClassifier"}
+    covered = {*DATA, "NaiveBayes", "TextClassifier", *SEMI_NAIVE, "SemiNaiveBayes"}
     assert {m.__name__ for m in nbayes.MODELS} == covered
 
 
@@ -96,3 +99,18 @@ def test_text_classifier_calibrates_as_a_count_pipeline():
     pipeline = make_pipeline(CountVectorizer(), sk.MultinomialNB(alpha=1.0))
     _, expected = calibrated(pipeline, texts, Y)
     np.testing.assert_allclose(proba, expected, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", SEMI_NAIVE)
+def test_semi_naive_estimators_calibrate(name):
+    codes = DATA["CategoricalNB"]
+    model, proba = calibrated(getattr(nbayes, name)(), codes, Y)
+    # valid probabilities (checked in calibrated) that still carry the signal: well above chance
+    assert np.mean(model.classes_[proba.argmax(axis=1)] == Y) > 0.45
+
+
+def test_semi_naive_table_model_calibrates_as_its_estimator():
+    codes = DATA["CategoricalNB"]
+    frame = pd.DataFrame({f"f{j}": [f"v{c}" for c in codes[:, j]] for j in range(3)})
+    _, proba = calibrated(nbayes.SemiNaiveBayes(), frame, Y)
+    assert proba.shape == (N, 3)
