@@ -86,8 +86,10 @@ class TextClassifier(ParamsMixin):
     weight_norm : complement model: Rennie's weight normalisation w_kt / Σ_t |w_kt|.
     fit_prior, class_prior, loss : as in the count models (priors; Bayes decision with a loss
         matrix).
-    mode, n_features, lowercase, ngram_range, stop_words, min_token_length, min_df, max_df,
-    max_features, tf, norm, idf, max_names, chunk_bytes, n_threads : how documents become
+    vectorizer parameters
+        ``mode``, ``n_features``, ``lowercase``, ``ngram_range``, ``stop_words``,
+        ``min_token_length``, ``min_df``, ``max_df``, ``max_features``, ``tf``, ``norm``, ``idf``,
+        ``max_names``, ``chunk_bytes``, ``n_threads``: how documents become
         features: the parameters of :class:`TextVectorizer` (described there), with the defaults
         above. As there, ``min_df``, ``max_df``, ``max_features`` and ``idf`` are applied when
         predicting, from document frequencies kept as statistics (so merges stay exact, and they
