@@ -151,8 +151,8 @@ def test_fitting_uses_only_the_observed_values():
     # Gaussian: mean and (ML) variance of the observed values of each class
     sizes = frame["size"].to_numpy()
     widths = frame["width"].to_numpy()
-    epsilon = 1e-9 * max(np.nanvar(sizes), np.nanvar(widths))
     for name, column in (("size", sizes), ("width", widths)):
+        epsilon = 1e-9 * np.nanvar(column)  # each column smoothed on its own scale
         for value in (np.nanmin(column), np.nanmean(column), np.nanmax(column) + 1.0):
             expected = []
             for c in CLASSES:

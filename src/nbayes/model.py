@@ -27,7 +27,7 @@ from ._base import NaiveBayesClassifier
 from ._dispatch import dask_aware
 from ._json import from_json, to_json
 from ._state import nest, section
-from ._validation import check_alpha, check_positive_number, check_sample_weight
+from ._validation import check_alpha, check_ddof, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
@@ -134,7 +134,13 @@ class NaiveBayes(NaiveBayesClassifier):
         Integer columns with at most this many distinct values (in the first batch) are
         categorical; others are continuous.
     var_smoothing : float, default 1e-9
-        Gaussian variance smoothing, as scikit-learn's GaussianNB.
+        Gaussian variance smoothing, per column: ε_j = var_smoothing · Var(x_j) is added to each
+        class's variance of column j, so a column's units never matter (scikit-learn's
+        GaussianNB uses one ε, from the largest variance, for a homogeneous array).
+    ddof : {0, 1}, default 0
+        Gaussian variance divisor W − ddof: 0 the maximum-likelihood variance (scikit-learn,
+        Weka), 1 the sample variance (R's e1071 and naivebayes, Weka's NaiveBayesSimple); with
+        sample weights W is their sum (frequency weights: M2 / (W − 1)).
     bins : int, default 10
         Number of intervals for equal-width and equal-frequency discretisation.
     bandwidth : "silverman", "scott" or float, default "silverman"
@@ -157,6 +163,7 @@ class NaiveBayes(NaiveBayesClassifier):
         missing_values: Any = None,
         max_int_categories: int = 20,
         var_smoothing: float = 1e-9,
+        ddof: int = 0,
         bins: int = 10,
         bandwidth: str | float = "silverman",
         max_bins: int = 2048,
@@ -171,6 +178,7 @@ class NaiveBayes(NaiveBayesClassifier):
         self.missing_values = missing_values
         self.max_int_categories = max_int_categories
         self.var_smoothing = var_smoothing
+        self.ddof = ddof
         self.bins = bins
         self.bandwidth = bandwidth
         self.max_bins = max_bins
@@ -191,6 +199,7 @@ class NaiveBayes(NaiveBayesClassifier):
         else:
             check_alpha(self.alpha, None)
         check_positive_number(self.var_smoothing, "var_smoothing")
+        check_ddof(self.ddof)
         if not isinstance(self.bins, int) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
         if (
@@ -211,7 +220,12 @@ class NaiveBayes(NaiveBayesClassifier):
 
     def _settings(self) -> Settings:
         return Settings(
-            self.alpha, self.var_smoothing, self.bandwidth, self.bins, self.unknown
+            self.alpha,
+            self.var_smoothing,
+            self.bandwidth,
+            self.bins,
+            self.unknown,
+            ddof=self.ddof,
         )
 
     def _prior_spec(self) -> str | np.ndarray:

@@ -54,12 +54,19 @@ class Settings:
         bandwidth: str | float,
         bins: int,
         unknown: str,
+        *,
+        ddof: int = 0,
+        missing: str = "skip",
+        text_alpha: float | None = None,
     ) -> None:
         self.alpha = alpha
         self.var_smoothing = var_smoothing
         self.bandwidth = bandwidth
         self.bins = bins
         self.unknown = unknown
+        self.ddof = ddof
+        self.missing = missing
+        self.text_alpha = text_alpha
 
     def alpha_for(self, names: list[str]) -> float | np.ndarray:
         """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""
