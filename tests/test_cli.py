@@ -268,7 +268,7 @@ def test_predict_reads_with_the_models_missing_markers(tmp_path: Path, capsys):
     path.write_text("height,y\n1.5,a\n?,b\n2.5,a\n3.5,b\n4.5,b\n")
     model_path = tmp_path / "m.nbm"
     assert run(["fit", path, "--target", "y", "-o", model_path, "--missing", "?"], capsys)[0] == 0
-    assert nbayes.load(model_path).schema_[0].family == "gaussian"  # "?" did not make it text
+    assert nbayes.load(model_path).schema_[0].family == "auto"  # "?" did not make it text
     code, out, _ = run(["predict", model_path, path, "--proba"], capsys)  # no --missing here
     assert code == 0
     proba = pl.read_csv(out.encode()).select("P(a)", "P(b)").to_numpy()

@@ -93,8 +93,8 @@ def test_every_table_type_gives_the_same_model():
     reference = nbayes.NaiveBayes().fit(as_polars(columns), y)
     assert [(s.name, s.family) for s in reference.schema_] == [
         ("colour", "categorical"),
-        ("height", "gaussian"),
-        ("rating", "categorical"),
+        ("height", "auto"),  # numbers: the family is chosen from the data (the default)
+        ("rating", "auto"),
         ("flag", "categorical"),
     ]
     expected = reference.predict_proba(as_polars(columns))
@@ -193,7 +193,19 @@ def test_family_inference_follows_the_schema_table():
         }
     )
     y = rng.integers(0, 2, n)
-    families = {s.name: s.family for s in nbayes.NaiveBayes().fit(frame, y).schema_}
+    # the default: every numeric column's family is chosen from the data
+    auto = {s.name: s.family for s in nbayes.NaiveBayes().fit(frame, y).schema_}
+    assert auto == {
+        "string": "categorical",
+        "categorical": "categorical",
+        "boolean": "categorical",
+        **{name: "auto" for name in frame.columns[3:]},
+    }
+    # with one family for numbers, integers of few values are categorical by the rule
+    families = {
+        s.name: s.family
+        for s in nbayes.NaiveBayes(continuous="gaussian").fit(frame, y).schema_
+    }
     assert families == {
         "string": "categorical",
         "categorical": "categorical",
@@ -207,7 +219,7 @@ def test_family_inference_follows_the_schema_table():
         "uint-many": "gaussian",
     }
     # the same table from pandas (NumPy bool, int and float dtypes, category, str) infers alike
-    from_pandas = nbayes.NaiveBayes().fit(
+    from_pandas = nbayes.NaiveBayes(continuous="gaussian").fit(
         frame.to_pandas().astype({"categorical": "category", "int-20-and-null": "Int64"}), y
     )
     assert {s.name: s.family for s in from_pandas.schema_} == families

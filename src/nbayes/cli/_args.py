@@ -155,9 +155,9 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--continuous",
-        default="gaussian",
+        default="auto",
         choices=continuous_family_names(),
-        help="family for numeric columns (default gaussian)",
+        help="family for numeric columns (default auto: chosen per column from the data)",
     )
     group.add_argument(
         "--alpha",

@@ -58,6 +58,8 @@ class Settings:
         ddof: int = 0,
         missing: str = "skip",
         text_alpha: float | None = None,
+        point_masses: float | None = None,
+        max_int_categories: int = 20,
     ) -> None:
         self.alpha = alpha
         self.var_smoothing = var_smoothing
@@ -67,6 +69,15 @@ class Settings:
         self.ddof = ddof
         self.missing = missing
         self.text_alpha = text_alpha
+        self.point_masses = point_masses
+        self.max_int_categories = max_int_categories
+
+    def missing_for(self, names: list[str]) -> list[str]:
+        """How each column's missing values are treated: "auto" (chosen from the data), "skip"
+        or "category"; one mode, or per column from a {name: mode} mapping (default "auto")."""
+        if isinstance(self.missing, dict):
+            return [str(self.missing.get(n, "auto")) for n in names]
+        return [self.missing] * len(names)
 
     def alpha_for(self, names: list[str]) -> float | np.ndarray:
         """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""
@@ -121,7 +132,7 @@ class ColumnGroup:
         """The fitted conditionals of each column, as text blocks separated by blank lines."""
         raise NotImplementedError
 
-    def unseen_counts(self, block: Any) -> dict[str, int]:
+    def unseen_counts(self, block: Any, settings: Settings | None = None) -> dict[str, int]:
         """Per column, how many values of a block were never seen in fitting (categories)."""
         return {}
 
