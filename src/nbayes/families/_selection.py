@@ -33,7 +33,8 @@ The class prior in the criterion is π_c^(−i) ∝ N_c − δ [c = y_i] + 1, N_
 Laplace-smoothed prior, so that the only row of a class keeps a chance); it is the same for every
 candidate. Each candidate's P^(−i)(x | c) is derived in closed form from the statistics without
 row i (below, in each function): the families' own estimates, with nothing refitted but the
-counts and moments (cut points and bandwidths are those of all the rows).
+counts and moments (cut points, bandwidths, point masses and the variance smoothing ε are those
+of all the rows).
 """
 
 from __future__ import annotations
@@ -45,11 +46,17 @@ from scipy.special import logsumexp
 
 from .intervals import cut_points, interval_counts
 from .kde import KernelDensity
-from .sketch import FeatureSketch
+from .sketch import EXACT, FeatureSketch
 
 _LOG_2PI = math.log(2.0 * math.pi)
 #: How many standard errors a candidate must beat the usual representation by.
 STANDARD_ERRORS = 1.0
+
+
+def values(sketch: FeatureSketch) -> np.ndarray:
+    """The value each key stands for: the key itself while the sketch is exact (the weighted
+    mean T/W would differ from it in the last bit), else the bin mean over all classes."""
+    return sketch.keys if sketch.level == EXACT else sketch.pooled_centres()
 
 
 def removed_weight(weight: np.ndarray, row_weight: float) -> np.ndarray:
@@ -164,7 +171,10 @@ def gaussian(
     alive = left > 1e-9 * np.maximum(W, 1e-300)
     with np.errstate(invalid="ignore", divide="ignore"):
         mu = np.where(alive, (W * mean - delta * x[:, None]) / left, pooled_mean)
-        m2_left = np.maximum(m2 - delta * (x[:, None] - mean) ** 2 * W / left, 0.0)
+        removed = delta * (x[:, None] - mean) ** 2 * W / left
+        m2_left = m2 - removed
+        # what is left of M2 below round-off of the subtraction is a constant class: 0
+        m2_left = np.where(m2_left > 1e-10 * np.maximum(m2, removed), m2_left, 0.0)
         div = np.where(left > ddof, left - ddof, left)
         v = np.where(alive, m2_left / div, pooled_var)
     v = np.maximum(v + epsilon, floor)
@@ -212,7 +222,7 @@ def kernel(
         f'_c(x) = (W_c f_c(x) − δ N(x; m_{b,c}, h_c²)) / (W_c − δ),
 
     times the mass of "any other value" without δ (bandwidths are those of all the rows)."""
-    x = sketch.pooled_centres()
+    x = values(sketch)
     weight = sketch.weight
     m, K = weight.shape
     atoms = density.atoms

@@ -201,7 +201,7 @@ class AutoColumns(ColumnGroup):
         """(full, own) log-likelihoods of every candidate for column j (see _selection)."""
         sketch = self.stats.sketches.features[j]
         moments = self.stats.moments
-        x = sketch.pooled_centres()
+        x = _selection.values(sketch)
         epsilon = moments.epsilon(settings.var_smoothing, "per-column")[j]
         out = {}
         # a class with two or more rows all of one value would get a Gaussian of variance ~ε, a
