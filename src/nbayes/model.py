@@ -563,9 +563,10 @@ class NaiveBayes(NaiveBayesClassifier):
         settings = self._settings()
         names, values, densities, rows = [], [], [], []
         by_name = {}
+        fitted = self.families_  # a column chosen from the data: the family it chose
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
             for name, shown, log_p in group.explain_row(block, settings):
-                by_name[name] = (shown, families.get(group.family).density, log_p)
+                by_name[name] = (shown, families.get(fitted[name]).density, log_p)
         for spec in self.schema_:
             shown, density, log_p = by_name[spec.name]
             names.append(spec.name)

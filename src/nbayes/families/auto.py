@@ -347,6 +347,13 @@ class AutoColumns(ColumnGroup):
                 out.update(group.unseen_counts(self._block_for(group, block, columns)))
         return out
 
+    def explain_row(
+        self, block: np.ndarray, settings: Settings
+    ) -> list[tuple[str, str, np.ndarray]]:
+        rows = super().explain_row(block, settings)
+        unseen = self.unseen_counts(block, settings)
+        return [(n, f"{v} (unseen)" if n in unseen else v, p) for n, v, p in rows]
+
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
         n_classes = self.stats.missing.shape[0]
         out = np.zeros((block.shape[0], n_classes))
