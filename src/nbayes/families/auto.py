@@ -9,15 +9,18 @@ weight of each class's missing values — and derives, when a prediction first n
 column's representation:
 
 * the family, among ``"gaussian"``, ``"kde"`` (with point masses), ``"mdl"`` and
-  ``"equal-frequency"`` intervals, and ``"categorical"`` for a column of at most
-  ``max_int_categories`` distinct integers;
+  ``"equal-frequency"`` intervals — or, for a column of a few integer codes (at most
+  ``max_int_categories`` distinct integers, each seen twice on average), among ``"categorical"``
+  (the usual one), ``"gaussian"`` and ``"kde"``: intervals would only merge neighbouring codes;
 * its missing values: skipped (missing at random), or one more outcome (P(missing | c) =
   (M_c + λ) / (N_c + 2λ), and P(x | c) times (O_c + λ) / (N_c + 2λ) for an observed x, where
   M_c, O_c and N_c are class c's missing, observed and total weight in the column).
 
-Both are chosen by the largest leave-one-out conditional log-likelihood of the class given the
-column (:mod:`nbayes.families._selection`): first the family, with missing values skipped, then
-the missing values for that family. Ties go to the candidate listed first.
+Both are chosen by the leave-one-out conditional log-likelihood of the class given the column
+(:mod:`nbayes.families._selection`): first the family, with missing values skipped, then the
+missing values for that family. The usual representation (the Gaussian, or counting for a few
+integer codes; missing values skipped) stays unless the best candidate beats it by more than one
+standard error of the difference (the one-standard-error rule).
 
 The choice is derived from the statistics like cut points, so fitting stays one mergeable pass:
 ``partial_fit``, ``merge``, streaming and Dask give the statistics of one fit, and so the same
@@ -160,13 +163,15 @@ def _settings_key(settings: Settings, names: list[str]) -> tuple:
     )
 
 
-def few_integers(sketch: FeatureSketch, max_int_categories: int) -> bool:
-    """Whether a column holds at most ``max_int_categories`` distinct values, all integers
-    (while its sketch is exact): a code, a rating, a count of legs."""
+def few_integers(sketch: FeatureSketch, max_int_categories: int, rows: float) -> bool:
+    """Whether a column holds at most ``max_int_categories`` distinct values, all integers, each
+    seen twice on average (at most rows / 2 of them), while its sketch is exact: a code, a
+    rating, a count of legs."""
     keys = sketch.keys
     return bool(
         sketch.level == EXACT
         and keys.shape[0] <= max_int_categories
+        and 2 * keys.shape[0] <= rows
         and np.all(keys == np.round(keys))
     )
 
@@ -224,7 +229,7 @@ class AutoColumns(ColumnGroup):
                 settings.ddof,
                 moments.variance_floor()[j],
             )
-        if few_integers(sketch, settings.max_int_categories):
+        if few_integers(sketch, settings.max_int_categories, moments.pooled_count[j]):
             # a column of a few integer codes: each code its own value; intervals would only
             # merge neighbouring codes, a coarser count of the same values
             out["categorical"] = _selection.categorical(sketch, delta, alpha)
