@@ -137,9 +137,7 @@ def known_table(seed: int = 0, n: int = 3000) -> tuple[pl.DataFrame, np.ndarray]
     y = rng.choice(["poor", "rich"], n, p=[0.75, 0.25])
     rich = y == "rich"
     gain = np.where(rng.random(n) < np.where(rich, 0.75, 0.97), 0.0, 0.0)
-    gain = np.where(
-        gain == 0, np.where(rng.random(n) < np.where(rich, 0.25, 0.03), 1.0, 0.0), gain
-    )
+    gain = np.where(gain == 0, np.where(rng.random(n) < np.where(rich, 0.25, 0.03), 1.0, 0.0), gain)
     gain = np.round(gain * np.where(rich, rng.uniform(7000, 20000, n), rng.uniform(500, 4000, n)))
     height = rng.normal(np.where(rich, 172.0, 168.0), 8.0).round(1)
     stars = rng.integers(1, 6, n) + rich * rng.integers(0, 2, n)  # codes 1-6
@@ -200,8 +198,9 @@ def test_missing_as_a_category_is_one_more_value():
     model = nbayes.NaiveBayes(missing="category").fit(frame.select("answer"), y)
     answers = frame["answer"].to_list()
     for value in ("yes", "no", None):
-        got = model.predict_joint_log_proba(pl.DataFrame({"answer": [value]},
-                                                         schema={"answer": pl.String}))
+        got = model.predict_joint_log_proba(
+            pl.DataFrame({"answer": [value]}, schema={"answer": pl.String})
+        )
         expected = []
         for c in ("poor", "rich"):
             rows = [a for a, label in zip(answers, y, strict=True) if label == c]

@@ -46,9 +46,7 @@ def test_weighted_sample_variance_is_m2_over_w_minus_one(model):
     for k, c in enumerate(["a", "b"]):
         rows = np.flatnonzero(Y == c)
         for j in range(2):
-            expected = sample_variance(
-                [Fraction(X[i, j]) for i in rows], [int(W[i]) for i in rows]
-            )
+            expected = sample_variance([Fraction(X[i, j]) for i in rows], [int(W[i]) for i in rows])
             assert var[k, j] == pytest.approx(float(expected), rel=1e-13)
             # and as repeated rows: NumPy's ddof=1 variance of the expanded column
             repeated = np.repeat(X[rows, j], W[rows])

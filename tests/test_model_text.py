@@ -87,7 +87,8 @@ def test_missing_text_contributes_nothing():
 def test_text_merges_and_streams_exactly():
     frame = table(3)
     whole = nbayes.NaiveBayes(families={"body": "text-multinomial"}).fit(frame, target="label")
-    parts = [nbayes.NaiveBayes(families={"body": "text-multinomial"}).fit(frame[a:b], target="label")
+    families = {"body": "text-multinomial"}
+    parts = [nbayes.NaiveBayes(families=families).fit(frame[a:b], target="label")
              for a, b in ((0, 20), (20, 45), (45, 60))]  # fmt: skip
     assert_same_statistics(whole, nbayes.merge(*parts))
     # in another order the counts are the same; only which n-gram names a shared hash column

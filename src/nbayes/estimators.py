@@ -547,9 +547,8 @@ class GaussianNB(NaiveBayesClassifier):
         return X
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
-        return self._stats.log_likelihood(
-            X, check_positive_number(self.var_smoothing, "var_smoothing"), ddof=check_ddof(self.ddof)
-        )
+        var_smoothing = check_positive_number(self.var_smoothing, "var_smoothing")
+        return self._stats.log_likelihood(X, var_smoothing, ddof=check_ddof(self.ddof))
 
     @property
     def theta_(self) -> np.ndarray:

@@ -194,9 +194,7 @@ def counted(
     with np.errstate(divide="ignore", invalid="ignore"):
         full = np.where(N > 0, np.log(n + alpha) - np.log(N + S * alpha), -math.log(S))
         left = N - delta
-        own = np.where(
-            left > 0, np.log(n - delta + alpha) - np.log(left + S * alpha), -math.log(S)
-        )
+        own = np.where(left > 0, np.log(n - delta + alpha) - np.log(left + S * alpha), -math.log(S))
     return full, own
 
 

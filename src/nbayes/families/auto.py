@@ -272,9 +272,7 @@ class AutoColumns(ColumnGroup):
         full, own = candidates[family]
         extra_full, extra_own = _selection.observed_part(observed, totals, delta, alpha)
         both = np.vstack([weight, missing])
-        skipped = np.vstack(
-            [cells[family], _selection.missing_scores(missing, totals, row_weight)]
-        )
+        skipped = np.vstack([cells[family], _selection.missing_scores(missing, totals, row_weight)])
         as_category = np.vstack(
             [
                 _selection.scores(full + extra_full, own + extra_own, delta, totals),
