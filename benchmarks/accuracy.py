@@ -10,8 +10,9 @@ Sections:
 
 * ``tables``: the UCI sets with ``NaiveBayes`` — stratified 10-fold cross-validation
   (``StratifiedKFold(10, shuffle=True, random_state=0)`` on file order, the mean of the fold
-  accuracies, as ``cross_val_score(...).mean()``), the given train/test split for adult and
-  soybean-large, '?' as missing — beside the peers' figures of the tables issue.
+  accuracies, as ``cross_val_score(...).mean()``, and of the fold log losses), the given
+  train/test split for adult and soybean-large, '?' as missing — the default (no options) and
+  the previous default with their log loss, documented options, and the peers' figures.
 * ``semi-naive``: the same UCI sets and protocol with the semi-naive models of
   :mod:`nbayes.semi_naive` (``SemiNaiveBayes``), beside the best Weka semi-naive figure and a
   random forest.
@@ -42,8 +43,10 @@ DATA = HERE.parent.parent / "shared" / "data"
 
 
 # --------------------------------------------------------------------------- tables
-#: Best peer figure on exactly this protocol (scikit-learn CategoricalNB/GaussianNB; Weka 3.6
-#: NaiveBayes, -K, -D), and Kohavi (1996) for adult; from the tables issue.
+#: Best peer naive Bayes figure on exactly this protocol: scikit-learn CategoricalNB/GaussianNB
+#: and Weka 3.6 NaiveBayes (plain, -K, -D), from the tables issue; adult: Weka NaiveBayes -K on
+#: the given split, soybean-large: scikit-learn CategoricalNB counting '?' as a category (both
+#: from the defaults issue).
 PEERS = {
     "mushroom": 0.9573,
     "vote": 0.9036,
@@ -54,87 +57,149 @@ PEERS = {
     "zoo": 0.9500,
     "splice": 0.9542,
     "spambase": 0.8985,
-    "adult": 0.8388,
+    "adult": 0.8514,
+    "soybean-large": 0.8910,
 }
 
-#: The configurations every data set is run with: the default and documented options.
+#: The default (no options), the previous default (one Gaussian for numbers, missing values
+#: skipped, kernel densities without point masses), and documented options.
+DEFAULT = "`NaiveBayes()`"
+PREVIOUS = "previous default"
 CONFIGURATIONS = {
-    "default": {},
+    DEFAULT: {},
+    PREVIOUS: {"continuous": "gaussian", "missing": "skip", "point_masses": None},
     'class_prior="smoothed"': {"class_prior": "smoothed"},
     "alpha=0.5": {"alpha": 0.5},
     'continuous="mdl"': {"continuous": "mdl"},
     'continuous="kde"': {"continuous": "kde"},
+    'missing="category"': {"missing": "category"},
 }
+WITH_LOG_LOSS = (DEFAULT, PREVIOUS)
 
 #: Per-data-set options that follow the data's own documentation.
 SPECIAL = {
     # the .names file: '?' means "neither yea nor nay", not "unknown"
     "vote": ("'?' as a value", {}, {"question_is_value": True}),
-    # legs is a number (Weka's ARFF declares it numeric); nbayes' rule makes a 6-valued
-    # integer column categorical unless told otherwise
+    # legs is a number (Weka's ARFF declares it numeric)
     "zoo": ('families={"legs": "kde"}', {"families": {"legs": "kde"}}, {}),
 }
 
 
-def cross_validated(X, y, params: dict) -> float:
+def _log_loss(model, X, y) -> float:
+    """Mean −log P(true class | x) (a class never seen in fitting: probability 0, clipped)."""
+    proba = model.predict_proba(X)
+    position = np.searchsorted(model.classes_, y)
+    inside = position < len(model.classes_)
+    seen = inside.copy()
+    seen[inside] = model.classes_[position[inside]] == y[inside]
+    p = np.where(seen, proba[np.arange(len(y)), np.minimum(position, len(model.classes_) - 1)], 0)
+    return float(-np.mean(np.log(np.clip(p, 1e-15, 1.0))))
+
+
+def cross_validated(X, y, params: dict) -> tuple[float, float]:
+    """(mean fold accuracy, mean fold log loss)."""
     folds = StratifiedKFold(n_splits=10, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
-    scores = []
+    scores, losses = [], []
     for train, test in folds:
         model = nbayes.NaiveBayes(**params).fit(X[train], y[train])
         scores.append(float(np.mean(model.predict(X[test]) == y[test])))
-    return float(np.mean(scores))
+        losses.append(_log_loss(model, X[test], y[test]))
+    return float(np.mean(scores)), float(np.mean(losses))
 
 
-def held_out(split, params: dict) -> float:
+def held_out(split, params: dict) -> tuple[float, float]:
     (X_train, y_train), (X_test, y_test) = split
     model = nbayes.NaiveBayes(**params).fit(X_train, y_train)
-    return float(np.mean(model.predict(X_test) == y_test))
+    return float(np.mean(model.predict(X_test) == y_test)), _log_loss(model, X_test, y_test)
+
+
+def _verdict(default: float, previous: float, peer: float | None) -> str:
+    """The target: at least the best peer, never 0.5 points below it, never below the previous
+    default (figures as printed, to 4 decimals)."""
+    default, previous = round(default, 4), round(previous, 4)
+    if peer is None:
+        return "no peer figure"
+    if default >= peer:
+        verdict = "met"
+    elif default >= peer - 0.005:
+        verdict = f"{(default - peer) * 100:+.2f} pt (within 0.5)"
+    else:
+        verdict = f"NOT met ({(default - peer) * 100:+.2f} pt)"
+    if default < previous:
+        verdict += f"; below the previous default ({(default - previous) * 100:+.2f} pt)"
+    return verdict
 
 
 def tables_section(data: Path) -> str:
-    header = ["data set", *CONFIGURATIONS, "data-specific option", "best peer", "target met by"]
+    # categories met only in a test fold, and classes with fewer than 10 rows (zoo, soybean),
+    # are expected here: their warnings would drown the table
+    warnings.filterwarnings("ignore", category=nbayes.UnseenCategoryWarning)
+    warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+    header = [
+        "data set",
+        f"{DEFAULT} accuracy",
+        "log loss",
+        f"{PREVIOUS} accuracy",
+        "log loss",
+        *(c for c in CONFIGURATIONS if c not in WITH_LOG_LOSS),
+        "data-specific option",
+        "best peer",
+        f"{DEFAULT} vs best peer",
+    ]
     rows = []
+    met = within = 0
     sets = list(uci.CROSS_VALIDATED.items()) + list(uci.GIVEN_SPLIT.items())
     for name, loader in sets:
         start = time.perf_counter()
         given = name in uci.GIVEN_SPLIT
         sets_data = loader(data=data)
-        scores = {
+        results = {
             c: (held_out(sets_data, p) if given else cross_validated(*sets_data, p))
             for c, p in CONFIGURATIONS.items()
         }
-        special_text = ""
+        special_text = "—"
         if name in SPECIAL:
             label, params, loader_args = SPECIAL[name]
             special_data = loader(data=data, **loader_args) if loader_args else sets_data
             value = (
                 held_out(special_data, params) if given else cross_validated(*special_data, params)
-            )
-            scores[label] = value
+            )[0]
             special_text = f"{label}: {value:.4f}"
         peer = PEERS.get(name)
-        met = "no peer figure"
-        if peer is not None:
-            winners = [c for c, v in scores.items() if round(v, 4) >= peer]
-            met = "default" if "default" in winners else (winners[0] if winners else "NOT MET")
-        row = [
-            name,
-            *(f"{scores[c]:.4f}" for c in CONFIGURATIONS),
-            special_text or "—",
-            f"{peer:.4f}" if peer else "—",
-            met,
-        ]
-        rows.append(row)
-        print(" | ".join(row), f"({time.perf_counter() - start:.1f} s)", flush=True)
+        default, previous = results[DEFAULT][0], results[PREVIOUS][0]
+        verdict = _verdict(default, previous, peer)
+        met += verdict.startswith("met")
+        within += verdict.startswith(("met", "+", "-"))
+        rows.append(
+            [
+                name,
+                f"{default:.4f}",
+                f"{results[DEFAULT][1]:.4f}",
+                f"{previous:.4f}",
+                f"{results[PREVIOUS][1]:.4f}",
+                *(f"{results[c][0]:.4f}" for c in CONFIGURATIONS if c not in WITH_LOG_LOSS),
+                special_text,
+                f"{peer:.4f}" if peer else "—",
+                verdict,
+            ]
+        )
+        print(" | ".join(rows[-1]), f"({time.perf_counter() - start:.1f} s)", flush=True)
     return (
         "Command: `python benchmarks/accuracy.py --section tables --write` — "
         f"{_report.machine()}, nbayes {nbayes.__version__}. Stratified 10-fold CV "
-        "(`StratifiedKFold(10, shuffle=True, random_state=0)`, mean of fold accuracies); adult and "
-        "soybean-large on their given train/test split; '?' is missing. Peers: best of "
-        "scikit-learn "
-        "CategoricalNB/GaussianNB and Weka 3.6 NaiveBayes (plain, -K, -D) on the same protocol; "
-        "adult: Kohavi (1996). Data-specific options: vote keeps '?' as a third answer, as its "
-        ".names file defines it; zoo's legs is numeric, as in Weka's ARFF.\n\n"
+        "(`StratifiedKFold(10, shuffle=True, random_state=0)`, mean of fold accuracies and of "
+        "fold log losses, −mean log P(true class)); adult and soybean-large on their given "
+        "train/test split; '?' is missing. "
+        f"{DEFAULT}: no options at all (each numeric column's family and each column's missing "
+        f"values chosen from the data). {PREVIOUS}: `continuous=\"gaussian\", "
+        'missing="skip", point_masses=None`, the defaults before they were chosen from the data. '
+        "Peers: best of scikit-learn CategoricalNB/GaussianNB and Weka 3.6 NaiveBayes (plain, -K, "
+        "-D) on the same protocol; adult: Weka NaiveBayes -K on the given split; soybean-large: "
+        "scikit-learn CategoricalNB with '?' as a category. Data-specific options: vote keeps "
+        "'?' as a third answer, as its .names file defines it; zoo's legs is numeric, as in "
+        f"Weka's ARFF. Target: {DEFAULT} at least the best peer on 9 of 11 sets, never more than "
+        f"0.5 points below it, and never below the previous default: at least the peer on {met} "
+        f"of {len(rows)}, within 0.5 points on {within} of {len(rows)}.\n\n"
         + _report.markdown_table(header, rows)
     )
 
@@ -158,6 +223,22 @@ def _sms(data: Path):
 def _decoded(documents: list[bytes]) -> list[str]:
     """What scikit-learn is given: the same bytes, decoded as UTF-8 with replacement."""
     return [d.decode("utf-8", "replace") for d in documents]
+
+
+class _TextTable:
+    """``NaiveBayes()`` with no options on a one-column table of the documents (decoded as
+    UTF-8 with replacement): the schema finds the free text and gives it the family "text"."""
+
+    def fit(self, documents, y):
+        self.model = nbayes.NaiveBayes().fit(self._table(documents), y)
+        return self
+
+    def predict(self, documents):
+        return self.model.predict(self._table(documents))
+
+    @staticmethod
+    def _table(documents):
+        return {"text": [d.decode("utf-8", "replace") for d in documents]}
 
 
 def _text_models() -> dict[str, tuple[Callable[[], object], float | None, float | None]]:
@@ -187,6 +268,11 @@ def _text_models() -> dict[str, tuple[Callable[[], object], float | None, float 
         "nbayes, same but alpha=0.05": (
             lambda: nbayes.TextClassifier(mode="vocabulary", alpha=0.05),
             None,
+            None,
+        ),
+        "nbayes `NaiveBayes()` on a table of one text column (no options)": (
+            _TextTable,
+            0.85,
             None,
         ),
         "nbayes, Rennie's transforms + weight-normalised complement (α=1)": (
@@ -438,6 +524,8 @@ def main() -> None:
     for name in args.section or sorted(SECTIONS):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnicodeWarning)  # 73 posts hold non-UTF-8 bytes
+            # NaiveBayes() says that it found free text in the table of posts: expected here
+            warnings.filterwarnings("ignore", message="column 'text' looks like free text")
             body = SECTIONS[name](args.data)
         print()
         print(body)

@@ -130,7 +130,10 @@ def test_bandwidth_rules(rule, weighted):
 def test_a_class_with_a_single_value_gets_the_pooled_bandwidth():
     x, y = two_classes(5)
     x = np.where(y == "b", 3.0, x)  # class b: every value 3.0, so its own rule gives h = 0
-    model = nbayes.NaiveBayes(families={"x": "kde"}).fit(pl.DataFrame({"x": x}), y)
+    # (3.0 holds 60% of the weight: a point mass unless point masses are off, which this
+    # pure-kernel rule needs; tests/test_defaults_kde.py covers the point mass)
+    model = nbayes.NaiveBayes(families={"x": "kde"}, point_masses=None)
+    model.fit(pl.DataFrame({"x": x}), y)
     pooled = silverman(x)
     query = np.array([2.0, 3.0, 3.5])
     got = log_likelihood(model, "x", query)
@@ -340,4 +343,8 @@ def test_cut_points_are_public_per_column():
     b = frame.get_column("b").to_numpy()
     np.testing.assert_allclose(cuts["b"], np.linspace(b.min(), b.max(), 6)[1:-1])
     assert cuts["a"].size >= 1 and np.all(np.diff(cuts["a"]) > 0)
-    assert nbayes.NaiveBayes().fit(frame, target="y").cut_points_ == {}
+    assert nbayes.NaiveBayes(continuous="gaussian").fit(frame, target="y").cut_points_ == {}
+    # columns whose family is chosen from the data show their cut points when intervals won
+    auto = nbayes.NaiveBayes().fit(frame, target="y")
+    chosen = {n for n, f in auto.families_.items() if f in ("mdl", "equal-frequency")}
+    assert set(auto.cut_points_) == chosen

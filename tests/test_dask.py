@@ -186,6 +186,7 @@ def table_model() -> nbayes.NaiveBayes:
         missing_values="?",
         alpha={"colour": 0.5},
         max_bins=64,  # income and age overflow it: the sketches pool on a grid
+        continuous="gaussian",  # integer columns by the rule: the schema pass decides them
     )
 
 

@@ -158,7 +158,9 @@ def mixed_model():
             "reach": rng.normal(np.where(y == "p", 180.0, 150.0), 10.0),
         }
     )
-    model = nbayes.NaiveBayes(families={"weight": "kde", "reach": "mdl"}).fit(frame, y)
+    model = nbayes.NaiveBayes(
+        families={"height": "gaussian", "weight": "kde", "reach": "mdl"}
+    ).fit(frame, y)
     return model, frame, y
 
 

@@ -93,8 +93,8 @@ def test_every_table_type_gives_the_same_model():
     reference = nbayes.NaiveBayes().fit(as_polars(columns), y)
     assert [(s.name, s.family) for s in reference.schema_] == [
         ("colour", "categorical"),
-        ("height", "gaussian"),
-        ("rating", "categorical"),
+        ("height", "auto"),  # numbers: the family is chosen from the data (the default)
+        ("rating", "auto"),
         ("flag", "categorical"),
     ]
     expected = reference.predict_proba(as_polars(columns))
@@ -193,7 +193,19 @@ def test_family_inference_follows_the_schema_table():
         }
     )
     y = rng.integers(0, 2, n)
-    families = {s.name: s.family for s in nbayes.NaiveBayes().fit(frame, y).schema_}
+    # the default: every numeric column's family is chosen from the data
+    auto = {s.name: s.family for s in nbayes.NaiveBayes().fit(frame, y).schema_}
+    assert auto == {
+        "string": "categorical",
+        "categorical": "categorical",
+        "boolean": "categorical",
+        **{name: "auto" for name in frame.columns[3:]},
+    }
+    # with one family for numbers, integers of few values are categorical by the rule
+    families = {
+        s.name: s.family
+        for s in nbayes.NaiveBayes(continuous="gaussian").fit(frame, y).schema_
+    }
     assert families == {
         "string": "categorical",
         "categorical": "categorical",
@@ -207,7 +219,7 @@ def test_family_inference_follows_the_schema_table():
         "uint-many": "gaussian",
     }
     # the same table from pandas (NumPy bool, int and float dtypes, category, str) infers alike
-    from_pandas = nbayes.NaiveBayes().fit(
+    from_pandas = nbayes.NaiveBayes(continuous="gaussian").fit(
         frame.to_pandas().astype({"categorical": "category", "int-20-and-null": "Int64"}), y
     )
     assert {s.name: s.family for s in from_pandas.schema_} == families
@@ -287,6 +299,8 @@ def test_categorical_columns_match_sklearn_categoricalnb():
 
 
 def test_gaussian_columns_match_sklearn_gaussiannb():
+    """Each Gaussian column is smoothed on its own scale (ε_j = var_smoothing · Var(x_j)): the
+    model is scikit-learn's GaussianNB fitted on each column alone, the prior counted once."""
     rng = np.random.default_rng(7)
     n = 300
     X = rng.normal(loc=[0.0, 1e4, -3.0], scale=[1.0, 50.0, 0.01], size=(n, 3))
@@ -294,15 +308,19 @@ def test_gaussian_columns_match_sklearn_gaussiannb():
     frame = pl.DataFrame({f"g{j}": X[:, j] for j in range(3)})
     weight = rng.uniform(0.5, 2.0, n)
     for var_smoothing in (1e-9, 1e-2):
-        ours = nbayes.NaiveBayes(var_smoothing=var_smoothing)
+        ours = nbayes.NaiveBayes(continuous="gaussian", var_smoothing=var_smoothing)
         ours.fit(frame, y, sample_weight=weight)
-        theirs = GaussianNB(var_smoothing=var_smoothing).fit(X, y, sample_weight=weight)
-        np.testing.assert_allclose(
-            ours.predict_joint_log_proba(frame), theirs.predict_joint_log_proba(X), rtol=1e-9
-        )
-        np.testing.assert_allclose(
-            ours.predict_proba(frame), theirs.predict_proba(X), rtol=1e-9, atol=1e-15
-        )
+        alone = [
+            GaussianNB(var_smoothing=var_smoothing).fit(X[:, [j]], y, sample_weight=weight)
+            for j in range(3)
+        ]
+        log_prior = np.log(alone[0].class_prior_)
+        joint = sum(m.predict_joint_log_proba(X[:, [j]]) for j, m in enumerate(alone))
+        joint -= 2 * log_prior
+        np.testing.assert_allclose(ours.predict_joint_log_proba(frame), joint, rtol=1e-9)
+        expected = np.exp(joint - joint.max(axis=1, keepdims=True))
+        expected /= expected.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(ours.predict_proba(frame), expected, rtol=1e-9, atol=1e-15)
 
 
 def test_mixed_table_is_the_sum_of_the_two_sklearn_models_minus_one_prior():
@@ -320,14 +338,15 @@ def test_mixed_table_is_the_sum_of_the_two_sklearn_models_minus_one_prior():
             "r1": real[:, 1],
         }
     )
-    ours = nbayes.NaiveBayes(alpha=0.5).fit(frame, y)
+    ours = nbayes.NaiveBayes(alpha=0.5, continuous="gaussian").fit(frame, y)
     categorical = CategoricalNB(alpha=0.5).fit(codes, y)
-    gaussian = GaussianNB().fit(real, y)
+    # each Gaussian column smoothed on its own scale: GaussianNB on that column alone
+    gaussian = [GaussianNB().fit(real[:, [j]], y) for j in range(2)]
     log_prior = np.log(np.unique(y, return_counts=True)[1] / n)
     expected = (
         categorical.predict_joint_log_proba(codes)
-        + gaussian.predict_joint_log_proba(real)
-        - log_prior
+        + sum(m.predict_joint_log_proba(real[:, [j]]) for j, m in enumerate(gaussian))
+        - 2 * log_prior
     )
     np.testing.assert_allclose(ours.predict_joint_log_proba(frame), expected, rtol=1e-12)
     # and the posterior is that sum normalised

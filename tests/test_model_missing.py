@@ -116,7 +116,7 @@ def test_every_kind_of_missing_value_gives_the_same_model():
     )
     objects["size"] = ["?" if v == -999.0 else v for v in objects["size"]]
     model = nbayes.NaiveBayes(missing_values=["?", -999]).fit(objects, y)
-    assert {s.name: s.family for s in model.schema_}["size"] == "gaussian"
+    assert {s.name: s.family for s in model.schema_}["size"] == "auto"  # numbers
     np.testing.assert_array_equal(model.predict_proba(objects), expected)
 
 
@@ -151,8 +151,8 @@ def test_fitting_uses_only_the_observed_values():
     # Gaussian: mean and (ML) variance of the observed values of each class
     sizes = frame["size"].to_numpy()
     widths = frame["width"].to_numpy()
-    epsilon = 1e-9 * max(np.nanvar(sizes), np.nanvar(widths))
     for name, column in (("size", sizes), ("width", widths)):
+        epsilon = 1e-9 * np.nanvar(column)  # each column smoothed on its own scale
         for value in (np.nanmin(column), np.nanmean(column), np.nanmax(column) + 1.0):
             expected = []
             for c in CLASSES:
@@ -211,7 +211,9 @@ def test_a_row_with_every_feature_missing_gets_the_prior(prior):
 # ---------------------------------------------------------------------- unseen categories
 def fitted_with_unseen(unknown: str, alpha: float = 1.0):
     frame, y = base_table(5)
-    model = nbayes.NaiveBayes(unknown=unknown, alpha=alpha).fit(frame, y)
+    # one family for numbers, so that the integer rating is categorical by the rule (columns
+    # whose family is chosen from the data: tests/test_defaults_auto.py)
+    model = nbayes.NaiveBayes(unknown=unknown, alpha=alpha, continuous="gaussian").fit(frame, y)
     queries = pl.DataFrame(
         {
             "colour": ["purple", "red", "purple", None, "teal"],
@@ -305,11 +307,11 @@ def test_a_non_integral_number_in_an_integer_category_is_unseen_not_truncated():
     np.testing.assert_allclose(proba[0], proba[2], rtol=1e-14)  # 2.5: as if missing
     exact = model.predict_proba(queries.with_columns(pl.Series("rating", [2, 2, None])))
     np.testing.assert_allclose(proba[1], exact[1], rtol=1e-14)  # 2.0 is the category 2
-    strict = nbayes.NaiveBayes(unknown="error").fit(frame, y)
+    strict = nbayes.NaiveBayes(unknown="error", continuous="gaussian").fit(frame, y)
     with pytest.raises(ValueError, match="rating"):
         strict.predict(queries)
     # in fitting a later batch, a fractional value cannot join integer categories
-    stream = nbayes.NaiveBayes().partial_fit(frame, y)
+    stream = nbayes.NaiveBayes(continuous="gaussian").partial_fit(frame, y)
     batch = queries.with_columns(pl.Series("y", ["a", "b", "c"]))
     with pytest.raises(ValueError, match=r"'rating'.*2\.5"):
         stream.partial_fit(batch, target="y")
@@ -357,7 +359,10 @@ def test_adult_with_missing_values_and_mixed_types(shared_data):
     train = read_adult(shared_data / "adult" / "adult.data")
     test = read_adult(shared_data / "adult" / "adult.test", skip=1)
     assert len(train) == 32561 and len(test) == 16281
-    model = nbayes.NaiveBayes(missing_values="?").fit(train, target="income")
+    # one Gaussian for every number and missing values skipped (the defaults choose per column:
+    # checked at the end)
+    model = nbayes.NaiveBayes(missing_values="?", continuous="gaussian", missing="skip")
+    model.fit(train, target="income")
     jll = model.predict_joint_log_proba(test)
     families = {s.name: s.family for s in model.schema_}
     numeric = ["age", "fnlwgt", "capital-gain", "capital-loss", "hours-per-week"]
@@ -378,8 +383,8 @@ def test_adult_with_missing_values_and_mixed_types(shared_data):
     classes = np.unique(y)
     np.testing.assert_array_equal(model.classes_, classes)
     expected = np.tile(np.log([np.mean(y == c) for c in classes]), (len(test), 1))
-    epsilon = 1e-9 * max(train[c].var(ddof=0) for c in numeric)
     for name in numeric:
+        epsilon = 1e-9 * train[name].var(ddof=0)  # each column smoothed on its own scale
         for k, c in enumerate(classes):
             values = train.loc[y == c, name].to_numpy(dtype=float)
             expected[:, k] += norm.logpdf(
@@ -402,3 +407,7 @@ def test_adult_with_missing_values_and_mixed_types(shared_data):
     discretised = nbayes.NaiveBayes(missing_values="?", continuous="mdl")
     discretised.fit(train, target="income")
     assert discretised.score(test, target="income") > 0.8388
+    # the default chooses each numeric column's family (MDL intervals for the capital columns)
+    default = nbayes.NaiveBayes(missing_values="?").fit(train, target="income")
+    assert default.families_["capital-gain"] != "gaussian"
+    assert default.score(test, target="income") > 0.8388

@@ -107,7 +107,9 @@ def sklearn_twin(model):
     theirs = getattr(skl, type(model).__name__, None)
     if theirs is None:
         return None
-    params = {k: v for k, v in model.get_params().items() if k not in ("prior_alpha", "loss")}
+    params = {
+        k: v for k, v in model.get_params().items() if k not in ("prior_alpha", "loss", "ddof")
+    }
     params.pop("unknown", None)
     return theirs(**params)
 

@@ -403,3 +403,12 @@ def check_positive_number(
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be {'>=' if allow_zero else '>'} 0, got {value!r}.")
     return float(value)
+
+
+def check_ddof(value: Any) -> int:
+    """``ddof``, the variance's divisor W − ddof: 0 (maximum likelihood) or 1 (sample)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in (0, 1):
+        raise ValueError(
+            f"ddof must be 0 (variance M2 / W) or 1 (sample variance M2 / (W − 1)), got {value!r}."
+        )
+    return int(value)

@@ -27,6 +27,7 @@ from ._base import NaiveBayesClassifier
 from ._validation import (
     _sparse_position,
     check_alpha,
+    check_ddof,
     check_magnitude,
     check_positive_number,
     check_values,
@@ -510,9 +511,16 @@ def _unseen_detail(per_feature: np.ndarray, names: Any) -> str:
 
 
 class GaussianNB(NaiveBayesClassifier):
-    """Gaussian naive Bayes for continuous features (a normal density per class): see
-    :mod:`nbayes.families.gaussian`. NaN is a missing value, skipped in fitting and prediction.
-    ``var_smoothing`` adds ε = var_smoothing · max_j Var(x_j) to every variance (scikit-learn)."""
+    """Gaussian naive Bayes for continuous features: see :mod:`nbayes.families.gaussian`. NaN
+    is a missing value, skipped in fitting and prediction.
+
+    ``var_smoothing`` adds ε = var_smoothing · max_j Var(x_j) to every variance (scikit-learn).
+    ``ddof`` is the variance's divisor W − ddof: 0 (maximum likelihood, scikit-learn) or 1 (the
+    sample variance of R's e1071 and naivebayes; with sample weights, M2 / (W − 1), weights
+    counted as repeated rows). A variance that is still zero is floored at machine epsilon times
+    the feature's variance (never an absolute number), so multiplying X by any factor leaves
+    every prediction unchanged; on data where scikit-learn's ε is above that floor (any
+    var_smoothing ≥ 1e-15 and a non-constant feature) the results are scikit-learn's."""
 
     _allows_nan = True
     _stats_type = GaussianMoments
@@ -522,11 +530,13 @@ class GaussianNB(NaiveBayesClassifier):
         *,
         priors: Any = None,
         var_smoothing: float = 1e-9,
+        ddof: int = 0,
         prior_alpha: float = 1.0,
         loss: Any = None,
     ) -> None:
         self.priors = priors
         self.var_smoothing = var_smoothing
+        self.ddof = ddof
         self.prior_alpha = prior_alpha
         self.loss = loss
 
@@ -542,6 +552,7 @@ class GaussianNB(NaiveBayesClassifier):
     def _check_params(self) -> None:
         super()._check_params()
         check_positive_number(self.var_smoothing, "var_smoothing")
+        check_ddof(self.ddof)
         check_positive_number(self.prior_alpha, "prior_alpha")
 
     def _new_stats(self, n_classes: int, n_features: int) -> GaussianMoments:
@@ -587,21 +598,20 @@ class GaussianNB(NaiveBayesClassifier):
         return X
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
-        return self._stats.log_likelihood(
-            X, check_positive_number(self.var_smoothing, "var_smoothing")
-        )
+        var_smoothing = check_positive_number(self.var_smoothing, "var_smoothing")
+        return self._stats.log_likelihood(X, var_smoothing, ddof=check_ddof(self.ddof))
 
     @property
     def theta_(self) -> np.ndarray:
         """μ_{c,j}, the mean of each feature per class, shape (K, n_features)."""
         self._check_fitted()
-        return self._output(self._stats.theta_var(self.var_smoothing)[0])
+        return self._output(self._stats.theta_var(self.var_smoothing, ddof=self.ddof)[0])
 
     @property
     def var_(self) -> np.ndarray:
         """σ²_{c,j} + ε, the smoothed variance of each feature per class, shape (K, n_features)."""
         self._check_fitted()
-        return self._output(self._stats.theta_var(self.var_smoothing)[1])
+        return self._output(self._stats.theta_var(self.var_smoothing, ddof=self.ddof)[1])
 
     @property
     def epsilon_(self) -> float:

@@ -28,12 +28,13 @@ from ._dispatch import dask_aware
 from ._json import from_json, to_json
 from ._locks import synchronized
 from ._state import nest, section
-from ._validation import check_alpha, check_positive_number, check_sample_weight
+from ._validation import check_alpha, check_ddof, check_positive_number, check_sample_weight
 from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
-from .families.categorical import UNKNOWN_MODES
+from .families.auto import MISSING_MODES, AutoColumns
+from .families.categorical import UNKNOWN_MODES, CategoricalColumns
 from .families.intervals import MAX_INTERVALS, IntervalColumns
 from .families.kde import BANDWIDTH_RULES
 from .labels import (
@@ -114,9 +115,22 @@ class NaiveBayes(NaiveBayesClassifier):
         Family per column name, overriding the inferred one: ``"categorical"``, ``"gaussian"``,
         ``"kde"``, ``"poisson"``, ``"equal-width"``, ``"equal-frequency"``, ``"mdl"``,
         ``"text"``.
-    continuous : str, default "gaussian"
-        Family for numeric columns that are not inferred categorical: ``"gaussian"``, ``"kde"``
-        (Weka's -K), ``"mdl"`` (Weka's -D), ``"equal-width"`` or ``"equal-frequency"``.
+    continuous : str, default "auto"
+        Family for numeric columns. ``"auto"``: chosen per column from the data among the
+        Gaussian, the kernel density, MDL and equal-frequency intervals, and counting for a
+        column of at most ``max_int_categories`` distinct integers, by the leave-one-out
+        conditional log-likelihood of the class given the column (see
+        :mod:`nbayes.families.auto`); ``families_`` and ``summary()`` show each choice and why.
+        Or one family for all: ``"gaussian"``, ``"kde"`` (the kind of estimator of Weka's -K),
+        ``"mdl"`` (Weka's -D), ``"equal-width"`` or ``"equal-frequency"``; then integer columns
+        with at most ``max_int_categories`` distinct values are categorical.
+    missing : "auto", "skip", "category" or dict, default "auto"
+        What a missing value means, for categorical columns and columns whose family is chosen
+        from the data: ``"skip"`` (missing at random: the column is left out of that row, as in
+        Weka and R's naivebayes), ``"category"`` (one more value, P(missing | class), as when
+        '?' is kept as a value), or ``"auto"``: per column, whichever has the larger
+        leave-one-out conditional log-likelihood. A dict gives the mode per column (others
+        "auto"). Other families always skip.
     alpha : float or dict, default 1.0
         Lidstone λ of the categorical, interval and Poisson estimates (1 = Laplace; 0 = maximum
         likelihood); a dict gives λ per column (others 1).
@@ -136,11 +150,23 @@ class NaiveBayes(NaiveBayesClassifier):
         Integer columns with at most this many distinct values (in the first batch) are
         categorical; others are continuous.
     var_smoothing : float, default 1e-9
-        Gaussian variance smoothing, as scikit-learn's GaussianNB.
+        Gaussian variance smoothing, per column: ε_j = var_smoothing · Var(x_j) is added to each
+        class's variance of column j, so a column's units never matter (scikit-learn's
+        GaussianNB uses one ε, from the largest variance, for a homogeneous array).
+    ddof : {0, 1}, default 0
+        Gaussian variance divisor W − ddof: 0 the maximum-likelihood variance (scikit-learn,
+        Weka), 1 the sample variance (R's e1071 and naivebayes, Weka's NaiveBayesSimple); with
+        sample weights W is their sum (frequency weights: M2 / (W − 1)).
     bins : int, default 10
         Number of intervals for equal-width and equal-frequency discretisation.
-    bandwidth : "silverman", "scott" or float, default "silverman"
-        Kernel density bandwidth rule (see :mod:`nbayes.families.kde`).
+    bandwidth : str or float, default "silverman"
+        Kernel density bandwidth: a rule per class (``"silverman"``, ``"scott"``), one rule on
+        all classes together (``"silverman-pooled"``, ``"scott-pooled"``), or h itself (a
+        number); see :mod:`nbayes.families.kde`.
+    point_masses : float or None, default 0.1
+        A value holding at least this share of a numeric column's observed weight (and a weight
+        of at least 5) is a point mass — the 0 of a zero-inflated column: kernel density columns
+        give it a probability rather than a kernel (see :mod:`nbayes.families.kde`). None: none.
     max_bins : int, default 2048
         Distinct values a continuous column's sketch keeps exactly before pooling on a grid
         (see :mod:`nbayes.families.sketch`); only kde and interval columns use it.
@@ -150,7 +176,8 @@ class NaiveBayes(NaiveBayesClassifier):
         self,
         *,
         families: dict[str, str] | None = None,
-        continuous: str = "gaussian",
+        continuous: str = "auto",
+        missing: str | dict[str, str] = "auto",
         alpha: float | dict[str, float] = 1.0,
         class_prior: Any = None,
         prior_alpha: float | None = None,
@@ -159,12 +186,15 @@ class NaiveBayes(NaiveBayesClassifier):
         missing_values: Any = None,
         max_int_categories: int = 20,
         var_smoothing: float = 1e-9,
+        ddof: int = 0,
         bins: int = 10,
         bandwidth: str | float = "silverman",
+        point_masses: float | None = 0.1,
         max_bins: int = 2048,
     ) -> None:
         self.families = families
         self.continuous = continuous
+        self.missing = missing
         self.alpha = alpha
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
@@ -173,8 +203,10 @@ class NaiveBayes(NaiveBayesClassifier):
         self.missing_values = missing_values
         self.max_int_categories = max_int_categories
         self.var_smoothing = var_smoothing
+        self.ddof = ddof
         self.bins = bins
         self.bandwidth = bandwidth
+        self.point_masses = point_masses
         self.max_bins = max_bins
 
     # ------------------------------------------------------------------ parameters
@@ -184,6 +216,12 @@ class NaiveBayes(NaiveBayesClassifier):
             raise ValueError(
                 f"continuous must be one of {families.continuous_names()}, "
                 f"got {self.continuous!r}."
+            )
+        modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
+        if any(m not in MISSING_MODES for m in modes):
+            raise ValueError(
+                f"missing must be one of {MISSING_MODES} or a dict of them per column, "
+                f"got {self.missing!r}."
             )
         if self.unknown not in UNKNOWN_MODES:
             raise ValueError(f"unknown must be one of {UNKNOWN_MODES}, got {self.unknown!r}.")
@@ -197,6 +235,7 @@ class NaiveBayes(NaiveBayesClassifier):
         check_positive_number(self.var_smoothing, "var_smoothing")
         if self.prior_alpha is not None:
             check_positive_number(self.prior_alpha, "prior_alpha")
+        check_ddof(self.ddof)
         if not isinstance(self.bins, int) or isinstance(self.bins, bool) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
         if self.bins > MAX_INTERVALS:
@@ -219,10 +258,24 @@ class NaiveBayes(NaiveBayesClassifier):
                 raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES} or a number > 0.")
         else:
             check_positive_number(self.bandwidth, "bandwidth", allow_zero=False)
+        if self.point_masses is not None and not (
+            check_positive_number(self.point_masses, "point_masses", allow_zero=False) <= 1.0
+        ):
+            raise ValueError(
+                f"point_masses must be a share in (0, 1] or None, got {self.point_masses!r}."
+            )
 
     def _settings(self) -> Settings:
         return Settings(
-            self.alpha, self.var_smoothing, self.bandwidth, self.bins, self.unknown
+            self.alpha,
+            self.var_smoothing,
+            self.bandwidth,
+            self.bins,
+            self.unknown,
+            ddof=self.ddof,
+            point_masses=self.point_masses,
+            missing=self.missing,
+            max_int_categories=self.max_int_categories,
         )
 
     def _prior_spec(self) -> str | np.ndarray:
@@ -416,8 +469,9 @@ class NaiveBayes(NaiveBayesClassifier):
         frame = self._frame(X)
         table = self._encode(frame, fitting=False)
         unseen: dict[str, int] = {}
+        settings = self._settings()
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
-            unseen.update(group.unseen_counts(block))
+            unseen.update(group.unseen_counts(block, settings))
         if unseen:
             detail = ", ".join(f"{name!r}: {count}" for name, count in unseen.items())
             if self.unknown == "error":
@@ -530,9 +584,10 @@ class NaiveBayes(NaiveBayesClassifier):
         settings = self._settings()
         names, values, densities, rows = [], [], [], []
         by_name = {}
+        fitted = self.families_  # a column chosen from the data: the family it chose
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
             for name, shown, log_p in group.explain_row(block, settings):
-                by_name[name] = (shown, families.get(group.family).density, log_p)
+                by_name[name] = (shown, families.get(fitted[name]).density, log_p)
         for spec in self.schema_:
             shown, density, log_p = by_name[spec.name]
             names.append(spec.name)
@@ -563,7 +618,11 @@ class NaiveBayes(NaiveBayesClassifier):
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayes:
-        model = cls(**from_json(meta["params"]))
+        params = from_json(meta["params"])
+        # a file from before point masses: its kernel densities had none (other new parameters'
+        # defaults are the old behaviour on old statistics)
+        params.setdefault("point_masses", None)
+        model = cls(**params)
         model._check_params()
         model._restore_common(meta, arrays)
         dtypes = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
@@ -607,14 +666,70 @@ class NaiveBayes(NaiveBayesClassifier):
     @property
     def cut_points_(self) -> dict[str, np.ndarray]:
         """The interval boundaries t_1 < … < t_{B−1} of every discretised column, by name
-        (equal-width, equal-frequency and MDL columns; see nbayes.families.intervals)."""
+        (equal-width, equal-frequency and MDL columns, named or chosen from the data; see
+        nbayes.families.intervals)."""
         self._check_fitted()
         settings = self._settings()
         out = {}
         for group in self._stats.groups:
-            if isinstance(group, IntervalColumns):
-                out.update(zip(group.names, (c.copy() for c in group.cuts(settings)), strict=True))
-        return out
+            parts = [group]
+            if isinstance(group, AutoColumns):
+                parts = [view for view, _ in group.views(settings)]
+            for part in parts:
+                if isinstance(part, IntervalColumns):
+                    cuts = (c.copy() for c in part.cuts(settings))
+                    out.update(zip(part.names, cuts, strict=True))
+        return {s.name: out[s.name] for s in self.schema_ if s.name in out}
+
+    @property
+    def families_(self) -> dict[str, str]:
+        """Each column's family as fitted, by name: the schema's, and for a column whose family
+        is chosen from the data (``"auto"``), the family chosen. ``families=model.families_``
+        fixes every column's choice; edit it to override one."""
+        self._check_fitted()
+        settings = self._settings()
+        chosen: dict[str, str] = {}
+        for group in self._stats.groups:
+            if isinstance(group, AutoColumns):
+                chosen.update(
+                    zip(group.names, (c.family for c in group.choices(settings)), strict=True)
+                )
+        return {s.name: chosen.get(s.name, s.family) for s in self.schema_}
+
+    @property
+    def family_reasons_(self) -> dict[str, str]:
+        """Why each column has its family (and, for categorical and chosen columns, how its
+        missing values are treated), in words, by name."""
+        self._check_fitted()
+        settings = self._settings()
+        named = set(self.families or {})
+        out: dict[str, str] = {}
+        for group in self._stats.groups:
+            if isinstance(group, AutoColumns):
+                for name, choice in zip(group.names, group.choices(settings), strict=True):
+                    out[name] = f"{choice.family}, chosen from the data: {choice.reason()}"
+                continue
+            for j, name in enumerate(group.names):
+                spec = self.schema_[list(self.feature_names_in_).index(name)]
+                if name in named:
+                    why = f"{spec.family}, named in families="
+                elif spec.family == "text":
+                    why = "text: its values read as free text (see nbayes.schema)"
+                elif spec.family == "ignore":
+                    why = "left out: it looks like an identifier (see nbayes.schema)"
+                elif spec.family == "categorical" and spec.dtype in (pl.String, pl.Boolean):
+                    why = "categorical: its values are strings or booleans"
+                elif spec.family == "categorical":
+                    why = (
+                        f"categorical: at most max_int_categories={self.max_int_categories} "
+                        "distinct integers in the first batch"
+                    )
+                else:
+                    why = f"{spec.family}: the continuous={self.continuous!r} setting"
+                if isinstance(group, CategoricalColumns):
+                    why += "; " + group.missing_reason(j, settings)
+                out[name] = why
+        return {s.name: out[s.name] for s in self.schema_}
 
     def tables(
         self, columns: list[str] | None = None, *, grid: int = 200, to: str = "polars"
@@ -633,8 +748,8 @@ class NaiveBayes(NaiveBayesClassifier):
         settings = self._settings()
         prior = np.exp(self._class_log_prior())
         families = {}
-        for spec in self.schema_:
-            families[spec.family] = families.get(spec.family, 0) + 1
+        for family in self.families_.values():
+            families[family] = families.get(family, 0) + 1
         total = self.class_count_.sum()
         # whole class counts: rows (unit weights); others are sums of sample weights
         whole = bool(np.all(self.class_count_ == np.round(self.class_count_)))

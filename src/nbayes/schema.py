@@ -6,26 +6,41 @@ Inferred from the column's type, unless ``families={"column": "family"}`` overri
 column type                      family
 ===============================  ====================================================
 string, categorical, boolean     ``"categorical"`` (counting)
-floating point                   the model's ``continuous`` setting (``"gaussian"``)
-integer, ≤ ``max_int_categories``  ``"categorical"`` — a code, a rating, a count of legs
-distinct values in the first
-batch
-integer, more distinct values    the model's ``continuous`` setting
+string that reads as free text   ``"text"`` (a bag of words), with a warning
+string with nearly one value     ``"ignore"`` (left out), with a warning
+per row (an identifier)
+numbers, ``continuous="auto"``   ``"auto"``: chosen per column from the data (the default;
+(the default)                    see :mod:`nbayes.families.auto`)
+numbers, another ``continuous``  integers with at most ``max_int_categories`` distinct values
+                                 in the first batch: ``"categorical"``; others: ``continuous``
 ===============================  ====================================================
 
-Families: ``"categorical"``, ``"gaussian"``, ``"kde"`` (kernel density), ``"poisson"`` (counts),
-``"equal-width"``, ``"equal-frequency"`` and ``"mdl"`` (intervals), and ``"text"`` (a bag of words,
-when the text module is available). A family that cannot read the column's type (``"gaussian"``
-on strings, say) is an error naming the column.
+**Text and identifiers.** A string column of at least ``MIN_ROWS`` observed values (in the
+first batch) is looked at once more:
+
+* *free text*: at least half of its distinct values are distinct rows (distinct / observed
+  ≥ 0.5) and its values have on average at least 3 words (runs of non-space characters): it
+  gets the family ``"text"`` (when the text module is there), with a warning naming it;
+* *an identifier*: nearly one distinct value per row (distinct / observed ≥ 0.9) without being
+  text — a name, a key, or numbers read as text (``"1, 234"``): almost every value would be
+  new at prediction, so it cannot inform a decision. It is left out (the family ``"ignore"``),
+  with a warning naming it, saying how to keep it and, when its values are numbers with
+  separators, how to read them as numbers.
+
+``families={"column": "categorical"}`` (or any family) keeps a column as the user says, with
+no warning. A family that cannot read the column's type (``"gaussian"`` on strings, say) is an
+error naming the column.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import polars as pl
 
 from . import families as registry
+from .exceptions import caller_stacklevel
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,54 @@ def column_kind(dtype: pl.DataType) -> str:
     if dtype.is_float():
         return "float"
     return "other"
+
+
+#: The fewest observed values a string column needs before it is judged text or identifier.
+MIN_ROWS = 50
+TEXT_DISTINCT_SHARE = 0.5
+TEXT_WORDS = 3.0
+IDENTIFIER_DISTINCT_SHARE = 0.9
+
+
+def _string_family(name: str, column: pl.Series) -> str:
+    """"categorical", or "text" / "ignore" for a column that reads as free text or as an
+    identifier (see the module docstring), with a warning saying so and how to override."""
+    present = column.drop_nulls().cast(pl.String)
+    observed = present.len()
+    if observed < MIN_ROWS:
+        return "categorical"
+    distinct = present.n_unique()
+    share = distinct / observed
+    if share >= TEXT_DISTINCT_SHARE and "text" in registry.names():
+        words = present.str.count_matches(r"\S+").mean()
+        if words is not None and float(words) >= TEXT_WORDS:
+            warnings.warn(
+                f"column {name!r} looks like free text ({distinct:,} distinct values in "
+                f"{observed:,} rows, {float(words):.1f} words each on average): it is modelled as "
+                f"a bag of words (family 'text'). To keep it a category, pass "
+                f"families={{{name!r}: 'categorical'}}.",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
+            return "text"
+    if share >= IDENTIFIER_DISTINCT_SHARE:
+        numbers = present.str.replace_all(r"[\s,_']", "").cast(pl.Float64, strict=False)
+        hint = (
+            " Its values look like numbers written with separators (e.g. "
+            f"{present[0]!r}): read them as numbers and it will be modelled as one."
+            if numbers.null_count() == 0
+            else ""
+        )
+        warnings.warn(
+            f"column {name!r} has a distinct value in {share:.0%} of its {observed:,} rows: it "
+            "looks like an identifier, whose values would almost all be new at prediction, so it "
+            f"is left out of the model (family 'ignore').{hint} To keep it, name its family, "
+            f"e.g. families={{{name!r}: 'categorical'}}.",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
+        return "ignore"
+    return "categorical"
 
 
 def infer_schema(
@@ -88,8 +151,12 @@ def infer_schema(
                 "family in families={...}."
             )
         if family is None:
-            if kind in ("string", "bool"):
+            if kind == "string":
+                family = _string_family(name, column)
+            elif kind == "bool":
                 family = "categorical"
+            elif continuous == "auto":  # every numeric column: the data choose, counting included
+                family = "auto"
             elif (
                 kind == "int"
                 and column.n_unique() - (column.null_count() > 0) <= max_int_categories
@@ -110,7 +177,9 @@ def infer_schema(
             )
         specs.append(
             ColumnSpec(
-                name, family, _categorical_dtype(dtype) if family == "categorical" else dtype
+                name,
+                family,
+                _categorical_dtype(dtype) if family in ("categorical", "ignore") else dtype,
             )
         )
     return specs

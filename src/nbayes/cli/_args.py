@@ -174,7 +174,8 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         "--continuous",
         default=None,
         choices=continuous_family_names(),
-        help="family for numeric columns (default gaussian; mdl for semi-naive models)",
+        help="family for numeric columns (default auto: chosen per column from the data; "
+        "mdl for semi-naive models)",
     )
     group.add_argument(
         "--alpha",

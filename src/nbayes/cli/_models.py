@@ -131,7 +131,7 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         return semi_naive_model(args, families)
     return NaiveBayes(
         families=families or None,
-        continuous=args.continuous or "gaussian",
+        continuous=args.continuous or "auto",
         alpha=alpha(args, 1.0),
         class_prior=args.prior,
         missing_values=args.missing or None,

@@ -54,12 +54,30 @@ class Settings:
         bandwidth: str | float,
         bins: int,
         unknown: str,
+        *,
+        ddof: int = 0,
+        missing: str = "skip",
+        text_alpha: float | None = None,
+        point_masses: float | None = None,
+        max_int_categories: int = 20,
     ) -> None:
         self.alpha = alpha
         self.var_smoothing = var_smoothing
         self.bandwidth = bandwidth
         self.bins = bins
         self.unknown = unknown
+        self.ddof = ddof
+        self.missing = missing
+        self.text_alpha = text_alpha
+        self.point_masses = point_masses
+        self.max_int_categories = max_int_categories
+
+    def missing_for(self, names: list[str]) -> list[str]:
+        """How each column's missing values are treated: "auto" (chosen from the data), "skip"
+        or "category"; one mode, or per column from a {name: mode} mapping (default "auto")."""
+        if isinstance(self.missing, dict):
+            return [str(self.missing.get(n, "auto")) for n in names]
+        return [self.missing] * len(names)
 
     def alpha_for(self, names: list[str]) -> float | np.ndarray:
         """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""
@@ -121,7 +139,7 @@ class ColumnGroup:
         family's frames: :mod:`nbayes.conditionals`)."""
         raise NotImplementedError
 
-    def unseen_counts(self, block: Any) -> dict[str, int]:
+    def unseen_counts(self, block: Any, settings: Settings | None = None) -> dict[str, int]:
         """Per column, how many values of a block were never seen in fitting (categories)."""
         return {}
 

@@ -215,7 +215,19 @@ def _alpha_key(alpha: float | np.ndarray) -> object:
 # ---------------------------------------------------------------------- table columns
 class CategoricalColumns(ColumnGroup):
     """Categorical columns of a table: counting, values of any type, each column with its own
-    vocabulary (kept by a :class:`~nbayes.encoding.CategoricalEncoder`)."""
+    vocabulary (kept by a :class:`~nbayes.encoding.CategoricalEncoder`).
+
+    Missing values: besides the counts, the group keeps each class's weight of missing values
+    per column, M_{c,j} (and the number of rows), so that a column's missing values can be
+    skipped (missing at random: N_{c,j} counts observed values only) or be one more value,
+
+        P(missing | c) = (M_{c,j} + λ) / (N_{c,j} + M_{c,j} + (S_j + 1) λ),
+
+    the observed values' denominators growing alike. Settings' ``missing`` chooses: "skip",
+    "category", or "auto" — per column, the larger leave-one-out conditional log-likelihood of
+    the class given the column (:mod:`nbayes.families._selection`), computed from these counts,
+    so it merges like them.
+    """
 
     family = "categorical"
 
@@ -231,6 +243,8 @@ class CategoricalColumns(ColumnGroup):
         super().__init__(names, n_classes, family=family)
         self.encoder = CategoricalEncoder(self.names, list(dtypes or [pl.String] * len(names)))
         self.stats = CategoricalCounts(n_classes, len(names))
+        self.missing = np.zeros((n_classes, len(names)))  # M_{c,j}
+        self.rows = np.zeros(1)  # rows seen (unweighted): the mean row weight is Σ w / rows
 
     @property
     def dtypes(self) -> list[pl.DataType]:
@@ -240,16 +254,30 @@ class CategoricalColumns(ColumnGroup):
     def vocabularies(self) -> list[list[Any]]:
         return self.encoder.vocabularies
 
-    def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
+    def unseen_counts(self, block: np.ndarray, settings: Settings | None = None) -> dict[str, int]:
         return self.encoder.unseen_counts(block)
 
     def accumulate(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        absent = np.isnan(block)
+        for j in np.flatnonzero(absent.any(axis=0)):
+            self.missing[:, j] += np.bincount(
+                cls[absent[:, j]], weights=weight[absent[:, j]], minlength=self.missing.shape[0]
+            )
+        self.rows += block.shape[0]
         # every code of a fitting batch is below its vocabulary's size: grow to that, no scan
         self.stats.grow(self.encoder.sizes())
         self.stats.accumulate(block, cls, weight, sized=True)
 
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        missing = np.zeros((n_classes, self.missing.shape[1]))
+        missing[positions] = self.missing
+        self.missing = missing
+        self.stats.reindex_classes(positions, n_classes)
+
     def merge(self, other: CategoricalColumns, positions: np.ndarray) -> None:
         """Add ``other``'s counts, translating its category codes into this group's."""
+        self.missing[positions] += other.missing
+        self.rows += other.rows
         mappings = self.encoder.absorb(other.encoder)
         remapped = CategoricalCounts(other.stats.counts.shape[0], len(self.names))
         sizes = self.encoder.sizes()
@@ -263,9 +291,76 @@ class CategoricalColumns(ColumnGroup):
             ]
         self.stats.merge(remapped, positions)
 
+    # ------------------------------------------------------------------ missing values
+    def missing_choices(self, settings: Settings) -> list[tuple[str, float]]:
+        """Per column: ("skip" or "category", the leave-one-out gain per row of a missing
+        category over skipping; NaN when the column has no missing value)."""
+        modes = settings.missing_for(self.names)
+        alpha = np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))
+        key = ("missing-choices", tuple(modes), alpha.tobytes())
+        cached = self.stats._cache.get(key)
+        if cached is None:
+            cached = [self._missing_choice(j, modes[j], float(alpha[j])) for j in range(len(modes))]
+            self.stats._cache[key] = cached
+        return cached
+
+    def _missing_choice(self, j: int, mode: str, alpha: float) -> tuple[str, float]:
+        from . import _selection
+
+        missing = self.missing[:, j]
+        if missing.sum() <= 0:
+            return ("skip", float("nan"))
+        table = self.stats.category_count(j).T  # (S, K)
+        totals = table.sum(axis=0) + missing
+        row_weight = float(totals.sum() / self.rows[0]) if self.rows[0] > 0 else 1.0
+        # every row's score, the rows missing this column as the last "value"
+        extended = np.vstack([table, missing])
+        delta = _selection.removed_weight(extended, row_weight)
+        codes = np.arange(extended.shape[0])
+        full, own = _selection.counted(table, codes[:-1], delta[:-1], alpha)
+        skipped = np.vstack(
+            [
+                _selection.scores(full, own, delta[:-1], totals),
+                _selection.missing_scores(missing, totals, row_weight),
+            ]
+        )
+        full, own = _selection.counted(extended, codes, delta, alpha)
+        category = _selection.scores(full, own, delta, totals)
+        gain, error = _selection.margin(category, skipped, extended, row_weight)
+        if mode == "auto":
+            mode = "category" if gain > _selection.STANDARD_ERRORS * error else "skip"
+        return (mode, float(gain / (totals.sum() / row_weight)))
+
+    def _with_missing(self, settings: Settings) -> tuple[CategoricalCounts, list[int]]:
+        """The counts with one more value, "missing", in the columns that count it, and those
+        columns."""
+        choices = self.missing_choices(settings)
+        columns = [j for j, (mode, _) in enumerate(choices) if mode == "category"]
+        if not columns:
+            return self.stats, columns
+        key = ("with-missing", tuple(columns))
+        cached = self.stats._cache.get(key)
+        if cached is None:
+            counts = CategoricalCounts(self.missing.shape[0], len(self.names))
+            counts.grow(self.stats.n_categories)
+            counts.counts = self.stats.counts.copy()
+            sizes = self.stats.n_categories.copy()
+            sizes[columns] += 1
+            counts.grow(sizes)
+            for j in columns:
+                counts.counts[:, counts.offsets[j + 1] - 1] = self.missing[:, j]
+            cached = counts
+            self.stats._cache[key] = cached
+        return cached, columns
+
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
         mode = "smooth" if settings.unknown == "smooth" else "ignore"
-        return self.stats.log_likelihood(block, settings.alpha_for(self.names), mode)[0]
+        counts, columns = self._with_missing(settings)
+        if columns:
+            block = block.copy()
+            for j in columns:  # a missing value is the extra value S_j
+                block[np.isnan(block[:, j]), j] = self.stats.n_categories[j]
+        return counts.log_likelihood(block, settings.alpha_for(self.names), mode)[0]
 
     def display(self, j: int, value: float) -> str:
         return self.encoder.display(j, value)
@@ -274,21 +369,54 @@ class CategoricalColumns(ColumnGroup):
         super().check(n_classes)
         if self.encoder.sizes().tolist() != self.stats.n_categories.tolist():
             raise ValueError("category vocabularies do not match the counts.")
+        if self.missing.shape != (n_classes, len(self.names)) or np.any(self.missing < 0):
+            raise ValueError("missing weights must be (classes, columns) values >= 0.")
+        if self.rows.shape != (1,) or self.rows[0] < 0:
+            raise ValueError("rows must be one count >= 0.")
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {**self.stats.state(), "missing": self.missing, "rows": self.rows}
+
+    def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
+        super().load_state(state, meta)
+        # files written before missing values were counted: none counted, so all are skipped
+        n_classes = self.stats.counts.shape[0]
+        self.missing = np.asarray(
+            state.get("missing", np.zeros((n_classes, len(self.names)))), dtype=np.float64
+        )
+        self.rows = np.asarray(state.get("rows", np.zeros(1)), dtype=np.float64).reshape(-1)
+
+    def missing_reason(self, j: int, settings: Settings) -> str:
+        """How column j's missing values are treated, and why, in words."""
+        mode, gain = self.missing_choices(settings)[j]
+        if gain != gain:
+            return "no missing values in fitting"
+        verb = "a category" if mode == "category" else "skipped"
+        how = "chosen" if settings.missing_for(self.names)[j] == "auto" else "as set"
+        return (
+            f"missing values {verb} ({how}; leave-one-out log P(class | column) per row "
+            f"{gain:+.4f} as a category)"
+        )
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
-        table, _ = self.stats.log_prob(settings.alpha_for(self.names))
-        offsets = self.stats.offsets
+        counts, columns = self._with_missing(settings)
+        table, _ = counts.log_prob(settings.alpha_for(self.names))
+        offsets = counts.offsets
         parts = []
         for j, name in enumerate(self.names):
             values = self.vocabularies[j]
             order = sorted(range(len(values)), key=lambda i: _in_order(values[i]))
+            labels = [str(values[i]) for i in order]
+            if j in columns:
+                order.append(len(values))
+                labels.append("(missing)")
             rows = [np.exp(table[offsets[j] + i]).tolist() for i in order]
             lam = settings.alpha_for(self.names)
             lam = lam if np.ndim(lam) == 0 else lam[j]
-            parts.append(
-                f"{name}  (categorical, P(value | class), λ = {lam:g})\n"
-                + format_table([str(values[i]) for i in order], classes, rows)
-            )
+            head = f"{name}  (categorical, P(value | class), λ = {lam:g})"
+            if self.missing[:, j].sum() > 0:
+                head += f"\n  {self.missing_reason(j, settings)}"
+            parts.append(head + "\n" + format_table(labels, classes, rows))
         return "\n\n".join(parts)
 
     def tables(

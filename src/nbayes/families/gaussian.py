@@ -2,15 +2,34 @@
 
     P(x_j | c) = 1 / (√(2π) σ_{c,j}) · exp(−(x_j − μ_{c,j})² / (2σ²_{c,j}))
 
-μ_{c,j} and σ²_{c,j} are the (weighted) mean and maximum-likelihood variance of feature j over
-the class-c rows where it was observed. Sufficient statistics, per class and feature: the weight
-W_{c,j}, the mean μ_{c,j} and M2_{c,j} = Σ w_i (x_ij − μ_{c,j})², merged across batches by Chan et
-al.'s update, which stays accurate where Σx² − (Σx)²/n would cancel:
+μ_{c,j} is the (weighted) mean of feature j over the class-c rows where it was observed and
+σ²_{c,j} = M2_{c,j} / (W_{c,j} − ddof) its variance: ``ddof=0`` (the default) the
+maximum-likelihood variance, as scikit-learn, Weka's NaiveBayes and e1071's ``naiveBayes`` on
+weighted data; ``ddof=1`` the sample variance of R (e1071, naivebayes) and Weka's
+NaiveBayesSimple. With weights, W is their sum, so ``ddof=1`` treats them as frequency weights
+(a row of weight 3 is three rows): M2 / (W − 1). A class with W_{c,j} ≤ ddof (one row) keeps
+the divisor W_{c,j}: its variance is 0, which the smoothing below then lifts.
+
+Sufficient statistics, per class and feature: the weight W_{c,j}, the mean μ_{c,j} and
+M2_{c,j} = Σ w_i (x_ij − μ_{c,j})², merged across batches by Chan et al.'s update, which stays
+accurate where Σx² − (Σx)²/n would cancel:
 
     W = W_a + W_b,  δ = μ_b − μ_a,  μ = μ_a + δ W_b / W,  M2 = M2_a + M2_b + δ² W_a W_b / W
 
-Alongside, unweighted pooled moments per feature give scikit-learn's variance smoothing
-ε = var_smoothing · max_j Var(x_j) and a centring shift for prediction.
+Alongside, unweighted pooled moments per feature give the variance smoothing ε added to every
+σ²_{c,j} and a centring shift for prediction. Two rules for ε:
+
+* ``"max"`` (:class:`~nbayes.GaussianNB`, scikit-learn's): ε = var_smoothing · max_j Var(x_j),
+  one ε for a homogeneous array;
+* ``"per-column"`` (the table model :class:`~nbayes.NaiveBayes`): ε_j = var_smoothing · Var(x_j),
+  each column smoothed on its own scale, so that a column's units (and the other columns')
+  never change its variances.
+
+Both scale with the data, so multiplying X (or, per column, one column) by any factor leaves
+every prediction unchanged. A variance that is still zero (a constant class with
+var_smoothing = 0) is floored at machine epsilon times the feature's pooled variance, a near
+point mass that keeps results finite; only a feature constant over all rows, whose term is the
+same for every class, falls back to machine epsilon itself.
 
 Prediction expands the exponent so that a chunk's log-likelihood is one matrix product of
 [x'², x', 1] (with the observed-value mask in place of 1 when values are missing) and the
@@ -189,45 +208,67 @@ class GaussianMoments:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.pooled_count > 0, self.pooled_m2 / self.pooled_count, 0.0)
 
-    def epsilon(self, var_smoothing: float) -> float:
-        """ε = var_smoothing · max_j Var(x_j), scikit-learn's variance smoothing."""
+    def epsilon(self, var_smoothing: float, rule: str = "max") -> float | np.ndarray:
+        """The variance smoothing: ε = var_smoothing · max_j Var(x_j) (``rule="max"``,
+        scikit-learn's; a number) or ε_j = var_smoothing · Var(x_j) (``"per-column"``; (d,))."""
         variance = self.pooled_variance()
+        if rule == "per-column":
+            return var_smoothing * variance
+        if rule != "max":
+            raise ValueError(f"unknown variance smoothing rule {rule!r}.")
         return float(var_smoothing * variance.max()) if variance.size else 0.0
 
-    def theta_var(self, var_smoothing: float) -> tuple[np.ndarray, np.ndarray]:
+    def variance(self, ddof: int = 0) -> np.ndarray:
+        """σ²_{c,j} = M2 / (W − ddof), or M2 / W where W ≤ ddof; 0 where W = 0. (K, d)."""
+        divisor = np.where(self.weight > ddof, self.weight - ddof, self.weight)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.weight > 0, self.m2 / divisor, 0.0)
+
+    def variance_floor(self) -> np.ndarray:
+        """The smallest variance used, per feature: machine epsilon times the feature's pooled
+        variance (machine epsilon for a feature constant over all rows). Relative, so that it
+        never depends on the data's units."""
+        tiny = np.finfo(np.float64).eps
+        pooled = self.pooled_variance()
+        return np.where(pooled > 0, tiny * pooled, tiny)
+
+    def theta_var(
+        self, var_smoothing: float, *, ddof: int = 0, rule: str = "max"
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(μ, σ² + ε), each (K, d). A class that never observed a feature uses the pooled
         mean and variance of that feature (a non-informative stand-in, documented)."""
-        key = ("theta_var", float(var_smoothing))
+        key = ("theta_var", float(var_smoothing), int(ddof), rule)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = np.where(self.weight > 0, self.m2 / self.weight, 0.0)
+        var = self.variance(ddof)
         theta = self.mean.copy()
         empty = self.weight == 0
         if empty.any():
             theta = np.where(empty, self.pooled_mean, theta)
             var = np.where(empty, self.pooled_variance(), var)
-        var = var + self.epsilon(var_smoothing)
+        var = var + self.epsilon(var_smoothing, rule)
         result = (theta, var)
         self._cache[key] = result
         return result
 
-    def _coefficients(self, var_smoothing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _coefficients(
+        self, var_smoothing: float, ddof: int = 0, rule: str = "max"
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(shift m, W, W with a constant row per feature): the weights of one matrix product.
 
         W stacks, per class (columns), the quadratic −½/σ² (d rows), the linear μ'/σ² (d rows)
         and Σ_j [−½ log(2πσ²) − ½ μ'²/σ²] (one row); the second form has the constant of each
         feature on its own row instead (d rows), for rows with missing values.
         """
-        key = ("coefficients", float(var_smoothing))
+        key = ("coefficients", float(var_smoothing), int(ddof), rule)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        theta, var = self.theta_var(var_smoothing)
-        # a zero variance (constant feature and var_smoothing = 0) would divide by zero: floor it
-        # at machine epsilon, a near point mass, so that results stay finite and never NaN
-        var = np.maximum(var, np.finfo(np.float64).eps)
+        theta, var = self.theta_var(var_smoothing, ddof=ddof, rule=rule)
+        # a zero variance (a constant class and var_smoothing = 0) would divide by zero: floor it
+        # (see variance_floor), a near point mass, so that results stay finite and never NaN
+        var = np.maximum(var, self.variance_floor())
         shift = self.pooled_mean
         centred = theta - shift
         quadratic = -0.5 / var  # (K, d)
@@ -242,13 +283,15 @@ class GaussianMoments:
         self._cache[key] = result
         return result
 
-    def log_likelihood(self, X: np.ndarray, var_smoothing: float) -> np.ndarray:
+    def log_likelihood(
+        self, X: np.ndarray, var_smoothing: float, *, ddof: int = 0, rule: str = "max"
+    ) -> np.ndarray:
         """Σ_j log N(x_j; μ_{c,j}, σ²_{c,j}) over observed j, shape (rows, K).
 
         One matrix product: [x'², x', 1] @ W, or [x'², x', o] @ W' when values are missing
         (o_j = 1 where x_j is observed, and x' = 0 where it is not).
         """
-        shift, weights, weights_missing = self._coefficients(var_smoothing)
+        shift, weights, weights_missing = self._coefficients(var_smoothing, ddof, rule)
         n, d = X.shape
         design = np.empty((n, 2 * d + 1))
         centred = design[:, d : 2 * d]
@@ -267,14 +310,14 @@ class GaussianMoments:
             out = design @ weights
         broken = np.isnan(out).any(axis=1)
         if broken.any():  # the expansion overflowed (inf − inf): those rows term by term
-            out[broken] = self._direct(X[broken], var_smoothing)
+            out[broken] = self._direct(X[broken], var_smoothing, ddof, rule)
         return out
 
-    def _direct(self, X: np.ndarray, var_smoothing: float) -> np.ndarray:
+    def _direct(self, X: np.ndarray, var_smoothing: float, ddof: int, rule: str) -> np.ndarray:
         """Σ_j log N(x_j; μ, σ²) of a few rows without expanding the square: each term is
         −½ log(2πσ²) − ½ ((x − μ)/σ)², which may be −inf but never NaN."""
-        theta, var = self.theta_var(var_smoothing)
-        var = np.maximum(var, np.finfo(np.float64).eps)
+        theta, var = self.theta_var(var_smoothing, ddof=ddof, rule=rule)
+        var = np.maximum(var, self.variance_floor())
         out = np.zeros((X.shape[0], theta.shape[0]))
         with np.errstate(over="ignore", invalid="ignore"):
             for i, row in enumerate(X):
@@ -295,10 +338,14 @@ class GaussianColumns(ColumnGroup):
         self.stats = GaussianMoments(n_classes, len(names))
 
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
-        return self.stats.log_likelihood(block, settings.var_smoothing)
+        return self.stats.log_likelihood(
+            block, settings.var_smoothing, ddof=settings.ddof, rule="per-column"
+        )
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
-        theta, var = self.stats.theta_var(settings.var_smoothing)
+        theta, var = self.stats.theta_var(
+            settings.var_smoothing, ddof=settings.ddof, rule="per-column"
+        )
         parts = []
         for j, name in enumerate(self.names):
             parts.append(

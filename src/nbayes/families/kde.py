@@ -1,20 +1,44 @@
-"""Continuous features by kernel density estimation (Weka's ``NaiveBayes -K``), on the sketch.
+"""Continuous features by kernel density estimation, on the sketch.
+
+This is the same kind of estimator as Weka's ``NaiveBayes -K`` (John & Langley 1995: a Gaussian
+kernel on every training value, per class), not Weka's exact one: Weka's bandwidth is
+range / √n with values rounded to a precision, nbayes' follows the rules below, and nbayes
+treats point masses apart. Results therefore differ from Weka's in the third digit.
 
 The class-conditional density of feature j in class c is a weighted sum of Gaussian kernels
 centred on the sketch's keys (the observed values, or bin means once the sketch has pooled):
 
-    P(x_j | c) = Σ_b W_{b,c} · N(x_j; m_{b,c}, h_c²) / Σ_b W_{b,c}
+    f_c(x) = Σ_b W_{b,c} · N(x; m_{b,c}, h_c²) / Σ_b W_{b,c}
 
-The bandwidth follows Silverman's rule of thumb (``"silverman"``, the default)
+**Bandwidth** (``bandwidth``): Silverman's rule of thumb (``"silverman"``, the default)
 
     h_c = 0.9 · min(σ_c, IQR_c / 1.34) · W_c^(−1/5)
 
 or Scott's (``"scott"``, h_c = 1.06 σ_c W_c^(−1/5)), with σ_c (the weighted standard deviation
 with divisor W_c) and the interquartile range (quartiles as the smallest values whose cumulative
 weight reaches 1/4 and 3/4) of the class's values taken from the sketch (exact while it holds the
-values themselves; W_c is the class's total weight). A class whose
-values are all equal gets the feature's pooled bandwidth, and a class that never observed the
-feature uses the density pooled over all classes. A number given as ``bandwidth`` is used as h.
+values themselves; W_c is the class's total weight). ``"silverman-pooled"`` and
+``"scott-pooled"`` apply the rule once to all classes' values together and give every class that
+one bandwidth, so that classes of different sizes and spreads are smoothed alike (per-class
+bandwidths that differ 20-fold make the densities' ratio at a shared value a matter of bandwidth,
+not data). A class whose values are all equal gets the feature's pooled bandwidth, and a class
+that never observed the feature uses the density pooled over all classes. A number given as
+``bandwidth`` is used as h. Every rule scales with the data, so a column's units do not matter;
+h never falls below the sketch's grid width or 10⁻⁹ of the largest |x|.
+
+**Point masses** (``point_masses``): a value that holds at least that share of the column's
+observed weight (and a weight of at least 5), such as the 0 of a zero-inflated column, is a
+point mass, not a bump of width h. With point masses a_1 … a_A (decided on all classes together,
+while the sketch holds exact values) the class-conditional is a mixture of the masses and a
+kernel density over the other values, estimated like a categorical feature with A + 1 values
+(the last: "any other value") and Lidstone's λ (``alpha``):
+
+    P(x = a | c) = (W_{a,c} + λ) / (W_c + (A + 1) λ)
+    p(x | c)     = (W_{rest,c} + λ) / (W_c + (A + 1) λ) · f_c^rest(x)     (x no point mass)
+
+f_c^rest being the kernel density of class c's other values (bandwidth from those values; the
+density over every value when no other value was seen). A row's value is compared with the
+point masses exactly.
 
 The sum is taken relative to the kernel nearest to x (in log space, so it stays finite and
 accurate far from every kernel), and kernels whose term is below e^{-32} times the nearest one's
@@ -31,12 +55,13 @@ import numpy as np
 import polars as pl
 
 from .._kernels import _JIT
-from ._group import Settings, format_table
+from ._group import Settings, format_table, format_value
 from ._registry import Family, register
 from ._tidy import column_log_likelihood, tidy_frame
-from .sketch import FeatureSketch, SketchColumns
+from .sketch import EXACT, FeatureSketch, SketchColumns
 
-BANDWIDTH_RULES = ("silverman", "scott")
+BANDWIDTH_RULES = ("silverman", "scott", "silverman-pooled", "scott-pooled")
+POINT_MASS_MIN_WEIGHT = 5.0  # a point mass needs at least this weight as well as its share
 _DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
 
 
@@ -83,6 +108,7 @@ def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> flo
 
 
 def _rule(values: np.ndarray, weights: np.ndarray, rule: str) -> float:
+    rule = rule.removesuffix("-pooled")
     total = weights.sum()
     mean = np.dot(weights, values) / total
     sd = math.sqrt(max(np.dot(weights, (values - mean) ** 2) / total, 0.0))
@@ -96,14 +122,45 @@ def _rule(values: np.ndarray, weights: np.ndarray, rule: str) -> float:
     return factor * spread * total ** (-0.2)
 
 
-class KernelDensity:
-    """Per-class kernel centres, weights and bandwidths of one feature, derived from its sketch."""
+def point_masses(sketch: FeatureSketch, share: float | None) -> np.ndarray:
+    """Which keys of an exact sketch are point masses: a share of at least ``share`` of the
+    observed weight, and a weight of at least 5 (none when ``share`` is None or the sketch
+    has pooled its values on a grid)."""
+    weight = sketch.weight.sum(axis=1)
+    if share is None or sketch.level != EXACT or weight.size == 0:
+        return np.zeros(weight.shape[0], dtype=bool)
+    return (weight >= share * weight.sum()) & (weight >= POINT_MASS_MIN_WEIGHT)
 
-    def __init__(self, sketch: FeatureSketch, bandwidth: str | float) -> None:
-        centres = sketch.centres()
+
+class KernelDensity:
+    """Per-class point masses, kernel centres, weights and bandwidths of one feature, derived
+    from its sketch (see the module docstring)."""
+
+    def __init__(
+        self,
+        sketch: FeatureSketch,
+        bandwidth: str | float,
+        point_share: float | None = None,
+        alpha: float = 1.0,
+    ) -> None:
+        atoms = point_masses(sketch, point_share)
+        self.atoms = sketch.keys[atoms]
         weight = sketch.weight
+        n_classes = weight.shape[1]
+        if atoms.any():
+            counts = np.column_stack([weight[atoms].T, weight[~atoms].sum(axis=0)])  # (K, A+1)
+            total = counts.sum(axis=1, keepdims=True)
+            size = counts.shape[1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mass = np.log(counts + alpha) - np.log(total + size * alpha)
+            self.log_mass = np.where(total > 0, mass, -math.log(size))  # unseen class: uniform
+        else:
+            self.log_mass = np.zeros((n_classes, 1))
+        use = ~atoms if (~atoms).any() else np.ones_like(atoms)
+        centres = sketch.centres()[use]
+        weight = weight[use]
         pooled_weight = weight.sum(axis=1)
-        pooled_centres = sketch.pooled_centres()
+        pooled_centres = sketch.pooled_centres()[use]
         keep = pooled_weight > 0
         floor = self._floor(sketch)
         if isinstance(bandwidth, str):
@@ -113,18 +170,19 @@ class KernelDensity:
             pooled_h = max(pooled_h, floor)
         else:
             pooled_h = float(bandwidth)
+        per_class = isinstance(bandwidth, str) and not bandwidth.endswith("-pooled")
         parts_c, parts_w, offsets, widths, norms = [], [], [0], [], []
-        for c in range(weight.shape[1]):
+        for c in range(n_classes):
             present = weight[:, c] > 0
             if present.any():
                 c_centres, c_weight = centres[present, c], weight[present, c]
             else:  # the class never observed this feature: use the pooled density
                 c_centres, c_weight = pooled_centres[keep], pooled_weight[keep]
-            if isinstance(bandwidth, str):
+            if per_class:
                 h = _rule(c_centres, c_weight, bandwidth) if c_weight.size else 0.0
                 h = pooled_h if h <= floor else h
             else:
-                h = float(bandwidth)
+                h = pooled_h
             order = np.argsort(c_centres, kind="stable")
             parts_c.append(c_centres[order])
             parts_w.append(c_weight[order])
@@ -141,17 +199,16 @@ class KernelDensity:
 
     @staticmethod
     def _floor(sketch: FeatureSketch) -> float:
-        """Smallest bandwidth allowed: the grid width, or a hair of the feature's scale."""
+        """Smallest bandwidth allowed: the grid width, or 10⁻⁹ of the largest |x| (relative, so
+        that the column's units never matter)."""
         scale = (
-            max(abs(sketch.minimum), abs(sketch.maximum), 1.0)
-            if np.isfinite(sketch.minimum)
-            else 1.0
+            max(abs(sketch.minimum), abs(sketch.maximum)) if np.isfinite(sketch.minimum) else 0.0
         )
         grid = math.ldexp(1.0, int(sketch.level)) if sketch.level > -1075 else 0.0
-        return max(grid, 1e-9 * scale)
+        return max(grid, 1e-9 * scale) if scale > 0 else max(grid, 1e-9)
 
-    def add_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
-        """out[i, c] += log P(x_i | c); NaN (missing) adds nothing."""
+    def kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
+        """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing."""
         _log_density(
             np.ascontiguousarray(x, dtype=np.float64),
             self.centres,
@@ -162,6 +219,22 @@ class KernelDensity:
             out,
         )
 
+    def add_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
+        """out[i, c] += log P(x_i | c); NaN (missing) adds nothing."""
+        if self.atoms.size == 0:
+            self.kernel_log_density(x, out)
+            return
+        x = np.asarray(x, dtype=np.float64)
+        position = np.minimum(np.searchsorted(self.atoms, x), self.atoms.size - 1)
+        at_atom = self.atoms[position] == x
+        if at_atom.any():
+            out[at_atom] += self.log_mass[:, position[at_atom]].T
+        rest = ~at_atom & ~np.isnan(x)
+        if rest.any():
+            part = np.zeros((int(rest.sum()), out.shape[1]))
+            self.kernel_log_density(x[rest], part)
+            out[rest] += part + self.log_mass[:, -1]
+
 
 # ---------------------------------------------------------------------- table columns
 class KernelColumns(SketchColumns):
@@ -170,9 +243,13 @@ class KernelColumns(SketchColumns):
     family = "kde"
 
     def densities(self, settings: Settings) -> list[KernelDensity]:
+        alpha = np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))
         return self.stats.cached(
-            ("kde", settings.bandwidth),
-            lambda: [KernelDensity(f, settings.bandwidth) for f in self.stats.features],
+            ("kde", settings.bandwidth, settings.point_masses, alpha.tobytes()),
+            lambda: [
+                KernelDensity(f, settings.bandwidth, settings.point_masses, float(a))
+                for f, a in zip(self.stats.features, alpha, strict=True)
+            ],
         )
 
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
@@ -185,11 +262,17 @@ class KernelColumns(SketchColumns):
         parts = []
         for j, (name, density) in enumerate(zip(self.names, self.densities(settings), strict=True)):
             kernels = np.diff(density.offsets).tolist()  # counts: printed as integers
+            rows = [kernels, density.bandwidth.tolist()]
+            labels = ["kernels", "bandwidth"]
+            for a, atom in enumerate(density.atoms):
+                labels.append(f"P(x = {format_value(atom)})")
+                rows.append(np.exp(density.log_mass[:, a]).tolist())
+            if density.atoms.size:
+                labels.append("P(other x)")
+                rows.append(np.exp(density.log_mass[:, -1]).tolist())
             parts.append(
                 f"{name}  (kernel density, {settings.bandwidth} bandwidth, {self.resolution(j)})\n"
-                + format_table(
-                    ["kernels", "bandwidth"], classes, [kernels, density.bandwidth.tolist()]
-                )
+                + format_table(labels, classes, rows)
             )
         return "\n\n".join(parts)
 

@@ -1,0 +1,279 @@
+"""The criterion that chooses a column's representation: leave-one-out conditional log-likelihood.
+
+For one column j and a candidate representation F (a family, or a way of treating missing
+values), the criterion is the log-likelihood of every row's class given that column alone, by the
+one-column naive Bayes model fitted on all the *other* rows:
+
+    CLL_F = Σ_i w_i log P_F^(−i)(y_i | x_ij),
+    P_F^(−i)(c | x) = π_c^(−i) P_F^(−i)(x | c) / Σ_c' π_c'^(−i) P_F^(−i)(x | c')
+
+(Stone 1974's cross-validation; Kohavi & Sahami and Hsu et al. chose naive Bayes discretisations
+by held-out accuracy in the same spirit). It is a proper score of the class probabilities, so it
+rewards a representation that predicts the class well *and* says how sure it is; it compares
+densities, interval counts and category counts on one scale (P(c | x) has no units); and leaving
+each row out charges a flexible representation for the parameters it spends.
+
+Everything is computed from the mergeable statistics (the value sketch and Gaussian moments of
+:mod:`nbayes.families.auto`), never from the rows: all rows with the same value and class have the
+same leave-one-out prediction, so a sketch key b and class c stand for W_{b,c} rows. Removing
+"one row" removes weight δ = the column's mean row weight (Σ w / number of rows; 1 for unweighted
+rows, so the criterion is exact for them, and for frequency weights) from that key and class, and
+never more than W_{b,c}. While the sketch holds every distinct value this is the exact
+leave-one-out; once it pools values on a grid, each key stands for its bin mean.
+
+The representation a column would have without this choice (the Gaussian, or counting for a
+column of few integers; missing values skipped) stays unless a candidate beats it by more than
+``STANDARD_ERRORS`` standard errors of the difference of their criteria (the paired row-by-row
+scores): the one-standard-error rule of Breiman et al. (1984, §3.4.3), which keeps a simpler
+model when the data cannot tell it apart from the best. Naive Bayes double-counts what columns
+share, so a representation that wins on one column alone by a hair can lose in the full model;
+the rule changes a column only on clear evidence.
+
+The class prior in the criterion is π_c^(−i) ∝ N_c − δ [c = y_i] + 1, N_c the class's rows (a
+Laplace-smoothed prior, so that the only row of a class keeps a chance); it is the same for every
+candidate. Each candidate's P^(−i)(x | c) is derived in closed form from the statistics without
+row i (below, in each function): the families' own estimates, with nothing refitted but the
+counts and moments (cut points, bandwidths, point masses and the variance smoothing ε are those
+of all the rows).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .intervals import cut_points, interval_counts
+from .kde import KernelDensity
+from .sketch import EXACT, FeatureSketch
+
+_LOG_2PI = math.log(2.0 * math.pi)
+#: How many standard errors a candidate must beat the usual representation by.
+STANDARD_ERRORS = 1.0
+
+
+def values(sketch: FeatureSketch) -> np.ndarray:
+    """The value each key stands for: the key itself while the sketch is exact (the weighted
+    mean T/W would differ from it in the last bit), else the bin mean over all classes."""
+    return sketch.keys if sketch.level == EXACT else sketch.pooled_centres()
+
+
+def removed_weight(weight: np.ndarray, row_weight: float) -> np.ndarray:
+    """δ_{b,c} = min(δ, W_{b,c}): the weight one row takes away from each key and class."""
+    return np.minimum(weight, row_weight)
+
+
+def scores(
+    full: np.ndarray, own: np.ndarray, delta: np.ndarray, class_totals: np.ndarray
+) -> np.ndarray:
+    """log P^(−)(c | x_b) of a row of key b and class c, shape (m, K) (−inf where no class is
+    possible; anything where W_{b,c} = 0).
+
+    ``full`` (m, K): log P(x_b | c') by the model on all rows; ``own`` (m, K): log P^(−)(x_b | c)
+    for the row's own class c with weight ``delta[b, c]`` removed; ``class_totals`` (K,): N_c,
+    every row of the class (missing in this column included).
+    """
+    out = np.zeros(full.shape)
+    log_prior = np.log(class_totals + 1.0)
+    for c in range(full.shape[1]):
+        terms = log_prior + full
+        terms[:, c] = np.log(np.maximum(class_totals[c] - delta[:, c], 0.0) + 1.0) + own[:, c]
+        with np.errstate(invalid="ignore"):
+            cll = terms[:, c] - logsumexp(terms, axis=1)
+        out[:, c] = np.where(np.isnan(cll), -np.inf, cll)
+    return out
+
+
+def missing_scores(
+    missing: np.ndarray,
+    class_totals: np.ndarray,
+    row_weight: float,
+    observed: np.ndarray | None = None,
+    alpha: float = 1.0,
+) -> np.ndarray:
+    """log P^(−)(c | missing) of a row of class c missing this column, shape (K,): the prior
+    alone when a missing value is skipped (``observed`` None); with missing as one more outcome,
+    P(missing | c) = (M_c + λ) / (N_c + 2λ), and without weight δ, (M_c − δ + λ)/(N_c − δ + 2λ)
+    (``observed`` (K,): the class's observed weight O_c; N_c = O_c + M_c)."""
+    delta = np.minimum(missing, row_weight)
+    m = missing[None, :]
+    if observed is None:
+        full = np.zeros((1, missing.shape[0]))
+        own = full
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            full = np.log(m + alpha) - np.log(class_totals + 2 * alpha)
+            own = np.log(m - delta + alpha) - np.log(class_totals - delta + 2 * alpha)
+    return scores(full, own, delta[None, :], class_totals)[0]
+
+
+def total(cells: np.ndarray, weight: np.ndarray) -> float:
+    """Σ W log P^(−)(c | x): the criterion (−inf if any row with weight is impossible)."""
+    used = weight > 0
+    values = cells[used]
+    return float(np.dot(weight[used], values)) if np.isfinite(values).all() else -np.inf
+
+
+def margin(
+    better: np.ndarray, worse: np.ndarray, weight: np.ndarray, row_weight: float
+) -> tuple[float, float]:
+    """(D, SE): how much larger the criterion of ``better`` is than ``worse``'s, in rows
+    (D = Σ_i d_i, d_i the difference of row i's two scores), and the standard error of D,
+    √(n · Var(d)) over the n = Σ W / δ rows. Infinite D when only ``worse`` has −inf."""
+    used = weight > 0
+    a, b, w = better[used], worse[used], weight[used] / row_weight
+    if not np.isfinite(a).all():
+        return -np.inf, 0.0
+    if not np.isfinite(b).all():
+        return np.inf, 0.0
+    d = a - b
+    n = w.sum()
+    mean = float(np.dot(w, d) / n) if n > 0 else 0.0
+    variance = float(np.dot(w, (d - mean) ** 2) / n) if n > 0 else 0.0
+    return mean * n, math.sqrt(n * variance)
+
+
+def observed_part(
+    observed: np.ndarray, class_totals: np.ndarray, delta: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """What treating missing values as an outcome adds to (full, own) of the observed keys:
+    log P(observed | c) = log (O_c + λ)/(N_c + 2λ), and without weight δ,
+    log (O_c − δ + λ)/(N_c − δ + 2λ)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        full = np.log(observed + alpha) - np.log(class_totals + 2 * alpha)
+        own = np.log(observed - delta + alpha) - np.log(class_totals - delta + 2 * alpha)
+    return np.broadcast_to(full, delta.shape), own
+
+
+# ---------------------------------------------------------------------- families
+def gaussian(
+    x: np.ndarray,
+    weight: np.ndarray,
+    delta: np.ndarray,
+    moments: tuple[np.ndarray, ...],
+    epsilon: float,
+    ddof: int,
+    floor: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(full, own) of a Gaussian column. Without weight δ at x, class c's moments are Chan's
+    update run backwards: W' = W − δ, μ' = (Wμ − δx)/W', M2' = M2 − δ(x − μ)² W / W'; then
+    σ'² = M2' / (W' − ddof) + ε. A class left with no weight uses the pooled mean and variance,
+    as the family does for a class that never observed the column."""
+    W, mean, m2, pooled_mean, pooled_var = moments
+    divisor = np.where(W > ddof, W - ddof, W)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.where(W > 0, m2 / divisor, pooled_var)
+    theta = np.where(W > 0, mean, pooled_mean)
+    var = np.maximum(var + epsilon, floor)
+    full = -0.5 * (_LOG_2PI + np.log(var) + (x[:, None] - theta) ** 2 / var)
+    left = W - delta
+    alive = left > 1e-9 * np.maximum(W, 1e-300)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.where(alive, (W * mean - delta * x[:, None]) / left, pooled_mean)
+        removed = delta * (x[:, None] - mean) ** 2 * W / left
+        m2_left = m2 - removed
+        # what is left of M2 below round-off of the subtraction is a constant class: 0
+        m2_left = np.where(m2_left > 1e-10 * np.maximum(m2, removed), m2_left, 0.0)
+        div = np.where(left > ddof, left - ddof, left)
+        v = np.where(alive, m2_left / div, pooled_var)
+    v = np.maximum(v + epsilon, floor)
+    own = -0.5 * (_LOG_2PI + np.log(v) + (x[:, None] - mu) ** 2 / v)
+    return full, own
+
+
+def counted(
+    table: np.ndarray, code: np.ndarray, delta: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(full, own) of a counted column (categories or intervals): ``table`` (S, K) the weight of
+    each value per class, ``code`` (m,) each key's value. P(l | c) = (n_{c,l} + λ)/(N_c + Sλ);
+    without weight δ, (n_{c,l} − δ + λ)/(N_c − δ + Sλ); 1/S where the class has nothing left."""
+    S = table.shape[0]
+    N = table.sum(axis=0)
+    n = table[code]  # (m, K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        full = np.where(N > 0, np.log(n + alpha) - np.log(N + S * alpha), -math.log(S))
+        left = N - delta
+        own = np.where(left > 0, np.log(n - delta + alpha) - np.log(left + S * alpha), -math.log(S))
+    return full, own
+
+
+def categorical(sketch: FeatureSketch, delta: np.ndarray, alpha: float):
+    """A column of few distinct numbers as categories: the sketch's keys are its values."""
+    return counted(sketch.weight, np.arange(sketch.keys.shape[0]), delta, alpha)
+
+
+def intervals(sketch: FeatureSketch, method: str, bins: int, delta: np.ndarray, alpha: float):
+    """Intervals (``"mdl"``, ``"equal-frequency"``): counting over the cut points of all rows."""
+    cuts = cut_points(sketch, method, bins)
+    table = interval_counts(sketch, cuts).T  # (B, K)
+    code = np.searchsorted(cuts, sketch.pooled_centres(), side="left")
+    return counted(table, code, delta, alpha)
+
+
+def kernel(
+    sketch: FeatureSketch, density: KernelDensity, delta: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(full, own) of a kernel density column. At a point mass a: (W_{a,c} − δ + λ) /
+    (W_c − δ + (A+1)λ). Elsewhere, the kernel sum without δ of the row's own kernel,
+
+        f'_c(x) = (W_c f_c(x) − δ N(x; m_{b,c}, h_c²)) / (W_c − δ),
+
+    times the mass of "any other value" without δ (bandwidths are those of all the rows)."""
+    x = values(sketch)
+    weight = sketch.weight
+    m, K = weight.shape
+    atoms = density.atoms
+    at_atom = np.isin(sketch.keys, atoms) if atoms.size else np.zeros(m, dtype=bool)
+    class_total = weight.sum(axis=0)
+    size = atoms.size + 1
+    full = np.empty((m, K))
+    own = np.empty((m, K))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        left_total = class_total - delta  # (m, K)
+        if atoms.size:
+            kernel_total = weight[~at_atom].sum(axis=0)
+            denominator = np.log(left_total + size * alpha)
+            position = np.searchsorted(atoms, x[at_atom])
+            full[at_atom] = density.log_mass[:, position].T
+            own[at_atom] = np.where(
+                left_total[at_atom] > 0,
+                np.log(weight[at_atom] - delta[at_atom] + alpha) - denominator[at_atom],
+                -math.log(size),
+            )
+            rest_mass = np.where(
+                left_total > 0, np.log(kernel_total - delta + alpha) - denominator, -math.log(size)
+            )
+        else:
+            kernel_total = class_total
+            rest_mass = np.zeros((m, K))
+    rest = ~at_atom
+    if not rest.any():
+        return full, own
+    kernel_part = np.zeros((int(rest.sum()), K))
+    density.kernel_log_density(x[rest], kernel_part)
+    full[rest] = kernel_part + density.log_mass[:, -1]
+    centres = sketch.centres()[rest]
+    h = density.bandwidth
+    own_kernel = (
+        np.log(np.maximum(delta[rest], 1e-300))
+        - 0.5 * ((x[rest, None] - centres) / h) ** 2
+        - np.log(h)
+        - 0.5 * _LOG_2PI
+    )
+    # the row's own kernel as a share r of the class's kernel sum W_c f_c(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        share = np.exp(own_kernel - (kernel_part + np.log(kernel_total)))
+        left = kernel_total - delta[rest]
+        loo = (
+            kernel_part
+            + np.log(kernel_total)
+            + np.log1p(-np.minimum(share, 1.0 - 1e-14))
+            - np.log(left)
+        )
+        # a class with nothing left: the density pooled over the classes, as the family does
+        # for a class that never observed the column
+        share_c = class_total / max(class_total.sum(), 1e-300)
+        pooled = logsumexp(full[rest] + np.log(share_c), axis=1)
+    own[rest] = np.where(left > 0, loo + rest_mass[rest], pooled[:, None])
+    return full, own

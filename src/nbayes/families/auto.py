@@ -1,0 +1,417 @@
+"""Numeric columns whose representation is chosen from the data (``continuous="auto"``).
+
+Naive Bayes is very sensitive to how each column is represented: a Gaussian suits a bell-shaped
+column, a kernel density a skewed or multi-modal one, intervals a column whose class signal is a
+threshold (the capital gains of adult), counting a column of a few codes. The family ``"auto"``
+keeps the statistics every candidate needs — the column's value sketch
+(:mod:`~nbayes.families.sketch`), its Gaussian moments (:mod:`~nbayes.families.gaussian`) and the
+weight of each class's missing values — and derives, when a prediction first needs it, each
+column's representation:
+
+* the family, among ``"gaussian"``, ``"kde"`` (with point masses), ``"mdl"`` and
+  ``"equal-frequency"`` intervals — or, for a column of a few integer codes (at most
+  ``max_int_categories`` distinct integers, each seen twice on average), among ``"categorical"``
+  (the usual one), ``"gaussian"`` and ``"kde"``: intervals would only merge neighbouring codes;
+* its missing values: skipped (missing at random), or one more outcome (P(missing | c) =
+  (M_c + λ) / (N_c + 2λ), and P(x | c) times (O_c + λ) / (N_c + 2λ) for an observed x, where
+  M_c, O_c and N_c are class c's missing, observed and total weight in the column).
+
+Both are chosen by the leave-one-out conditional log-likelihood of the class given the column
+(:mod:`nbayes.families._selection`): first the family, with missing values skipped, then the
+missing values for that family. The usual representation (the Gaussian, or counting for a few
+integer codes; missing values skipped) stays unless the best candidate beats it by more than one
+standard error of the difference (the one-standard-error rule).
+
+The choice is derived from the statistics like cut points, so fitting stays one mergeable pass:
+``partial_fit``, ``merge``, streaming and Dask give the statistics of one fit, and so the same
+choice. A column chosen as family F is then modelled by F's own column group on those statistics
+(the same numbers as ``families={"column": F}``), and ``NaiveBayes.families_`` and ``summary()``
+show each column's choice and the scores behind it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._state import nest, section
+from ..encoding import UNSEEN
+from . import _selection
+from ._group import ColumnGroup, Settings
+from ._registry import Family, register
+from .categorical import CategoricalColumns, CategoricalCounts
+from .gaussian import GaussianColumns, GaussianMoments
+from .intervals import IntervalColumns
+from .kde import KernelColumns, KernelDensity
+from .sketch import EXACT, FeatureSketch, ValueSketches
+
+#: The candidate families, in the order that breaks ties.
+CANDIDATES = ("gaussian", "categorical", "equal-frequency", "mdl", "kde")
+MISSING_MODES = ("auto", "skip", "category")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One column's representation and why: its family, how its missing values are treated,
+    and the criterion of each candidate (leave-one-out conditional log-likelihood per row)."""
+
+    family: str
+    missing: str = "skip"
+    scores: dict[str, float] = field(default_factory=dict)
+    missing_gain: float = math.nan
+    note: str = ""
+    usual: str = "gaussian"
+
+    def reason(self) -> str:
+        """The choice in words, for ``summary()`` and ``families_reasons_``."""
+        if self.note:
+            return self.note
+        shown = ", ".join(
+            f"{name} {value:.4f}" + (" (chosen)" if name == self.family else "")
+            for name, value in self.scores.items()
+        )
+        verdict = (
+            f"the usual {self.usual} stays: no candidate beats it by one standard error"
+            if self.family == self.usual
+            else f"beats the usual {self.usual} by more than one standard error"
+        )
+        text = f"leave-one-out log P(class | column) per row: {shown}; {verdict}"
+        if self.missing_gain == self.missing_gain:
+            verb = "a category" if self.missing == "category" else "skipped"
+            text += f"; missing values {verb} (as a category: {self.missing_gain:+.4f} per row)"
+        return text
+
+
+class AutoStatistics:
+    """Mergeable value sketches, Gaussian moments and per-class missing weights of d columns."""
+
+    def __init__(self, n_classes: int, n_features: int, max_bins: int = 2048) -> None:
+        self.sketches = ValueSketches(n_classes, n_features, max_bins)
+        self.moments = GaussianMoments(n_classes, n_features)
+        self.missing = np.zeros((n_classes, n_features))
+        self._cache: dict = {}
+
+    def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        if X.shape[0] == 0:
+            return
+        self.sketches.accumulate(X, cls, weight)
+        self.moments.accumulate(X, cls, weight)
+        for j in np.flatnonzero(np.isnan(X).any(axis=0)):
+            absent = np.isnan(X[:, j])
+            self.missing[:, j] += np.bincount(
+                cls[absent], weights=weight[absent], minlength=self.missing.shape[0]
+            )
+        self._cache.clear()
+
+    def merge(self, other: AutoStatistics, positions: np.ndarray) -> None:
+        self.sketches.merge(other.sketches, positions)
+        self.moments.merge(other.moments, positions)
+        self.missing[positions] += other.missing
+        self._cache.clear()
+
+    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
+        self.sketches.reindex_classes(positions, n_classes)
+        self.moments.reindex_classes(positions, n_classes)
+        missing = np.zeros((n_classes, self.missing.shape[1]))
+        missing[positions] = self.missing
+        self.missing = missing
+        self._cache.clear()
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {
+            **nest("sketch", self.sketches.state()),
+            **nest("moments", self.moments.state()),
+            "missing": self.missing,
+        }
+
+    def check(self, n_classes: int, n_features: int) -> None:
+        self.sketches.check(n_classes, n_features)
+        self.moments.check(n_classes, n_features)
+        if self.missing.shape != (n_classes, n_features) or np.any(self.missing < 0):
+            raise ValueError(f"missing must be ({n_classes}, {n_features}) weights >= 0.")
+
+    @classmethod
+    def from_state(cls, state: dict[str, np.ndarray]) -> AutoStatistics:
+        stats = cls.__new__(cls)
+        stats.sketches = ValueSketches.from_state(section("sketch", state))
+        stats.moments = GaussianMoments.from_state(section("moments", state))
+        stats.missing = np.asarray(state["missing"], dtype=np.float64)
+        stats._cache = {}
+        return stats
+
+    def cached(self, key: tuple, compute: Any) -> Any:
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+
+def _settings_key(settings: Settings, names: list[str]) -> tuple:
+    alpha = np.broadcast_to(settings.alpha_for(names), (len(names),))
+    return (
+        alpha.tobytes(),
+        float(settings.var_smoothing),
+        settings.ddof,
+        settings.bandwidth,
+        settings.bins,
+        settings.point_masses,
+        settings.max_int_categories,
+        str(settings.missing_for(names)),
+    )
+
+
+def few_integers(sketch: FeatureSketch, max_int_categories: int, rows: float) -> bool:
+    """Whether a column holds at most ``max_int_categories`` distinct values, all integers, each
+    seen twice on average (at most rows / 2 of them), while its sketch is exact: a code, a
+    rating, a count of legs."""
+    keys = sketch.keys
+    return bool(
+        sketch.level == EXACT
+        and keys.shape[0] <= max_int_categories
+        and 2 * keys.shape[0] <= rows
+        and np.all(keys == np.round(keys))
+    )
+
+
+def _row_weight(group: AutoColumns, j: int) -> float:
+    """δ, column j's mean row weight: observed weight / observed rows (1 without weights)."""
+    rows = group.stats.moments.pooled_count[j]
+    return float(group.stats.sketches.features[j].weight.sum() / rows) if rows > 0 else 1.0
+
+
+class AutoColumns(ColumnGroup):
+    """Numeric columns of a table, each modelled by the family its data chose (see the module
+    docstring)."""
+
+    family = "auto"
+
+    def __init__(self, names: list[str], n_classes: int, *, max_bins: int = 2048, **options: Any):
+        super().__init__(names, n_classes, **options)
+        self.max_bins = max_bins
+        self.stats = AutoStatistics(n_classes, len(names), max_bins)
+
+    # ------------------------------------------------------------------ the choice
+    def choices(self, settings: Settings) -> list[Choice]:
+        """Each column's :class:`Choice`, derived from the statistics (cached until they
+        change)."""
+        return self.stats.cached(
+            ("choices", *_settings_key(settings, self.names)),
+            lambda: [self._choose(j, settings) for j in range(len(self.names))],
+        )
+
+    def _candidates(self, j: int, settings: Settings, delta: np.ndarray, alpha: float) -> dict:
+        """(full, own) log-likelihoods of every candidate for column j (see _selection)."""
+        sketch = self.stats.sketches.features[j]
+        moments = self.stats.moments
+        x = _selection.values(sketch)
+        epsilon = moments.epsilon(settings.var_smoothing, "per-column")[j]
+        out = {}
+        # a class with two or more rows all of one value would get a Gaussian of variance ~ε, a
+        # point mass that no held-out row of that class can contradict: no Gaussian then
+        spread = (sketch.weight > 0).sum(axis=0)
+        degenerate = np.any((spread == 1) & (sketch.weight.sum(axis=0) >= 2 * _row_weight(self, j)))
+        if not degenerate:
+            out["gaussian"] = _selection.gaussian(
+                x,
+                sketch.weight,
+                delta,
+                (
+                    moments.weight[:, j],
+                    moments.mean[:, j],
+                    moments.m2[:, j],
+                    moments.pooled_mean[j],
+                    moments.pooled_variance()[j],
+                ),
+                epsilon,
+                settings.ddof,
+                moments.variance_floor()[j],
+            )
+        if few_integers(sketch, settings.max_int_categories, moments.pooled_count[j]):
+            # a column of a few integer codes: each code its own value; intervals would only
+            # merge neighbouring codes, a coarser count of the same values
+            out["categorical"] = _selection.categorical(sketch, delta, alpha)
+        else:
+            for method in ("equal-frequency", "mdl"):
+                out[method] = _selection.intervals(sketch, method, settings.bins, delta, alpha)
+        density = KernelDensity(sketch, settings.bandwidth, settings.point_masses, alpha)
+        out["kde"] = _selection.kernel(sketch, density, delta, alpha)
+        return {name: out[name] for name in CANDIDATES if name in out}
+
+    def _choose(self, j: int, settings: Settings) -> Choice:
+        sketch = self.stats.sketches.features[j]
+        weight = sketch.weight
+        observed = weight.sum(axis=0)
+        missing = self.stats.missing[:, j]
+        totals = observed + missing
+        if observed.sum() <= 0 or self.stats.moments.pooled_count[j] <= 0:
+            return Choice("gaussian", note="no values observed: gaussian, the first candidate")
+        row_weight = _row_weight(self, j)
+        delta = _selection.removed_weight(weight, row_weight)
+        alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])
+        candidates = self._candidates(j, settings, delta, alpha)
+        cells = {
+            name: _selection.scores(full, own, delta, totals)
+            for name, (full, own) in candidates.items()
+        }
+        criteria = {name: _selection.total(c, weight) for name, c in cells.items()}
+        usual = "categorical" if "categorical" in cells else "gaussian"
+        best = max(criteria, key=lambda name: (criteria[name], -CANDIDATES.index(name)))
+        family = usual if usual in cells else best
+        if best != family:
+            gain, error = _selection.margin(cells[best], cells[family], weight, row_weight)
+            if gain > _selection.STANDARD_ERRORS * error:
+                family = best
+        scores = {n: v / observed.sum() for n, v in criteria.items()}
+        mode = settings.missing_for(self.names)[j]
+        if missing.sum() <= 0:
+            return Choice(family, "skip", scores)
+        # missing values as an outcome: every row's score, the rows missing this column last
+        full, own = candidates[family]
+        extra_full, extra_own = _selection.observed_part(observed, totals, delta, alpha)
+        both = np.vstack([weight, missing])
+        skipped = np.vstack([cells[family], _selection.missing_scores(missing, totals, row_weight)])
+        as_category = np.vstack(
+            [
+                _selection.scores(full + extra_full, own + extra_own, delta, totals),
+                _selection.missing_scores(missing, totals, row_weight, observed, alpha),
+            ]
+        )
+        gain, error = _selection.margin(as_category, skipped, both, row_weight)
+        if mode == "auto":
+            mode = "category" if gain > _selection.STANDARD_ERRORS * error else "skip"
+        return Choice(family, mode, scores, gain / (totals.sum() / row_weight), usual=usual)
+
+    # ------------------------------------------------------------------ the chosen families
+    def views(self, settings: Settings) -> list[tuple[ColumnGroup, list[int]]]:
+        """Column groups of the chosen families over these statistics, each with the indices
+        of its columns here."""
+        return self.stats.cached(
+            ("views", *_settings_key(settings, self.names)), lambda: self._views(settings)
+        )
+
+    def _views(self, settings: Settings) -> list[tuple[ColumnGroup, list[int]]]:
+        choices = self.choices(settings)
+        n_classes = self.stats.missing.shape[0]
+        by_family: dict[str, list[int]] = {}
+        for j, choice in enumerate(choices):
+            by_family.setdefault(choice.family, []).append(j)
+        out = []
+        for family, columns in by_family.items():
+            names = [self.names[j] for j in columns]
+            sketches = [self.stats.sketches.features[j] for j in columns]
+            if family == "gaussian":
+                group = GaussianColumns(names, n_classes)
+                group.stats = GaussianMoments.from_state(
+                    {
+                        name: (array[:, columns] if array.ndim == 2 else array[columns])
+                        for name, array in self.stats.moments.state().items()
+                    }
+                )
+            elif family == "categorical":
+                group = CategoricalColumns(names, n_classes, dtypes=[pl.Float64] * len(names))
+                group.encoder.vocabularies = [s.keys.tolist() for s in sketches]
+                counts = CategoricalCounts(n_classes, len(names))
+                counts.grow(np.array([s.keys.shape[0] for s in sketches]))
+                counts.counts = np.concatenate([s.weight.T for s in sketches], axis=1)
+                group.stats = counts
+            else:
+                kind = KernelColumns if family == "kde" else IntervalColumns
+                group = kind(names, n_classes, family=family, max_bins=self.max_bins)
+                group.stats.features = sketches
+            out.append((group, columns))
+        return out
+
+    def _block_for(self, group: ColumnGroup, block: np.ndarray, columns: list[int]) -> np.ndarray:
+        """The view's columns of a float block (codes in the sketch's keys for categories)."""
+        part = block[:, columns]
+        if not isinstance(group, CategoricalColumns):
+            return part
+        codes = np.full(part.shape, UNSEEN)
+        for k, j in enumerate(columns):
+            keys = self.stats.sketches.features[j].keys
+            values = part[:, k]
+            position = np.minimum(np.searchsorted(keys, values), max(keys.shape[0] - 1, 0))
+            found = keys.shape[0] > 0
+            hit = (keys[position] == values) if found else np.zeros(values.shape, dtype=bool)
+            codes[hit, k] = position[hit]
+            codes[np.isnan(values), k] = np.nan
+        return codes
+
+    def unseen_counts(self, block: np.ndarray, settings: Settings | None = None) -> dict[str, int]:
+        """Per column counted as categories, how many values were never seen in fitting."""
+        if settings is None:
+            return {}
+        out: dict[str, int] = {}
+        for group, columns in self.views(settings):
+            if isinstance(group, CategoricalColumns):
+                out.update(group.unseen_counts(self._block_for(group, block, columns)))
+        return out
+
+    def explain_row(
+        self, block: np.ndarray, settings: Settings
+    ) -> list[tuple[str, str, np.ndarray]]:
+        rows = super().explain_row(block, settings)
+        unseen = self.unseen_counts(block, settings)
+        return [(n, f"{v} (unseen)" if n in unseen else v, p) for n, v, p in rows]
+
+    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+        n_classes = self.stats.missing.shape[0]
+        out = np.zeros((block.shape[0], n_classes))
+        for group, columns in self.views(settings):
+            out += group.log_likelihood(self._block_for(group, block, columns), settings)
+        for j, choice in enumerate(self.choices(settings)):
+            if choice.missing == "category":
+                log_missing, log_observed = self.missing_tables(j, settings)
+                absent = np.isnan(block[:, j])
+                out[absent] += log_missing
+                out[~absent] += log_observed
+        return out
+
+    def missing_tables(self, j: int, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+        """(log P(missing | c), log P(observed | c)) of column j, missing as an outcome."""
+        alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])
+        missing = self.stats.missing[:, j]
+        observed = self.stats.sketches.features[j].weight.sum(axis=0)
+        total = missing + observed
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_missing = np.where(
+                total > 0, np.log(missing + alpha) - np.log(total + 2 * alpha), -math.log(2)
+            )
+            log_observed = np.where(
+                total > 0, np.log(observed + alpha) - np.log(total + 2 * alpha), -math.log(2)
+            )
+        return log_missing, log_observed
+
+    def describe(self, classes: np.ndarray, settings: Settings) -> str:
+        blocks: dict[int, str] = {}
+        choices = self.choices(settings)
+        for group, columns in self.views(settings):
+            for k, text in enumerate(group.describe(classes, settings).split("\n\n")):
+                j = columns[k]
+                head, _, rest = text.partition("\n")
+                lines = [f"{head}, chosen from the data", f"  why: {choices[j].reason()}"]
+                if choices[j].missing == "category":
+                    log_missing, _ = self.missing_tables(j, settings)
+                    lines.append(
+                        "  P(missing | class): "
+                        + ", ".join(f"{v:.3f}" for v in np.exp(log_missing))
+                    )
+                blocks[j] = "\n".join(lines) + ("\n" + rest if rest else "")
+        return "\n\n".join(blocks[j] for j in range(len(self.names)))
+
+
+register(
+    Family(
+        "auto",
+        rank=10,
+        reads=frozenset({"int", "float"}),
+        group=AutoColumns,
+        continuous=True,
+        density=True,
+        summary="chosen from the data per column (gaussian, kde, mdl, equal-frequency, "
+        "categorical) by leave-one-out conditional likelihood",
+    )
+)

@@ -1,0 +1,326 @@
+"""Each numeric column's family, and each column's missing values, chosen from the data
+(``continuous="auto"``, ``missing="auto"``: the defaults).
+
+The criterion is checked against a brute-force leave-one-out written here (refit without each
+row, score its class); the choice against data whose right representation is known; and the
+choice is a function of mergeable statistics, so any split of the rows, merged or streamed, makes
+the same choices and predictions as one fit (Hypothesis, as tests/test_model_merge.py).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from test_model_merge import assert_same_predictions, problems, run
+
+import nbayes
+from nbayes.families import _selection
+from nbayes.families.auto import AutoColumns
+
+
+def auto_group(model: nbayes.NaiveBayes) -> AutoColumns:
+    return next(g for g in model._stats.groups if isinstance(g, AutoColumns))
+
+
+def choice(model: nbayes.NaiveBayes, name: str):
+    group = auto_group(model)
+    return group.choices(model._settings())[group.names.index(name)]
+
+
+# ---------------------------------------------------------------------- the criterion
+def brute_force_loo(frame: pl.DataFrame, y: np.ndarray, params: dict) -> float:
+    """Σ_i log P^(−i)(y_i | x_i): refit on every row but i (one column, missing rows too), with
+    the criterion's prior (N_c − [c = y_i] + 1) in place of the model's."""
+    total = 0.0
+    classes = np.unique(y)
+    for i in range(frame.height):
+        keep = np.arange(frame.height) != i
+        model = nbayes.NaiveBayes(**params).fit(frame.filter(pl.Series(keep)), y[keep])
+        log_p = model.predict_joint_log_proba(frame[i]) - model.class_log_prior_
+        counts = np.array([np.sum(y[keep] == c) for c in classes], dtype=float)
+        scores = log_p[0] + np.log(counts + 1.0)
+        k = int(np.searchsorted(classes, y[i]))
+        total += scores[k] - np.logaddexp.reduce(scores)
+    return total
+
+
+def criterion(model: nbayes.NaiveBayes, name: str, family: str) -> float:
+    """The model's criterion of ``family`` for column ``name`` (per observed row × rows)."""
+    c = choice(model, name)
+    group = auto_group(model)
+    j = group.names.index(name)
+    observed = group.stats.sketches.features[j].weight.sum()
+    return c.scores[family] * observed
+
+
+def small_problem(seed: int, n: int = 40):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
+    shift = (y == "b") + 2.0 * (y == "c")
+    x = np.round(rng.normal(shift, 1.0, n), 1)  # repeated values
+    codes = rng.integers(0, 3, n) + (y == "c")
+    return pl.DataFrame({"x": x, "codes": codes}), y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gaussian_criterion_is_the_brute_force_leave_one_out(seed):
+    frame, y = small_problem(seed)
+    for ddof in (0, 1):
+        # (var_smoothing 0: the criterion keeps ε = var_smoothing · Var(x) of all the rows, a
+        # refit would recompute it without the row)
+        params = {"ddof": ddof, "var_smoothing": 0.0}
+        model = nbayes.NaiveBayes(**params).fit(frame.select("x"), y)
+        expected = brute_force_loo(frame.select("x"), y, {**params, "continuous": "gaussian"})
+        assert criterion(model, "x", "gaussian") == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_categorical_criterion_is_the_brute_force_leave_one_out(seed, alpha):
+    frame, y = small_problem(seed)
+    model = nbayes.NaiveBayes(alpha=alpha).fit(frame.select("codes"), y)
+    # the column's values are those of all rows (as in the criterion, S_j counts the held-out
+    # row's value): refit with unknown="smooth" and S_j fixed by a row of every value
+    expected = 0.0
+    classes = np.unique(y)
+    codes = frame["codes"].to_numpy()
+    S = np.unique(codes).shape[0]
+    for i in range(frame.height):
+        keep = np.arange(frame.height) != i
+        counts = np.array([np.sum(y[keep] == c) for c in classes], dtype=float)
+        log_p = np.array(
+            [
+                math.log(
+                    (np.sum((codes[keep] == codes[i]) & (y[keep] == c)) + alpha)
+                    / (np.sum(y[keep] == c) + S * alpha)
+                )
+                for c in classes
+            ]
+        )
+        scores = log_p + np.log(counts + 1.0)
+        k = int(np.searchsorted(classes, y[i]))
+        expected += scores[k] - np.logaddexp.reduce(scores)
+    assert criterion(model, "codes", "categorical") == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_kernel_criterion_is_the_brute_force_leave_one_out_at_a_fixed_bandwidth(seed):
+    """With h given (a refit would otherwise move the bandwidth too) and no point masses."""
+    frame, y = small_problem(seed)
+    frame = frame.with_columns(pl.col("x") + pl.Series(np.arange(frame.height) * 1e-3))
+    params = {"bandwidth": 0.4, "point_masses": None}
+    model = nbayes.NaiveBayes(**params).fit(frame.select("x"), y)
+    expected = brute_force_loo(frame.select("x"), y, {**params, "continuous": "kde"})
+    assert criterion(model, "x", "kde") == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_standard_error_is_that_of_the_paired_row_differences():
+    a = np.array([[-0.1, -1.0], [-0.5, -0.2]])
+    b = np.array([[-0.3, -0.9], [-0.4, -0.6]])
+    weight = np.array([[2.0, 1.0], [0.0, 3.0]])
+    d = np.repeat([0.2, -0.1, 0.4], [2, 1, 3])  # every row's difference
+    gain, error = _selection.margin(a, b, weight, 1.0)
+    assert gain == pytest.approx(d.sum())
+    assert error == pytest.approx(math.sqrt(d.shape[0] * d.var()))
+    # in units of rows: weights twice as large with rows of weight 2 are the same evidence
+    assert _selection.margin(a, b, 2 * weight, 2.0) == pytest.approx((gain, error))
+
+
+# ---------------------------------------------------------------------- the choices
+def known_table(seed: int = 0, n: int = 3000) -> tuple[pl.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["poor", "rich"], n, p=[0.75, 0.25])
+    rich = y == "rich"
+    gain = np.where(rng.random(n) < np.where(rich, 0.75, 0.97), 0.0, 0.0)
+    gain = np.where(gain == 0, np.where(rng.random(n) < np.where(rich, 0.25, 0.03), 1.0, 0.0), gain)
+    gain = np.round(gain * np.where(rich, rng.uniform(7000, 20000, n), rng.uniform(500, 4000, n)))
+    height = rng.normal(np.where(rich, 172.0, 168.0), 8.0).round(1)
+    stars = rng.integers(1, 6, n) + rich * rng.integers(0, 2, n)  # codes 1-6
+    stars = np.minimum(stars, 6)
+    # the missing answers mean something: the rich decline to answer
+    answer = rng.choice(["yes", "no"], n).astype(object)
+    answer[rng.random(n) < np.where(rich, 0.4, 0.05)] = None
+    noisy = rng.choice(["u", "v"], n).astype(object)
+    noisy[rng.random(n) < 0.2] = None  # missing at random
+    frame = pl.DataFrame(
+        {
+            "gain": gain,
+            "height": height,
+            "stars": stars,
+            "answer": pl.Series(answer.tolist(), dtype=pl.String),
+            "noisy": pl.Series(noisy.tolist(), dtype=pl.String),
+        }
+    )
+    return frame, y
+
+
+def test_each_column_gets_the_representation_its_data_call_for():
+    frame, y = known_table()
+    model = nbayes.NaiveBayes().fit(frame, y)
+    families = model.families_
+    assert families["gain"] in ("mdl", "kde", "equal-frequency")  # zero-inflated: no Gaussian
+    assert families["height"] == "gaussian"  # bell-shaped: the usual Gaussian stays
+    assert families["stars"] == "categorical"  # a few integer codes
+    assert families["answer"] == families["noisy"] == "categorical"
+    reasons = model.family_reasons_
+    assert "missing values a category" in reasons["answer"]
+    assert "missing values skipped" in reasons["noisy"]
+    assert "chosen from the data" in reasons["gain"] and "gaussian" in reasons["gain"]
+    # the Gaussian scores far worse on the zero-inflated column
+    scores = choice(model, "gain").scores
+    assert scores["gaussian"] < max(scores.values()) - 0.1
+    text = model.summary()
+    assert "gain  (" in text and "chosen from the data" in text and "why:" in text
+    assert "(missing)" in text  # the answer column's table shows its missing row
+
+
+def test_a_chosen_family_predicts_as_that_family_named():
+    frame, y = known_table(1, n=1500)
+    model = nbayes.NaiveBayes().fit(frame, y)
+    named = nbayes.NaiveBayes(families=model.families_).fit(frame, y)
+    # the same numbers, except the missing values of 'answer', which named families skip
+    # unless missing="category" says so too
+    modes = {n: "category" if "missing values a category" in r else "skip"
+             for n, r in model.family_reasons_.items()}  # fmt: skip
+    named = nbayes.NaiveBayes(families=model.families_, missing=modes).fit(frame, y)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(frame), named.predict_joint_log_proba(frame), rtol=1e-12
+    )
+
+
+def test_missing_as_a_category_is_one_more_value():
+    frame, y = known_table(2, n=1000)
+    model = nbayes.NaiveBayes(missing="category").fit(frame.select("answer"), y)
+    answers = frame["answer"].to_list()
+    for value in ("yes", "no", None):
+        got = model.predict_joint_log_proba(
+            pl.DataFrame({"answer": [value]}, schema={"answer": pl.String})
+        )
+        expected = []
+        for c in ("poor", "rich"):
+            rows = [a for a, label in zip(answers, y, strict=True) if label == c]
+            n = sum(a == value for a in rows)
+            expected.append(math.log((n + 1) / (len(rows) + 3)) + math.log(len(rows) / len(y)))
+        np.testing.assert_allclose(got[0], expected, rtol=1e-12)
+    skipped = nbayes.NaiveBayes(missing="skip").fit(frame.select("answer"), y)
+    row = pl.DataFrame({"answer": [None]}, schema={"answer": pl.String})
+    np.testing.assert_allclose(skipped.predict_log_proba(row)[0], skipped.class_log_prior_)
+
+
+def test_numeric_missing_values_as_an_outcome():
+    rng = np.random.default_rng(4)
+    n = 2000
+    y = rng.choice(["a", "b"], n)
+    x = rng.normal(np.where(y == "a", 0.0, 0.5), 1.0, n)
+    x[rng.random(n) < np.where(y == "a", 0.05, 0.5)] = np.nan
+    model = nbayes.NaiveBayes().fit(pl.DataFrame({"x": x}), y)
+    c = choice(model, "x")
+    assert c.missing == "category" and c.missing_gain > 0
+    absent = np.isnan(x)
+    row = pl.DataFrame({"x": [None]}, schema={"x": pl.Float64})
+    got = model.predict_joint_log_proba(row)[0] - model.class_log_prior_
+    for k, label in enumerate(("a", "b")):
+        in_class = y == label
+        expected = (np.sum(absent & in_class) + 1) / (np.sum(in_class) + 2)
+        assert got[k] == pytest.approx(math.log(expected), rel=1e-12)
+
+
+def test_the_usual_representation_stays_on_noise():
+    """Columns unrelated to the class: no evidence, so no change from the usual families."""
+    rng = np.random.default_rng(7)
+    n = 400
+    frame = pl.DataFrame(
+        {"x": rng.normal(size=n), "k": rng.integers(0, 5, n), "s": rng.choice(["p", "q"], n)}
+    ).with_columns(
+        pl.when(pl.Series(rng.random(n) < 0.2)).then(None).otherwise(pl.col(c)).alias(c)
+        for c in ("x", "k", "s")
+    )
+    y = rng.choice(["a", "b"], n)
+    model = nbayes.NaiveBayes().fit(frame, y)
+    assert model.families_ == {"x": "gaussian", "k": "categorical", "s": "categorical"}
+    assert all("skipped" in r for r in model.family_reasons_.values())
+
+
+def test_an_unseen_integer_of_a_column_counted_as_categories_warns():
+    frame, y = known_table(3, n=800)
+    model = nbayes.NaiveBayes().fit(frame.select("stars"), y)
+    assert model.families_ == {"stars": "categorical"}
+    with pytest.warns(nbayes.UnseenCategoryWarning, match="'stars': 1"):
+        proba = model.predict_proba(pl.DataFrame({"stars": [9, 2]}))
+    np.testing.assert_allclose(proba[0], np.exp(model.class_log_prior_), rtol=1e-12)
+    strict = nbayes.NaiveBayes(unknown="error").fit(frame.select("stars"), y)
+    with pytest.raises(ValueError, match="stars"):
+        strict.predict(pl.DataFrame({"stars": [9]}))
+
+
+def test_model_files_keep_the_statistics_and_so_the_choices(tmp_path):
+    frame, y = known_table(5, n=1200)
+    model = nbayes.NaiveBayes().fit(frame, y)
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "auto.nbm"))
+    assert loaded.families_ == model.families_
+    assert loaded.family_reasons_ == model.family_reasons_
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+
+
+def test_choices_follow_the_parameters_at_prediction_time():
+    """Like cut points, the choice is derived, not fitted: changing a setting re-derives it."""
+    frame, y = known_table(6, n=1200)
+    model = nbayes.NaiveBayes().fit(frame, y)
+    assert "missing values a category" in model.family_reasons_["answer"]
+    model.set_params(missing="skip")
+    assert "missing values skipped" in model.family_reasons_["answer"]
+    with pytest.raises(ValueError, match="missing must be one of"):
+        nbayes.NaiveBayes(missing="drop").fit(frame, y)
+
+
+# ---------------------------------------------------------------------- merging
+def assert_same_choices(a: nbayes.NaiveBayes, b: nbayes.NaiveBayes) -> None:
+    assert a.families_ == b.families_
+    for group_a, group_b in zip(a._stats.groups, b._stats.groups, strict=True):
+        if isinstance(group_a, AutoColumns):
+            for x, y in zip(
+                group_a.choices(a._settings()), group_b.choices(b._settings()), strict=True
+            ):
+                assert (x.family, x.missing) == (y.family, y.missing)
+                assert x.scores.keys() == y.scores.keys()
+                for name in x.scores:
+                    assert x.scores[name] == pytest.approx(y.scores[name], rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problem=problems())
+def test_merge_and_partial_fit_make_the_choices_of_one_fit(problem):
+    """Every numeric column of tests/test_model_merge.py's table in the default family "auto":
+    the statistics, the choices and the predictions of any split equal one fit's."""
+    whole, merged, streamed = run(problem, {"alpha": 0.5}, distinct=False)
+    assert all(f != "auto" for f in whole.families_.values())
+    for model in (merged, streamed):
+        assert_same_choices(whole, model)
+
+
+@settings(max_examples=10, deadline=None)
+@given(problem=problems())
+def test_merging_sketches_that_pooled_makes_the_same_choices(problem):
+    whole, merged, streamed = run(problem, {"max_bins": 8}, distinct=True)
+    for model in (merged, streamed):
+        assert_same_choices(whole, model)
+        assert_same_predictions(whole, model, whole_frame(problem))
+
+
+def whole_frame(problem: dict) -> pl.DataFrame:
+    from test_model_merge import make_table
+
+    return make_table(problem["n"], problem["seed"], problem["missing"], True)[0]
+
+
+def test_warnings_from_choices_are_not_raised():
+    """Deriving the choices warns about nothing (no division or log of zero leaks out)."""
+    frame, y = known_table(8, n=500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbayes.NaiveBayes().fit(frame, y).summary()

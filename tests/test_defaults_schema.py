@@ -1,0 +1,107 @@
+"""String columns that are free text or identifiers are recognised, with a warning that names the
+column and says how to override (see nbayes.schema)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+import nbayes
+
+WORDS = "the cat dog sat ran on a mat log in park home fast slow big red".split()
+
+
+def table(n: int = 200, seed: int = 0) -> tuple[pl.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["x", "y"], n)
+    review = [
+        " ".join(rng.choice(WORDS[:8] if label == "x" else WORDS[8:], rng.integers(4, 9)))
+        for label in y
+    ]
+    return (
+        pl.DataFrame(
+            {
+                "review": review,
+                "customer": [f"C{i:05d}" for i in range(n)],
+                "amount": [f"{v:,}" for v in rng.integers(1000, 10**6, n)],
+                "city": rng.choice(["New York", "San Diego", "Los Angeles"], n),
+                "age": rng.integers(18, 80, n),
+            }
+        ),
+        y,
+    )
+
+
+def fit_collecting(frame, y, **params):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = nbayes.NaiveBayes(**params).fit(frame, y)
+    return model, [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+
+
+def test_free_text_becomes_text_and_identifiers_are_left_out_with_warnings():
+    frame, y = table()
+    model, messages = fit_collecting(frame, y)
+    families = {s.name: s.family for s in model.schema_}
+    assert families["review"] == "text"
+    assert families["customer"] == families["amount"] == "ignore"
+    assert families["city"] == "categorical"  # few values, spaces or not: a category
+    text = [m for m in messages if "'review'" in m]
+    assert len(text) == 1 and "free text" in text[0]
+    assert "families={'review': 'categorical'}" in text[0]
+    ident = [m for m in messages if "'customer'" in m]
+    assert len(ident) == 1 and "identifier" in ident[0] and "left out" in ident[0]
+    assert "families={'customer': 'categorical'}" in ident[0]
+    assert "numbers" not in ident[0]
+    amount = [m for m in messages if "'amount'" in m]
+    assert len(amount) == 1 and "numbers written with separators" in amount[0]
+    assert len(messages) == 3
+    # a left-out column contributes nothing: the model equals one fitted without it
+    without = nbayes.NaiveBayes(families={"review": "text"}).fit(
+        frame.drop("customer", "amount"), y
+    )
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(frame), without.predict_joint_log_proba(frame), rtol=1e-12
+    )
+    assert "left out" in model.family_reasons_["customer"]
+    assert "left out" in model.summary()
+
+
+def test_naming_a_family_keeps_the_column_without_a_warning():
+    frame, y = table()
+    families = {"review": "categorical", "customer": "categorical", "amount": "categorical"}
+    model, messages = fit_collecting(frame, y, families=families)
+    assert messages == []
+    assert {s.name: s.family for s in model.schema_}["customer"] == "categorical"
+
+
+def test_small_batches_and_repeated_values_are_plain_categories():
+    frame, y = table(n=30)
+    model, messages = fit_collecting(frame, y)
+    assert messages == []
+    assert {s.name: s.family for s in model.schema_}["customer"] == "categorical"
+
+
+def test_the_ignore_family_drops_a_column_on_request_and_survives_a_model_file(tmp_path):
+    frame, y = table()
+    model = nbayes.NaiveBayes(
+        families={"review": "ignore", "customer": "ignore", "amount": "ignore", "city": "ignore"}
+    ).fit(frame, y)
+    only_age = nbayes.NaiveBayes().fit(frame.select("age"), y)
+    np.testing.assert_allclose(
+        model.predict_proba(frame), only_age.predict_proba(frame), rtol=1e-12
+    )
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "m.nbm"))
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+    explanation = model.explain(frame.row(0, named=True))
+    assert explanation.values[0] == "left out"
+
+
+def test_warning_points_at_the_callers_line():
+    frame, y = table()
+    with pytest.warns(UserWarning, match="free text") as record:
+        nbayes.NaiveBayes().fit(frame.select("review"), y)
+    assert record[0].filename == __file__
