@@ -41,10 +41,12 @@ def model(data) -> nbayes.NaiveBayes:
     frame, y = data
     return nbayes.NaiveBayes(
         families={
+            "size": "categorical",
+            "height": "gaussian",
             "spread": "kde",
             "cut": "equal-width",
             "visits": "poisson",
-            "note": "text",
+            "note": "text-multinomial",
         },
         alpha=0.5,
         bins=4,
@@ -55,7 +57,7 @@ def model(data) -> nbayes.NaiveBayes:
 def test_every_feature_has_a_frame_with_its_documented_columns(model):
     tables = model.tables()
     assert list(tables) == ["colour", "size", "height", "spread", "cut", "visits", "note"]
-    families = {s.name: s.family for s in model.schema_}
+    families = model.families_
     for name, frame in tables.items():
         assert isinstance(frame, pl.DataFrame)
         expected = ("feature", "class", *COLUMNS[table_kind(families[name])])
@@ -160,6 +162,33 @@ def test_text_word_counts_and_probabilities(model, data):
         prize = rows.filter(pl.col("token") == "prize").get_column("probability").item()
         expected = (0.5 + words.count("prize")) / (0.5 * 2**20 + len(words))
         assert prize == pytest.approx(expected, rel=1e-12)
+
+
+def test_text_family_tables_hold_the_complement_weights_prediction_uses(data):
+    frame, y = data
+    model = nbayes.NaiveBayes(families={"note": "text"}).fit(frame[["note"]], y)
+    table = model.tables("note")["note"]
+    assert tuple(table.columns) == ("feature", "class", *COLUMNS["text"])
+    # binary 1-2-gram features scaled to unit length: "free prize now" has 5 distinct terms
+    # (3 words, 2 pairs), "prize draw" 3, so each document adds 1/√5 or 1/√3 to its terms
+    for c in ("no", "yes"):
+        notes = frame.note[y == c]
+        expected = (notes == "free prize now").sum() / np.sqrt(5) + (
+            notes == "prize draw"
+        ).sum() / np.sqrt(3)
+        got = table.filter((pl.col("class") == c) & (pl.col("token") == "prize"))
+        assert got.get_column("count").item() == pytest.approx(expected, rel=1e-12)
+    # w_{c,t} = −log((λ + Σ_{k≠c} n_{k,t}) / (λ|V| + Σ_{k≠c} Σ_t' n_{k,t'})), λ = 0.03, V seen
+    counts = {
+        c: dict(zip(part.get_column("token"), part.get_column("count"), strict=True))
+        for c, part in ((c, table.filter(pl.col("class") == c)) for c in ("no", "yes"))
+    }
+    vocabulary = len(counts["no"])
+    for c, other in (("no", "yes"), ("yes", "no")):
+        total = sum(counts[other].values())
+        weight = -np.log((0.03 + counts[other]["prize"]) / (0.03 * vocabulary + total))
+        got = table.filter((pl.col("class") == c) & (pl.col("token") == "prize"))
+        assert got.get_column("weight").item() == pytest.approx(weight, rel=1e-12)
 
 
 def test_tables_agree_with_explain(model, data):

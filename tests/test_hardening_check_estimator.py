@@ -65,3 +65,25 @@ def test_a_numpy_array_with_other_columns_and_sparse_input_are_refused():
         nbayes.NaiveBayes().fit(sp.csr_array(np.eye(4)), [0, 1, 0, 1])
     with pytest.warns(nbayes.DataConversionWarning, match="column-vector y"):
         nbayes.NaiveBayes().fit(np.arange(12.0).reshape(6, 2), np.array([[0], [1]] * 3))
+
+
+@pytest.mark.parametrize(
+    "continuous", ["auto", "gaussian", "kde", "mdl", "equal-frequency", "equal-width"]
+)
+def test_integer_weights_equal_repeated_rows_for_every_continuous_family(continuous):
+    # scikit-learn's meaning of sample_weight: weight k is the row repeated k times, weight 0
+    # the row left out (so a zero-weight value must not move a cut point or a choice)
+    rng = np.random.default_rng(42)
+    X = rng.random((30, 6))
+    y = rng.integers(0, 3, 30)
+    weight = rng.integers(0, 5, 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        weighted = nbayes.NaiveBayes(continuous=continuous).fit(X, y, sample_weight=weight)
+        repeated = nbayes.NaiveBayes(continuous=continuous).fit(
+            X.repeat(weight, axis=0), y.repeat(weight)
+        )
+    assert weighted.families_ == repeated.families_
+    np.testing.assert_allclose(
+        weighted.predict_proba(X), repeated.predict_proba(X), rtol=1e-9, atol=1e-12
+    )

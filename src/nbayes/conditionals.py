@@ -24,9 +24,13 @@ family, and are exactly the quantities prediction uses:
     ``x`` (a grid of ``grid`` points spanning the training values and three bandwidths either
     side), ``density`` (the class-conditional kernel density p(x | c) at x) and ``bandwidth``.
 ``text``
-    ``token`` (the word, or the first word seen for a hashed column), ``count`` (N(t, c)) and
-    ``probability`` (P(t | c) = (λ + N(t, c)) / (λ|V| + Σ_t' N(t', c))), for the tokens seen in
-    fitting.
+    ``token`` (the word or word pair, or the first one seen for a hashed column), ``count``
+    (n_{c,t}: the sum of class c's binary, unit-length feature values) and ``weight``, the
+    complement weight w_{c,t} = −log θ̃_{c,t} that prediction adds per unit of feature (the larger,
+    the more t speaks for c; see :mod:`nbayes.families.text`), for the tokens seen in fitting.
+``text-multinomial``
+    ``token``, ``count`` (N(t, c), raw token counts) and ``probability``
+    (P(t | c) = (λ + N(t, c)) / (λ|V| + Σ_t' N(t', c))), for the tokens seen in fitting.
 
 The numbers are read from the model's statistics through the same code that prediction uses, so a
 table can never disagree with the model's decisions.
@@ -45,7 +49,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "poisson": ("count", "total", "rate"),
     "intervals": ("interval", "lower", "upper", "count", "probability"),
     "kde": ("x", "density", "bandwidth"),
-    "text": ("token", "count", "probability"),
+    "text": ("token", "count", "weight"),
+    "text-multinomial": ("token", "count", "probability"),
 }
 
 INTERVAL_FAMILIES = ("equal-width", "equal-frequency", "mdl")
@@ -81,7 +86,8 @@ def conditional_tables(
     for group in model._stats.groups:
         if wanted.intersection(group.names):
             found.update(group.tables(model.classes_, settings, grid=grid))
-    ordered = {name: found[name] for name in names if name in wanted}
+    # a left-out column (family "ignore") has no table
+    ordered = {name: found[name] for name in names if name in wanted and name in found}
     if to == "pandas":
         return {name: frame.to_pandas() for name, frame in ordered.items()}
     return ordered

@@ -160,16 +160,21 @@ def feature_html(name: str, family: str, frame: Any, classes: list[Any]) -> str:
         per_class = [frame.filter(frame.get_column("class") == c) for c in classes]
         rows = [["bandwidth", *(part.get_column("bandwidth")[0] for part in per_class)]]
         what = "kernel density"
-    elif family == "text":
+    elif family in ("text", "text-multinomial"):
+        value = "probability" if "probability" in frame.columns else "weight"
         best = (
-            frame.sort("probability", descending=True)
+            frame.sort(value, descending=True)
             .get_column("token")
             .unique(maintain_order=True)
             .head(10)
             .to_list()
         )
-        rows = [row for row in _pivot(frame, "token", "probability", classes) if row[0] in best]
-        what = "P(word | c), the 10 most probable words"
+        rows = [row for row in _pivot(frame, "token", value, classes) if row[0] in best]
+        what = (
+            "P(word | c), the 10 most probable words"
+            if value == "probability"
+            else "complement weight w(word, c), the 10 largest"
+        )
     else:
         labels = [
             _interval_label(lo, hi)
@@ -188,7 +193,7 @@ def model_html(model: Any) -> str:
     conditionals in a collapsible section."""
     classes = list(model.classes_)
     prior = np.exp(model._class_log_prior())
-    families = [s.family for s in model.schema_]
+    families = list(model.families_.values())
     counts = {f: families.count(f) for f in dict.fromkeys(families)}
     head = (
         f"<p><b>NaiveBayes</b>: {round(float(model.class_count_.sum())):,} training rows "
@@ -199,8 +204,9 @@ def model_html(model: Any) -> str:
     parts = [STYLE, '<div class="nbayes">', head]
     parts.append(table(["", *(str(c) for c in classes)], [["P(c)", *prior]]))
     tables = model.tables(grid=2)
-    for spec in model.schema_:
-        parts.append(feature_html(spec.name, spec.family, tables[spec.name], classes))
+    chosen = model.families_
+    for name, frame in tables.items():
+        parts.append(feature_html(name, chosen[name], frame, classes))
     parts.append("</div>")
     return "".join(parts)
 

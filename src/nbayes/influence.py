@@ -72,7 +72,7 @@ def influence(model: Any, X: Any, *, max_rows: int | None = 2000, seed: int = 0)
     delta = np.nan_to_num(delta, nan=0.0)
     magnitude = np.abs(delta)
     largest = np.bincount(np.argmax(magnitude, axis=0), minlength=len(names)) / max(len(rows), 1)
-    families = {s.name: s.family for s in model.schema_}
+    families = model.families_
     result = pl.DataFrame(
         {
             "feature": names,

@@ -67,26 +67,6 @@ def _figure(figure: Any, name: str, caption: str) -> str:
     )
 
 
-def family_reason(model: Any, name: str, family: str, dtype: Any) -> str:
-    """Why a column of a table model has its family, in words (the rules of nbayes.schema)."""
-    import polars as pl
-
-    if name in (model.families or {}):
-        return "named in families="
-    if family == "categorical":
-        if dtype == pl.String:
-            return "text values are counted"
-        if dtype == pl.Boolean:
-            return "true/false values are counted"
-        return f"whole numbers with at most {model.max_int_categories} distinct values are counted"
-    if dtype.is_integer():
-        return (
-            f"whole numbers with more than {model.max_int_categories} distinct values get the "
-            f"continuous family ({model.continuous!r})"
-        )
-    return f"decimal numbers get the continuous family ({model.continuous!r})"
-
-
 def _column_summary(column: Any) -> str:
     """A column's values in a few words: the range and mean of numbers, else the number of
     distinct values and the most common one."""
@@ -279,8 +259,10 @@ def report(
     if is_table:
         frame = model._frame(X) if X is not None else None
         rows = []
+        families = model.families_
+        reasons = model.family_reasons_
         for spec in model.schema_:
-            row = [spec.name, spec.family, family_reason(model, spec.name, spec.family, spec.dtype)]
+            row = [spec.name, families[spec.name], reasons[spec.name]]
             if frame is not None and spec.name in frame.columns:
                 column = frame.get_column(spec.name)
                 row += [f"{column.null_count():,}", _column_summary(column)]
@@ -336,8 +318,9 @@ def report(
         parts.append(_figure(features.figure, "features", "P(x_j | c), one panel per feature"))
         tables = model.tables(grid=2)
         classes_list = list(model.classes_)
-        for spec in model.schema_:
-            parts.append(feature_html(spec.name, spec.family, tables[spec.name], classes_list))
+        families = model.families_
+        for name, frame in tables.items():
+            parts.append(feature_html(name, families[name], frame, classes_list))
 
         if labels is not None and explain_rows:
             parts.append("<h2 id='explained'>Explained rows</h2>")
@@ -362,4 +345,4 @@ def report(
     return page
 
 
-__all__ = ["family_reason", "report", "svg"]
+__all__ = ["report", "svg"]

@@ -16,9 +16,10 @@ each row out charges a flexible representation for the parameters it spends.
 Everything is computed from the mergeable statistics (the value sketch and Gaussian moments of
 :mod:`nbayes.families.auto`), never from the rows: all rows with the same value and class have the
 same leave-one-out prediction, so a sketch key b and class c stand for W_{b,c} rows. Removing
-"one row" removes weight δ = the column's mean row weight (Σ w / number of rows; 1 for unweighted
-rows, so the criterion is exact for them, and for frequency weights) from that key and class, and
-never more than W_{b,c}. While the sketch holds every distinct value this is the exact
+"one row" removes weight δ = min(1, the column's mean row weight Σ w / number of rows) from that
+key and class, and never more than W_{b,c}: one unit of weight, as weights count repeated rows
+(so the criterion is exact for unweighted rows, and weights and repeated rows choose alike), or
+one average row where the weights are fractions. While the sketch holds every distinct value this is the exact
 leave-one-out; once it pools values on a grid, each key stands for its bin mean.
 
 The representation a column would have without this choice (the Gaussian, or counting for a

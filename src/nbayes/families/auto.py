@@ -177,9 +177,13 @@ def few_integers(sketch: FeatureSketch, max_int_categories: int, rows: float) ->
 
 
 def _row_weight(group: AutoColumns, j: int) -> float:
-    """δ, column j's mean row weight: observed weight / observed rows (1 without weights)."""
+    """δ = min(1, column j's mean row weight): one unit of weight, as a weight counts repeated
+    rows (scikit-learn's meaning, so that weights and repeated rows choose alike), or one row
+    where weights are fractions (so that weights of 0.01 do not remove a hundred rows)."""
     rows = group.stats.moments.pooled_count[j]
-    return float(group.stats.sketches.features[j].weight.sum() / rows) if rows > 0 else 1.0
+    if rows <= 0:
+        return 1.0
+    return min(1.0, float(group.stats.sketches.features[j].weight.sum() / rows))
 
 
 class AutoColumns(ColumnGroup):
@@ -368,6 +372,15 @@ class AutoColumns(ColumnGroup):
                 absent = np.isnan(block[:, j])
                 out[absent] += log_missing
                 out[~absent] += log_observed
+        return out
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """Each column's table in the layout of the family chosen for it (``families_``)."""
+        out: dict[str, pl.DataFrame] = {}
+        for group, _ in self.views(settings):
+            out.update(group.tables(classes, settings, grid=grid))
         return out
 
     def missing_tables(self, j: int, settings: Settings) -> tuple[np.ndarray, np.ndarray]:

@@ -313,7 +313,9 @@ class GaussianMoments:
             out[broken] = self._direct(X[broken], var_smoothing, ddof, rule)
         return out
 
-    def _direct(self, X: np.ndarray, var_smoothing: float, ddof: int, rule: str) -> np.ndarray:
+    def _direct(
+        self, X: np.ndarray, var_smoothing: float, ddof: int = 0, rule: str = "max"
+    ) -> np.ndarray:
         """Σ_j log N(x_j; μ, σ²) of a few rows without expanding the square: each term is
         −½ log(2πσ²) − ½ ((x − μ)/σ)², which may be −inf but never NaN."""
         theta, var = self.theta_var(var_smoothing, ddof=ddof, rule=rule)
@@ -360,7 +362,9 @@ class GaussianColumns(ColumnGroup):
         self, classes: np.ndarray, settings: Settings, *, grid: int = 200
     ) -> dict[str, pl.DataFrame]:
         """count N_c (weight of observed values), mean μ_c, sd √(σ²_c + ε)."""
-        theta, var = self.stats.theta_var(settings.var_smoothing)
+        theta, var = self.stats.theta_var(
+            settings.var_smoothing, ddof=settings.ddof, rule="per-column"
+        )
         return {
             name: tidy_frame(
                 name,

@@ -67,11 +67,20 @@ class IgnoredColumns(ColumnGroup):
     def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
         self.n_classes = n_classes
 
+    def check(self, n_classes: int) -> None:
+        self.n_classes = n_classes  # a loaded model's groups learn K here
+
     def log_likelihood(self, block: Any, settings: Settings) -> np.ndarray:
         return np.zeros((block.shape[0], self.n_classes))
 
     def explain_row(self, block: Any, settings: Settings) -> list[tuple[str, str, np.ndarray]]:
         return [(name, "left out", np.full(self.n_classes, np.nan)) for name in self.names]
+
+    def tables(
+        self, classes: np.ndarray, settings: Settings, *, grid: int = 200
+    ) -> dict[str, pl.DataFrame]:
+        """None: a left-out column has no conditional distribution."""
+        return {}
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
         return "\n\n".join(f"{name}  (left out: contributes nothing)" for name in self.names)

@@ -83,7 +83,12 @@ class FeatureSketch:
         self._coarsen()
 
     def add(self, values: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        """Add observed (non-NaN) values with their class indices and weights."""
+        """Add observed (non-NaN) values with their class indices and weights. A value of
+        weight zero is not added (not even to the range): it must not move a cut point, as a
+        row left out would not."""
+        if np.any(weight == 0):
+            keep = weight != 0
+            values, cls, weight = values[keep], cls[keep], weight[keep]
         if values.size == 0:
             return
         with np.errstate(over="ignore", invalid="ignore"):

@@ -202,19 +202,23 @@ class TextColumns(ColumnGroup):
     def tables(
         self, classes: np.ndarray, settings: Settings, *, grid: int = 200
     ) -> dict[str, pl.DataFrame]:
-        """token (seen in fitting), count N(t, c), probability P(t | c)."""
-        table = multinomial.log_prob(self.stats, self._alpha(settings))  # (K, V)
-        seen = np.flatnonzero(self.stats.counts.sum(axis=0) > 0)
+        """token (seen in fitting), count N(t, c), and the term prediction uses: the
+        complement weight w_{c,t} (``"text"``) or the probability P(t | c)
+        (``"text-multinomial"``)."""
         name = self.names[0]
+        if self.weighted:
+            seen, sums = self.seen()
+            values = {"weight": complement.weights(sums, self._alpha(settings), False)}
+        else:
+            seen = np.flatnonzero(self.stats.counts.sum(axis=0) > 0)
+            table = multinomial.log_prob(self.stats, self._alpha(settings))  # (K, V)
+            values = {"probability": np.exp(table[:, seen])}
         frame = tidy_frame(
             name,
             classes,
             len(seen),
             shared={"token": self.vectorizer.column_names(seen)},
-            per_class={
-                "count": self.stats.counts[:, seen],
-                "probability": np.exp(table[:, seen]),
-            },
+            per_class={"count": self.stats.counts[:, seen], **values},
         )
         return {name: frame}
 

@@ -10,7 +10,8 @@
   interval, drawn between its cut points (the two open-ended intervals are drawn one mean
   interval width wide);
 * Poisson columns: P(x = k | c) at k = 0, 1, …;
-* text columns: P(word | c) of the words most frequent in any class.
+* text columns: P(word | c) of the words most probable in any class (the complement weight
+  w(word, c) for the ``"text"`` family, whose model is complement naive Bayes).
 
 Every curve is evaluated by the model's own likelihood code, so the panels show exactly the
 densities that decide its predictions.
@@ -176,9 +177,10 @@ def _intervals(ax: Any, name: str, table: pl.DataFrame, classes: np.ndarray) -> 
 def _text(
     ax: Any, name: str, table: pl.DataFrame, classes: np.ndarray, words: int = 10
 ) -> pl.DataFrame:
+    value = "probability" if "probability" in table.columns else "weight"
     best = (
         table.group_by("token")
-        .agg(pl.col("probability").max().alias("top"))
+        .agg(pl.col(value).max().alias("top"))
         .sort(["top", "token"], descending=[True, False])
         .head(words)
         .get_column("token")
@@ -191,7 +193,7 @@ def _text(
         p = dict(
             zip(
                 part.get_column("token").to_list(),
-                part.get_column("probability").to_list(),
+                part.get_column(value).to_list(),
                 strict=True,
             )
         )
@@ -204,8 +206,9 @@ def _text(
         )
     ax.set_yticks(range(len(best)), best, fontsize="small")
     ax.invert_yaxis()
-    ax.set_xlabel(f"P(word | c) in {name}")
-    return shown.select("feature", "class", "token", "probability")
+    label = "P(word | c)" if value == "probability" else "complement weight w(word, c)"
+    ax.set_xlabel(f"{label} in {name}")
+    return shown.select("feature", "class", "token", value)
 
 
 @dataclass
@@ -234,7 +237,7 @@ class FeaturesDisplay:
         """Draw one panel per feature of a fitted :class:`~nbayes.NaiveBayes` (or of the
         features named in ``columns``)."""
         tables = model.tables(columns, grid=grid)
-        families = {s.name: s.family for s in model.schema_ if s.name in tables}
+        families = {n: f for n, f in model.families_.items() if n in tables}
         classes = np.asarray(model.classes_)
         n = len(tables)
         if n == 0:
