@@ -127,13 +127,15 @@ def test_spambase_and_a_paired_comparison(workdir: Path, capsys):
     (cv,) = readme_commands()["spambase"]
     out, _ = run(cv, capsys)
     frame = uci(workdir / "spambase/spambase.data")
-    gaussian, mdl = cv_accuracy(frame, "58"), cv_accuracy(frame, "58", continuous="mdl")
-    assert mean_accuracy(out) == pytest.approx(gaussian, abs=5e-5)
-    match = re.search(r"continuous=mdl: (\d\.\d+) vs (\d\.\d+), .*: (\w+)", out)
-    assert float(match.group(1)) == pytest.approx(mdl, abs=5e-5)
-    assert match.group(3) == "better" and mdl > gaussian + 0.05
+    chosen = cv_accuracy(frame, "58")
+    gaussian = cv_accuracy(frame, "58", continuous="gaussian")
+    assert mean_accuracy(out) == pytest.approx(chosen, abs=5e-5)
+    match = re.search(r"continuous=gaussian: (\d\.\d+) vs (\d\.\d+), .*: (\w+)", out)
+    assert float(match.group(1)) == pytest.approx(gaussian, abs=5e-5)
+    assert float(match.group(2)) == pytest.approx(chosen, abs=5e-5)
+    assert match.group(3) == "worse" and chosen > gaussian + 0.05
     assert readme_figure(r"spambase (\d\.\d{4})") == f"{mean_accuracy(out):.4f}"
-    assert readme_figure(r"against (\d\.\d{4}) with MDL") == match.group(1)
+    assert readme_figure(r"against (\d\.\d{4}) with a Gaussian") == match.group(1)
 
 
 def test_sms_spam_collection(workdir: Path, capsys):
