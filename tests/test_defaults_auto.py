@@ -324,3 +324,36 @@ def test_warnings_from_choices_are_not_raised():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nbayes.NaiveBayes().fit(frame, y).summary()
+
+
+def test_explanations_of_missing_values_counted_as_a_category_add_up_to_the_prediction():
+    # each column's term alone: the other columns' missing terms must not leak into it, and a
+    # missing value counted as a category has its own term, P(missing | c)
+    rng = np.random.default_rng(3)
+    n = 200
+    y = rng.choice(["a", "b"], n)
+    colour = rng.choice(["red", "green"], n).astype(object)
+    colour[(y == "a") & (rng.random(n) < 0.4)] = None
+    size = rng.normal(0, 1, n) + (y == "a")
+    size[(y == "b") & (rng.random(n) < 0.3)] = np.nan
+    frame = pl.DataFrame({"colour": colour.tolist(), "size": size}, strict=False)
+    model = nbayes.NaiveBayes(missing="category", alpha=1.0).fit(frame, y)
+    assert model.missing_ == {"colour": "category", "size": "category"}
+    rows = frame.with_row_index().filter(
+        pl.col("colour").is_null() | pl.col("size").is_nan()
+    )
+    for i in rows.get_column("index").to_list()[:6]:
+        row = frame.slice(i, 1)
+        explanation = model.explain(row)
+        np.testing.assert_allclose(
+            explanation.posterior, model.predict_proba(row)[0], rtol=1e-10, atol=1e-14
+        )
+        assert not np.isnan(explanation.log_likelihood).any()
+    # P(colour = missing | c) = (N_c,missing + λ) / (N_c + (S + 1) λ): S = 2 colours seen
+    row = frame.filter(pl.col("colour").is_null()).slice(0, 1)
+    explanation = model.explain(row)
+    j = list(explanation.features).index("colour")
+    for k, c in enumerate(explanation.classes):
+        missing = np.sum((y == c) & (frame.get_column("colour").is_null().to_numpy()))
+        expected = (missing + 1.0) / (np.sum(y == c) + 3.0)
+        assert np.exp(explanation.log_likelihood[j, k]) == pytest.approx(expected, rel=1e-12)

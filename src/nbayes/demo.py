@@ -46,14 +46,18 @@ def _mushroom() -> str:
     row = int(np.flatnonzero(frame.get_column("stalk-root").is_null().to_numpy())[0])
     truth = {"e": "edible", "p": "poisonous"}[table.y[row]]
     missing = sum(v is None for v in table.X.ravel())
+    as_value = model.missing_["stalk-root"] == "category"
+    treated = "a value of their own, chosen from the data" if as_value else "skipped"
     return "\n".join(
         [
             f"2. UCI Mushroom: {frame.height:,} rows, {len(table.feature_names)} categorical "
-            f"attributes, {missing:,} missing values (skipped), Laplace smoothing (λ = 1)",
+            f"attributes, {missing:,} missing values ({treated}), Laplace smoothing (λ = 1)",
             "   10-fold stratified cross-validation:",
             _indent(report.format(), "   "),
             "",
-            f"   row {row} ({truth}; its stalk-root is missing, so it is left out), explained:",
+            f"   row {row} ({truth}; its stalk-root is missing, "
+            + ("which counts as a value of its own" if as_value else "so it is left out")
+            + "), explained:",
             _indent(str(model.explain(frame.drop("class").slice(row, 1))), "   "),
         ]
     )

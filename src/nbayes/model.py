@@ -697,6 +697,24 @@ class NaiveBayes(NaiveBayesClassifier):
         return {s.name: chosen.get(s.name, s.family) for s in self.schema_}
 
     @property
+    def missing_(self) -> dict[str, str]:
+        """How each column's missing values are treated, by name: ``"skip"`` (left out of the
+        product, as if the column were absent from that row) or ``"category"`` (a value of its
+        own, counted per class), as set by ``missing=`` or chosen from the data."""
+        self._check_fitted()
+        settings = self._settings()
+        out = {s.name: "skip" for s in self.schema_}
+        for group in self._stats.groups:
+            if isinstance(group, AutoColumns):
+                choices = [c.missing for c in group.choices(settings)]
+            elif isinstance(group, CategoricalColumns):
+                choices = [mode for mode, _ in group.missing_choices(settings)]
+            else:
+                continue
+            out.update(zip(group.names, choices, strict=True))
+        return out
+
+    @property
     def family_reasons_(self) -> dict[str, str]:
         """Why each column has its family (and, for categorical and chosen columns, how its
         missing values are treated), in words, by name."""

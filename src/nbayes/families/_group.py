@@ -147,6 +147,12 @@ class ColumnGroup:
         """An encoded value of column j as a person would write it."""
         return "missing" if value != value else format_value(value)
 
+    def missing_terms(self, settings: Settings) -> np.ndarray | None:
+        """log P(missing | c) of each column whose missing values are a value of their own, shape
+        (d, K), NaN for the columns that skip them; None when every column skips them (the
+        default: a missing value contributes nothing)."""
+        return None
+
     def explain_row(
         self, block: Any, settings: Settings
     ) -> list[tuple[str, str, np.ndarray]]:
@@ -187,25 +193,27 @@ def feature_log_likelihoods(
     """log P(x_j | c) of one row for each column j of a group, shape (d, K); NaN where missing.
 
     Each column is scored alone (the others set missing), which reuses the group's own
-    log-likelihood and so cannot disagree with it.
+    log-likelihood and so cannot disagree with it. Where missing values are a value of their own
+    (``missing_terms``), the other columns' missing terms are taken out of that score, and a
+    missing x_j gets its own term log P(missing | c).
     """
     d = block.shape[1]
-    rows = []
+    # the row with every value missing: 0 · K, or the sum of the columns' missing terms
+    empty = group.log_likelihood(np.full((1, d), np.nan), settings)[0]
+    missing = group.missing_terms(settings)
+    if missing is None:
+        missing = np.full((d, empty.shape[0]), np.nan)
+    out = np.full((d, empty.shape[0]), np.nan)
     for j in range(d):
         if block[0, j] != block[0, j]:
-            rows.append(None)
+            out[j] = missing[j]  # NaN: skipped
             continue
         alone = np.full((1, d), np.nan)
         alone[0, j] = block[0, j]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnseenCategoryWarning)
-            rows.append(group.log_likelihood(alone, settings)[0])
-    # K columns even when every value is missing (the log-likelihood of an empty row is 0 · K)
-    width = group.log_likelihood(np.full((1, d), np.nan), settings).shape[1]
-    out = np.full((d, width), np.nan)
-    for j, r in enumerate(rows):
-        if r is not None:
-            out[j] = r
+            score = group.log_likelihood(alone, settings)[0]
+        out[j] = score - empty + np.nan_to_num(missing[j], nan=0.0)
     return out
 
 

@@ -19,8 +19,8 @@ same leave-one-out prediction, so a sketch key b and class c stand for W_{b,c} r
 "one row" removes weight δ = min(1, the column's mean row weight Σ w / number of rows) from that
 key and class, and never more than W_{b,c}: one unit of weight, as weights count repeated rows
 (so the criterion is exact for unweighted rows, and weights and repeated rows choose alike), or
-one average row where the weights are fractions. While the sketch holds every distinct value this is the exact
-leave-one-out; once it pools values on a grid, each key stands for its bin mean.
+one average row where the weights are fractions. While the sketch holds every distinct value this
+is the exact leave-one-out; once it pools values on a grid, each key stands for its bin mean.
 
 The representation a column would have without this choice (the Gaussian, or counting for a
 column of few integers; missing values skipped) stays unless a candidate beats it by more than

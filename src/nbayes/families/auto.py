@@ -383,6 +383,16 @@ class AutoColumns(ColumnGroup):
             out.update(group.tables(classes, settings, grid=grid))
         return out
 
+    def missing_terms(self, settings: Settings) -> np.ndarray | None:
+        choices = self.choices(settings)
+        columns = [j for j, c in enumerate(choices) if c.missing == "category"]
+        if not columns:
+            return None
+        out = np.full((len(self.names), self.stats.missing.shape[0]), np.nan)
+        for j in columns:
+            out[j] = self.missing_tables(j, settings)[0]
+        return out
+
     def missing_tables(self, j: int, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
         """(log P(missing | c), log P(observed | c)) of column j, missing as an outcome."""
         alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])

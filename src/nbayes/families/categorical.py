@@ -312,7 +312,8 @@ class CategoricalColumns(ColumnGroup):
             return ("skip", float("nan"))
         table = self.stats.category_count(j).T  # (S, K)
         totals = table.sum(axis=0) + missing
-        row_weight = float(totals.sum() / self.rows[0]) if self.rows[0] > 0 else 1.0
+        # one row removes min(1, mean row weight), as in nbayes.families.auto
+        row_weight = min(1.0, float(totals.sum() / self.rows[0])) if self.rows[0] > 0 else 1.0
         # every row's score, the rows missing this column as the last "value"
         extended = np.vstack([table, missing])
         delta = _selection.removed_weight(extended, row_weight)
@@ -361,6 +362,19 @@ class CategoricalColumns(ColumnGroup):
             for j in columns:  # a missing value is the extra value S_j
                 block[np.isnan(block[:, j]), j] = self.stats.n_categories[j]
         return counts.log_likelihood(block, settings.alpha_for(self.names), mode)[0]
+
+    def missing_terms(self, settings: Settings) -> np.ndarray | None:
+        counts, columns = self._with_missing(settings)
+        if not columns:
+            return None
+        mode = "smooth" if settings.unknown == "smooth" else "ignore"
+        alpha = settings.alpha_for(self.names)
+        out = np.full((len(self.names), counts.counts.shape[0]), np.nan)
+        for j in columns:  # the extra value S_j alone: log P(missing | c)
+            row = np.full((1, len(self.names)), np.nan)
+            row[0, j] = self.stats.n_categories[j]
+            out[j] = counts.log_likelihood(row, alpha, mode)[0][0]
+        return out
 
     def display(self, j: int, value: float) -> str:
         return self.encoder.display(j, value)
