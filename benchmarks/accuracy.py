@@ -249,7 +249,7 @@ def _text_models() -> dict[str, tuple[Callable[[], object], float | None, float 
 
     import nbayes
 
-    seed003 = {"model": "multinomial", "alpha": 1.0, "tf": False, "norm": False,
+    counts_multinomial = {"model": "multinomial", "alpha": 1.0, "tf": False, "norm": False,
                "ngram_range": (1, 1), "min_token_length": 2}  # fmt: skip
     rennie = {"model": "complement", "weight_norm": True, "tf": True, "norm": True,
               "idf": True, "alpha": 1.0}  # fmt: skip
@@ -280,8 +280,8 @@ def _text_models() -> dict[str, tuple[Callable[[], object], float | None, float 
             None,
             None,
         ),
-        "nbayes, seed 003 multinomial on counts (vocabulary, α=1)": (
-            lambda: nbayes.TextClassifier(mode="vocabulary", **seed003),
+        "nbayes, multinomial on counts (Manning, Raghavan & Schütze; vocabulary, α=1)": (
+            lambda: nbayes.TextClassifier(mode="vocabulary", **counts_multinomial),
             None,
             None,
         ),

@@ -150,7 +150,7 @@ def test_explain_row(tmp_path: Path, csv_file: Path, capsys):
     code, out, _ = run(["explain", model_path, csv_file, "--row", "17"], capsys)
     assert code == 0
     assert "row 17, line 19" in out and "P(c | x)" in out
-    assert "colour is missing" in out  # row 17 holds '?': skipped, as the seeds' missing values
+    assert "colour is missing" in out  # row 17 holds '?': skipped, as in the textbook examples
     code, _, err = run(["explain", model_path, csv_file, "--row", "5000"], capsys)
     assert code == 1 and "there is no row 5,000" in err
 
@@ -243,7 +243,7 @@ def test_console_script_usage_errors_exit_2_and_help_everywhere():
         assert result.returncode == 0 and "usage: nbayes" in result.stdout
 
 
-def test_demo_prints_the_seed_figures(capsys):
+def test_demo_prints_the_buys_computer_figures(capsys):
     code, out, _ = run(["demo"], capsys)
     assert code == 0
     for figure in (

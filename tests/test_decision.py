@@ -1,4 +1,5 @@
-"""Seed 002, Bayes decision theory: loss matrices, conditional risk, MAP, and class priors.
+"""Bayes decision theory (Duda, Hart & Stork): loss matrices, conditional risk, MAP, and class
+priors.
 
 With a loss λ (``loss[i][j]`` = cost of deciding class i when the truth is j) the Bayes decision is
 argmin_i R(c_i | x), R(c_i | x) = Σ_j λ_ij P(c_j | x); under 0-1 loss that is the MAP class.

@@ -1,7 +1,8 @@
-"""``NaiveBayes.explain`` (seed 001's worked computation) and ``summary()`` / ``print(model)``.
+"""``NaiveBayes.explain`` (Han & Kamber's buys_computer computation) and ``summary()`` /
+``print(model)``.
 
 The buys_computer figures are checked against exact fractions from the 14 training rows; the
-printed table must show the seed's rounded figures.
+printed table must show the textbook's rounded figures.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from nbayes.datasets import load_buys_computer
 
 QUERY = {"age": "youth", "income": "medium", "student": "yes", "credit_rating": "fair"}
 
-# seed 001, λ = 0: P(x_j | c) for the query, in the table's column order
+# Han & Kamber's buys_computer example, λ = 0: P(x_j | c) for the query, in the table's column order
 YES = [Fraction(2, 9), Fraction(4, 9), Fraction(6, 9), Fraction(6, 9)]
 NO = [Fraction(3, 5), Fraction(2, 5), Fraction(1, 5), Fraction(2, 5)]
 PRIOR_YES, PRIOR_NO = Fraction(9, 14), Fraction(5, 14)

@@ -1,7 +1,9 @@
-"""The seeds' worked examples, each with the figures the seed prints.
+"""Textbook worked examples, each with the figures the worked solution prints: Han & Kamber's
+buys_computer example, the programmer table, Bayes' rule worked examples (tree watering, plaid
+shirt, LOL players), the Gaussian density of age and the Lidstone estimate.
 
-Where a seed prints a rounded figure, the test rounds nbayes' value the same way; where the seed's
-arithmetic can be written as exact fractions, the test compares with those fractions.
+Where a worked solution prints a rounded figure, the test rounds nbayes' value the same way; where
+its arithmetic can be written as exact fractions, the test compares with those fractions.
 """
 
 from __future__ import annotations
@@ -27,21 +29,21 @@ def fitted_buys_computer(alpha: float = 0.0) -> tuple[nbayes.CategoricalNB, np.n
     return model, x, levels
 
 
-def test_buys_computer_priors_and_conditionals_seed_001():
+def test_buys_computer_priors_and_conditionals():
     model, x, _ = fitted_buys_computer()
     assert list(model.classes_) == ["no", "yes"]
     # P(buys_computer = yes) = 9/14 = 0.643, P(no) = 5/14 = 0.357
     prior = np.exp(model.class_log_prior_)
     assert round(prior[1], 3) == 0.643 and round(prior[0], 3) == 0.357
     conditionals = np.array([np.exp(model.feature_log_prob_[j][:, x[0, j]]) for j in range(4)])
-    # seed: 2/9=0.222, 4/9=0.444, 6/9=0.667, 6/9=0.667 for yes; 3/5, 2/5, 1/5, 2/5 for no
+    # Han & Kamber: 2/9=0.222, 4/9=0.444, 6/9=0.667, 6/9=0.667 for yes; 3/5, 2/5, 1/5, 2/5 for no
     np.testing.assert_allclose(conditionals[:, 1], [2 / 9, 4 / 9, 6 / 9, 6 / 9], rtol=1e-14)
     np.testing.assert_allclose(conditionals[:, 0], [3 / 5, 2 / 5, 1 / 5, 2 / 5], rtol=1e-14)
     assert [round(v, 3) for v in conditionals[:, 1]] == [0.222, 0.444, 0.667, 0.667]
     assert [round(v, 3) for v in conditionals[:, 0]] == [0.600, 0.400, 0.200, 0.400]
 
 
-def test_buys_computer_decision_seed_001():
+def test_buys_computer_decision():
     model, x, _ = fitted_buys_computer()
     joint = np.exp(model.predict_joint_log_proba(x)[0])  # P(X|c) P(c), classes [no, yes]
     likelihood = joint / np.exp(model.class_log_prior_)  # P(X|c)
@@ -55,7 +57,7 @@ def test_buys_computer_decision_seed_001():
     assert model.predict(x)[0] == "yes"
 
 
-def test_laplace_calibration_seed_001():
+def test_buys_computer_laplace_calibration():
     # class yes: 1000 tuples, income low 0, medium 990, high 10 (codes 0, 1, 2)
     income = np.array([1] * 990 + [2] * 10)[:, None]
     y = np.array(["yes"] * 1000)
@@ -74,7 +76,7 @@ def programmer_model(alpha: float, **params) -> tuple[nbayes.CategoricalNB, np.n
     return nbayes.CategoricalNB(alpha=alpha, **params).fit(X, y), X
 
 
-def test_programmer_table_counts_seed_004():
+def test_programmer_table_counts():
     model, _ = programmer_model(0.0)
     np.testing.assert_allclose(np.exp(model.class_log_prior_), [1 / 3, 2 / 3])
     p = [np.exp(f) for f in model.feature_log_prob_]  # p[j][class, value]
@@ -83,7 +85,7 @@ def test_programmer_table_counts_seed_004():
     np.testing.assert_allclose(p[2], [[3 / 5, 2 / 5], [1 / 5, 4 / 5]])
 
 
-def test_programmer_posterior_seed_004():
+def test_programmer_posterior():
     model, _ = programmer_model(0.0)
     posterior = model.predict_proba(np.array([[1, 0, 1]]))[0]
     assert round(posterior[0], 3) == 0.625  # not a programmer
@@ -94,7 +96,7 @@ def test_programmer_posterior_seed_004():
     assert model.predict(np.array([[1, 0, 1]]))[0] == 0
 
 
-def test_programmer_zero_probability_and_laplace_repair_seed_004():
+def test_programmer_zero_probability_and_laplace_repair():
     x = np.array([[1, 1, 0]])
     mle, _ = programmer_model(0.0)
     # no non-programmer is bald: P(x2=1 | y=0) = 0 wipes out the other two attributes
@@ -109,21 +111,21 @@ def test_programmer_zero_probability_and_laplace_repair_seed_004():
     np.testing.assert_allclose(posterior[0], float(joint0 / (joint0 + joint1)), rtol=1e-13)
 
 
-def test_bayes_rule_examples_seeds_003_004():
-    # seed 004, tree watering: P(B2) = 0.215, P(A2 | B2) = 0.372
+def test_bayes_rule_worked_examples():
+    # tree watering: P(B2) = 0.215, P(A2 | B2) = 0.372
     assert round(nbayes.total_probability([0.9, 0.1], [0.15, 0.8]), 3) == 0.215
     assert round(nbayes.bayes_rule([0.9, 0.1], [0.15, 0.8])[1], 3) == 0.372
-    # seed 004, plaid shirt: 0.42/0.46 ≈ 0.91 programmer, 0.04/0.46 ≈ 0.09 not
+    # plaid shirt: 0.42/0.46 ≈ 0.91 programmer, 0.04/0.46 ≈ 0.09 not
     posterior = nbayes.bayes_rule([0.6, 0.4], [0.7, 0.1])
     assert [round(v, 2) for v in posterior] == [0.91, 0.09]
     np.testing.assert_allclose(posterior, [0.42 / 0.46, 0.04 / 0.46])
-    # seed 003, LOL players: P(plays | male) = 0.8·0.6 / (0.8·0.6 + 0.2·0.4)
+    # LOL players: P(plays | male) = 0.8·0.6 / (0.8·0.6 + 0.2·0.4)
     lol = nbayes.bayes_rule([0.6, 0.4], [0.8, 0.2])
     np.testing.assert_allclose(lol[0], 0.48 / 0.56)
     assert round(lol[0], 3) == 0.857
 
 
-def test_plaid_shirt_through_a_fitted_model_seed_004():
+def test_plaid_shirt_through_a_fitted_model():
     # 10 programmers of whom 7 wear plaid, 10 others of whom 1 does; office prior 0.6 / 0.4
     plaid = np.array([1] * 7 + [0] * 3 + [1] * 1 + [0] * 9)[:, None]
     y = np.array(["programmer"] * 10 + ["other"] * 10)
@@ -132,8 +134,8 @@ def test_plaid_shirt_through_a_fitted_model_seed_004():
     np.testing.assert_allclose(model.predict_proba([[1]])[0], [0.04 / 0.46, 0.42 / 0.46])
 
 
-def test_gaussian_age_density_seed_001():
-    # seed 001 (after Han & Kamber): buyers' age is 38 ± 12, so μ = 38, σ = 12 for class yes,
+def test_gaussian_age_density():
+    # after Han & Kamber: buyers' age is 38 ± 12, so μ = 38, σ = 12 for class yes,
     # and P(age = 35 | yes) = g(35, 38, 12) = 0.032. Two buyers aged 26 and 50 have exactly
     # this mean and (maximum-likelihood) standard deviation.
     age = np.array([[26.0], [50.0], [20.0], [22.0]])
@@ -147,7 +149,7 @@ def test_gaussian_age_density_seed_001():
     assert round(density[1], 3) == 0.032
 
 
-def test_mnist_parameter_count_seed_000():
+def test_mnist_parameter_count():
     # K · Σ_j S_j conditional parameters (10 · 784 · 256), not K · ∏_j S_j
     rng = np.random.default_rng(0)
     X = rng.integers(0, 256, (200, 784), dtype=np.uint8)
@@ -158,7 +160,7 @@ def test_mnist_parameter_count_seed_000():
 
 
 @pytest.mark.parametrize("alpha", [0.5, 2.0])
-def test_lidstone_estimate_seed_003(alpha):
+def test_lidstone_estimate(alpha):
     # P_λ(X=a | Y=c) = (count + λ) / (N_c + S_j λ), and the smoothed prior (N_c + λ)/(N + Kλ)
     model, _ = programmer_model(alpha, class_prior="smoothed")
     p = np.exp(model.feature_log_prob_[1])  # bald
