@@ -123,7 +123,7 @@ class AutoStatistics:
 
     def state(self) -> dict[str, np.ndarray]:
         return {
-            **nest("sketch", self.sketches.state()),
+            **nest("sketch", self.sketches.packed_state()),
             **nest("moments", self.moments.state()),
             "missing": self.missing,
         }
@@ -137,7 +137,7 @@ class AutoStatistics:
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray]) -> AutoStatistics:
         stats = cls.__new__(cls)
-        stats.sketches = ValueSketches.from_state(section("sketch", state))
+        stats.sketches = ValueSketches.from_packed_state(section("sketch", state))
         stats.moments = GaussianMoments.from_state(section("moments", state))
         stats.missing = np.asarray(state["missing"], dtype=np.float64)
         stats._cache = {}

@@ -254,6 +254,62 @@ class ValueSketches:
         sketches._cache = {}
         return sketches
 
+    def packed_state(self) -> dict[str, np.ndarray]:
+        """The sketches as six arrays whatever the number of columns (a model file of 100,000
+        columns holds six arrays, not 500,000): the keys, weights and sums of every column one
+        after another, column j's rows being ``offsets[j]:offsets[j + 1]``, and each column's
+        (grid level, max_bins) and (min, max)."""
+        k = self.features[0].weight.shape[1] if self.features else 0
+        sizes = [s.keys.shape[0] for s in self.features]
+        return {
+            "keys": np.concatenate([s.keys for s in self.features] or [np.zeros(0)]),
+            "weight": np.concatenate([s.weight for s in self.features] or [np.zeros((0, k))]),
+            "total": np.concatenate([s.total for s in self.features] or [np.zeros((0, k))]),
+            "offsets": np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
+            "meta": np.array(
+                [[s.level, s.max_bins] for s in self.features], dtype=np.int64
+            ).reshape(-1, 2),
+            "range": np.array([[s.minimum, s.maximum] for s in self.features]).reshape(-1, 2),
+        }
+
+    @classmethod
+    def from_packed_state(cls, state: dict[str, np.ndarray]) -> ValueSketches:
+        """The inverse of :meth:`packed_state`; the layout is checked here (offsets from 0 to
+        the number of keys, never decreasing, compared rather than subtracted) and each
+        column's sketch by :meth:`check` before anything uses it."""
+        keys, weight, total = state["keys"], state["weight"], state["total"]
+        offsets, meta, bounds = state["offsets"], state["meta"], state["range"]
+        d = offsets.shape[0] - 1 if offsets.ndim == 1 else -1
+        if (
+            d < 0
+            or offsets.dtype != np.int64
+            or keys.ndim != 1
+            or weight.ndim != 2
+            or total.shape != weight.shape
+            or weight.shape[0] != keys.shape[0]
+            or meta.shape != (d, 2)
+            or meta.dtype != np.int64
+            or bounds.shape != (d, 2)
+        ):
+            raise ValueError("packed sketches have inconsistent shapes.")
+        if int(offsets[0]) != 0 or int(offsets[-1]) != keys.shape[0]:
+            raise ValueError("packed sketch offsets must run from 0 to the number of keys.")
+        if np.any(offsets[1:] < offsets[:-1]):
+            raise ValueError("packed sketch offsets must never decrease.")
+        sketches = cls.__new__(cls)
+        sketches.features = []
+        for j in range(d):
+            sketch = FeatureSketch(weight.shape[1], int(meta[j, 1]))
+            sketch.level = int(meta[j, 0])
+            start, stop = int(offsets[j]), int(offsets[j + 1])
+            sketch.keys = np.asarray(keys[start:stop], dtype=np.float64)
+            sketch.weight = np.asarray(weight[start:stop], dtype=np.float64)
+            sketch.total = np.asarray(total[start:stop], dtype=np.float64)
+            sketch.minimum, sketch.maximum = float(bounds[j, 0]), float(bounds[j, 1])
+            sketches.features.append(sketch)
+        sketches._cache = {}
+        return sketches
+
     def cached(self, key: tuple, compute):
         if key not in self._cache:
             self._cache[key] = compute()
