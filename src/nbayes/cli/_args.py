@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
 
 
 class UsageError(Exception):
@@ -21,6 +22,43 @@ def continuous_family_names() -> tuple[str, ...]:
     from .. import families
 
     return families.continuous_names()
+
+
+class LazyNames:
+    """Names got from ``load()`` only when first looked at (then kept).
+
+    Given as an option's ``choices``, argparse looks at them only to check a value (``in``) and
+    to list them in usage, help and an invalid-choice error (iteration), so building the parser
+    — and ``nbayes --help`` — imports no family module, nor NumPy, SciPy, Numba or Polars,
+    while the family registry stays the one list of names. ``str()`` lists them for help texts.
+    Give it to an action after ``add_argument``, which would otherwise list the choices at once
+    (to check the metavar).
+    """
+
+    def __init__(self, load: Callable[[], tuple[str, ...]]) -> None:
+        self._load = load
+        self._names: tuple[str, ...] | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(self._load())
+        return self._names
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __str__(self) -> str:
+        return ", ".join(self.names)
+
+    def __repr__(self) -> str:
+        return f"LazyNames({self._load.__name__})"
 
 
 TEXT_MODELS = ("complement", "multinomial", "bernoulli")
@@ -149,14 +187,15 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     when the only feature is free text."""
     target_option(parser)
     group = parser.add_argument_group("the model")
-    group.add_argument(
+    family = group.add_argument(
         "--family",
         action="append",
         type=column_family,
         default=[],
         metavar="COL=FAMILY",
-        help=f"family for a column (by name or position): {', '.join(family_names())} (repeatable)",
+        help="family for a column (by name or position): %(families)s (repeatable)",
     )
+    family.families = LazyNames(family_names)  # listed only when the help is shown
     group.add_argument(
         "--model",
         choices=TABLE_MODELS,
@@ -170,13 +209,13 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help="parents per attribute of --model kdb (default 1) and the largest of skdb (default 3)",
     )
-    group.add_argument(
+    continuous = group.add_argument(
         "--continuous",
         default=None,
-        choices=continuous_family_names(),
         help="family for numeric columns (default auto: chosen per column from the data; "
         "mdl for semi-naive models)",
     )
+    continuous.choices = LazyNames(continuous_family_names)  # after add_argument: see LazyNames
     group.add_argument(
         "--alpha",
         type=non_negative_float,

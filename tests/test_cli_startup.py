@@ -1,0 +1,119 @@
+"""Starting the command line: the parser is built without importing the family registry (and with
+it NumPy, SciPy, Numba, Polars); the registry's names are read only when argparse checks a
+value or shows them, so they stay the one list of families and bad choices are still refused."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nbayes
+from nbayes import families
+from nbayes.cli import build_parser, main
+
+HEAVY = ("numpy", "numba", "polars", "scipy")
+SOURCE = str(Path(nbayes.__file__).resolve().parents[1])
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": SOURCE}
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def loaded_after(statements: str) -> list[str]:
+    """The heavy libraries imported by a fresh process after running ``statements``."""
+    code = (
+        "import sys\n"
+        "from nbayes.cli import build_parser, main\n"
+        f"{statements}\n"
+        f"print([m for m in {HEAVY!r} if m in sys.modules])\n"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    return eval(result.stdout.strip().splitlines()[-1])
+
+
+def one_line(text: str) -> str:
+    """Help text with its wrapping undone (argparse may wrap after a hyphen)."""
+    return " ".join(re.sub(r"-\n\s+", "-", text).split())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        ["predict", "--help"],
+        ["inspect", "--help"],
+        ["report", "--help"],
+    ],
+)
+def test_help_without_family_options_imports_no_heavy_library(argv):
+    statements = f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+    assert loaded_after(statements) == []
+
+
+def test_building_the_parser_and_parsing_imports_no_heavy_library():
+    statements = (
+        "parser = build_parser()\n"
+        "args = parser.parse_args(['predict', 'm.nbm', 'data.csv', '--proba'])\n"
+        "assert args.command == 'predict'\n"
+        "args = parser.parse_args(['fit', 'data.csv', '-o', 'm.nbm', '--model', 'tan'])\n"
+        "assert args.continuous is None"
+    )
+    assert loaded_after(statements) == []
+
+
+def test_an_unknown_continuous_family_is_refused_naming_the_registrys(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["fit", "data.csv", "-o", "m.nbm", "--continuous", "nosuch"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --continuous: invalid choice: 'nosuch' (choose from " in err
+    listed = re.search(r"choose from (.*)\)", err).group(1)
+    assert listed == ", ".join(map(repr, families.continuous_names()))
+
+
+def test_a_registered_continuous_family_is_accepted():
+    args = build_parser().parse_args(["cv", "data.csv", "--continuous", "kde"])
+    assert args.continuous == "kde"
+    assert "kde" in families.continuous_names()
+
+
+@pytest.mark.parametrize("command", ["fit", "cv"])
+def test_help_lists_the_registrys_families(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert "--continuous {" + ",".join(families.continuous_names()) + "}" in out
+    listed = ", ".join(families.names())
+    assert f"family for a column (by name or position): {listed} (repeatable)" in one_line(out)
+
+
+def test_a_new_family_needs_no_command_line_edit():
+    """A family registered like any family module does shows in --family and --continuous."""
+    code = (
+        "from nbayes import families\n"
+        "from nbayes.cli import build_parser\n"
+        "parser = build_parser()\n"  # built before the registry is loaded
+        "families.register(families.Family(\n"
+        "    name='lognormal-test', reads=frozenset({'float'}), group=object, continuous=True))\n"
+        "args = parser.parse_args(['fit', 'd.csv', '-o', 'm', '--continuous', 'lognormal-test'])\n"
+        "print(args.continuous)\n"
+        "parser.parse_args(['fit', '--help'])\n"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    first, help_text = result.stdout.split("\n", 1)
+    assert first == "lognormal-test"
+    assert "lognormal-test}" in help_text  # the end of --continuous's choices
+    listed = one_line(help_text).split("(by name or position): ")[1].split(" (repeatable)")[0]
+    assert "lognormal-test" in listed.split(", ")
