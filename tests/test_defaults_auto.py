@@ -357,3 +357,30 @@ def test_explanations_of_missing_values_counted_as_a_category_add_up_to_the_pred
         missing = np.sum((y == c) & (frame.get_column("colour").is_null().to_numpy()))
         expected = (missing + 1.0) / (np.sum(y == c) + 3.0)
         assert np.exp(explanation.log_likelihood[j, k]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_packed_sketches_round_trip_and_refuse_forged_offsets():
+    from nbayes.families.sketch import ValueSketches
+
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.normal(size=60), rng.integers(0, 4, 60), np.full(60, np.nan)])
+    sketches = ValueSketches(2, 3)
+    sketches.accumulate(X, rng.integers(0, 2, 60), np.ones(60))
+    packed = sketches.packed_state()
+    assert len(packed) == 6  # whatever the number of columns
+    back = ValueSketches.from_packed_state(packed)
+    back.check(2, 3)
+    for a, b in zip(sketches.features, back.features, strict=True):
+        np.testing.assert_array_equal(a.keys, b.keys)
+        np.testing.assert_array_equal(a.weight, b.weight)
+        assert (a.minimum, a.maximum, a.level) == (b.minimum, b.maximum, b.level)
+    offsets = packed["offsets"]
+    forged = [
+        offsets[::-1].copy(),  # decreasing
+        offsets + 1,  # not from 0
+        np.append(offsets[:-1], offsets[-1] + 5),  # beyond the keys
+        offsets.astype(np.float64),  # not integers
+    ]
+    for bad in forged:
+        with pytest.raises(ValueError, match="packed sketch"):
+            ValueSketches.from_packed_state({**packed, "offsets": bad})
