@@ -384,3 +384,37 @@ def test_packed_sketches_round_trip_and_refuse_forged_offsets():
     for bad in forged:
         with pytest.raises(ValueError, match="packed sketch"):
             ValueSketches.from_packed_state({**packed, "offsets": bad})
+
+
+def test_rows_of_weight_zero_are_rows_left_out_for_every_choice():
+    # many zero weights: the chosen families, the missing-value modes and the predictions are
+    # those of the fit without those rows (scikit-learn's meaning of a zero weight)
+    rng = np.random.default_rng(12)
+    n = 200
+    y = rng.choice(np.array(["a", "b"]), n)
+    answer = rng.choice(["yes", "no"], n).astype(object)
+    answer[(y == "a") & (rng.random(n) < 0.3)] = None
+    frame = pl.DataFrame(
+        {"g": rng.normal(size=n) + (y == "a"), "k": rng.integers(0, 4, n), "answer": answer},
+        strict=False,
+    )
+    weight = np.where(rng.random(n) < 0.75, 0.0, 1.0)
+    keep = weight > 0
+    weighted = nbayes.NaiveBayes().fit(frame, y, sample_weight=weight)
+    dropped = nbayes.NaiveBayes().fit(frame.filter(pl.Series(keep)), y[keep])
+    assert weighted.families_ == dropped.families_
+    assert weighted.missing_ == dropped.missing_
+    assert weighted.family_reasons_ == dropped.family_reasons_
+    np.testing.assert_allclose(
+        weighted.predict_proba(frame), dropped.predict_proba(frame), rtol=1e-9, atol=1e-12
+    )
+
+
+def test_a_column_of_few_integers_keeps_counting_and_says_so():
+    rng = np.random.default_rng(1)
+    n = 300
+    y = rng.choice(np.array(["a", "b"]), n)
+    frame = pl.DataFrame({"k": np.where(y == "a", rng.integers(0, 2, n), rng.integers(1, 4, n))})
+    model = nbayes.NaiveBayes().fit(frame, y)
+    assert model.families_ == {"k": "categorical"}
+    assert "the usual categorical stays" in model.family_reasons_["k"]

@@ -58,3 +58,37 @@ def test_influence_samples_rows(fitted):
     sampled = influence(model, frame, max_rows=20, seed=1)
     assert sampled.height == 3
     assert not sampled.equals(influence(model, frame, max_rows=None))
+
+
+def test_a_left_out_identifier_column_has_no_influence_and_breaks_nothing():
+    rng = np.random.default_rng(8)
+    n = 300
+    y = rng.choice(np.array(["a", "b"]), n)
+    frame = pd.DataFrame({"id": [f"u{i}" for i in range(n)], "g": rng.normal(size=n) + (y == "a")})
+    with pytest.warns(UserWarning, match="id"):
+        model = nbayes.NaiveBayes().fit(frame, y)
+    assert model.families_["id"] == "ignore"
+    found = influence(model, frame).to_pandas().set_index("feature")
+    assert found.loc["id", "influence"] == 0.0
+    assert found.loc["g", "influence"] > 0.0
+
+
+def test_terms_add_up_to_the_joint_when_missing_values_are_a_category():
+    # each column's term must not carry the other columns' log P(missing | c)
+    rng = np.random.default_rng(9)
+    n = 300
+    y = rng.choice(np.array(["a", "b"]), n)
+    other = rng.choice(["x", "y", "z"], n).astype(object)
+    other[(y == "a") & (rng.random(n) < 0.5)] = None
+    kind = np.where(y == "a", rng.choice(["p", "q"], n), rng.choice(["q", "r"], n))
+    # "kind" and "o" are counted in one group: "kind"'s term must not carry "o"'s missing term
+    frame = pd.DataFrame({"g": rng.normal(size=n) + (y == "a"), "o": other, "kind": kind})
+    model = nbayes.NaiveBayes(missing="category").fit(frame, y)
+    from nbayes.influence import feature_log_likelihoods
+
+    _, terms = feature_log_likelihoods(model, frame)
+    joint = model._class_log_prior() + terms.sum(axis=0)
+    np.testing.assert_allclose(joint, model.predict_joint_log_proba(frame), rtol=1e-10)
+    for i in (0, 1, 2):  # and each term is explain()'s
+        explanation = model.explain(frame.iloc[[i]])
+        np.testing.assert_allclose(terms[:, i, :], explanation.log_likelihood, rtol=1e-10)

@@ -284,3 +284,24 @@ def test_zero_probability_is_drawn_at_the_edge():
     display = plot.plot_explanation(model.explain({"c": "a"}))
     assert np.isinf(display.contributions).any()
     assert all(np.isfinite(bar.get_width()) for bar in display.bars)
+
+
+def test_a_chosen_gaussian_panel_is_its_density_alone():
+    # the panel of a column whose family was chosen from the data shows its own p(x | c), not
+    # scaled by P(observed | c) or by other columns' P(missing | c)
+    rng = np.random.default_rng(6)
+    n = 400
+    y = rng.choice(np.array(["a", "b"]), n)
+    h = rng.normal(size=n)
+    h[(y == "a") & (rng.random(n) < 0.5)] = np.nan
+    frame = pl.DataFrame({"g": rng.normal(size=n) + (y == "a"), "h": h})
+    model = nbayes.NaiveBayes(missing="category").fit(frame, y)
+    assert model.families_["g"] == "gaussian" and model.missing_["h"] == "category"
+    table = model.tables("g")["g"]
+    display = plot.plot_features(model, columns=["g"], grid=50)
+    for c in ("a", "b"):
+        row = table.filter(pl.col("class") == c)
+        part = display.data["g"].filter(pl.col("class") == c)
+        xs = part.get_column("x").to_numpy()
+        expected = norm.pdf(xs, row.get_column("mean").item(), row.get_column("sd").item())
+        np.testing.assert_allclose(part.get_column("density").to_numpy(), expected, rtol=1e-9)

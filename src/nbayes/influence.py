@@ -3,7 +3,10 @@
 For row i let a_i be the most probable class and b_i the runner-up. Feature j's term in the
 log-odds of a_i against b_i (the quantity :meth:`~nbayes.NaiveBayes.explain` lists for one row) is
 
-    δ_ij = log P(x_ij | a_i) − log P(x_ij | b_i)       (0 when x_ij is missing)
+    δ_ij = log P(x_ij | a_i) − log P(x_ij | b_i)
+
+(0 when x_ij is missing and skipped; the terms of log P(missing | c) when missing values are a
+value of their own, see ``NaiveBayes.missing_``)
 
 and over the n rows the feature's **influence** is the mean absolute term (1/n) Σ_i |δ_ij|, in
 nats of log-odds; ``toward_decision`` is the fraction of rows whose term favours a_i
@@ -37,12 +40,25 @@ def feature_log_likelihoods(model: Any, X: Any) -> tuple[list[str], np.ndarray]:
         if sp.issparse(block):  # a text column: one per group
             by_name[group.names[0]] = group.log_likelihood(block, settings)
             continue
+        if block.shape[1] != len(group.names):  # left-out columns: no block, no evidence
+            by_name.update((name, np.zeros((n, k))) for name in group.names)
+            continue
+        # as in nbayes.families._group.feature_log_likelihoods: a column scored alone carries
+        # the other columns' missing-value terms (where missing is a value of its own); take
+        # them out, and give a missing x_ij its own term log P(missing | c)
+        empty = group.log_likelihood(np.full((1, block.shape[1]), np.nan), settings)[0]
+        missing = group.missing_terms(settings)
         for j, name in enumerate(group.names):
             alone = np.full_like(block, np.nan)
             alone[:, j] = block[:, j]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnseenCategoryWarning)
-                by_name[name] = group.log_likelihood(alone, settings)
+                scores = group.log_likelihood(alone, settings) - empty
+            absent = np.isnan(block[:, j])
+            own = np.zeros(k) if missing is None else np.nan_to_num(missing[j], nan=0.0)
+            scores[~absent] += own
+            scores[absent] = own
+            by_name[name] = scores
     names = [s.name for s in model.schema_]
     out = np.zeros((len(names), n, k))
     for i, name in enumerate(names):

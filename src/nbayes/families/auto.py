@@ -96,6 +96,9 @@ class AutoStatistics:
         self._cache: dict = {}
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        if np.any(weight == 0):  # a row of weight 0 is a row left out (scikit-learn's meaning)
+            keep = weight != 0
+            X, cls, weight = X[keep], cls[keep], weight[keep]
         if X.shape[0] == 0:
             return
         self.sketches.accumulate(X, cls, weight)
@@ -271,7 +274,7 @@ class AutoColumns(ColumnGroup):
         scores = {n: v / observed.sum() for n, v in criteria.items()}
         mode = settings.missing_for(self.names)[j]
         if missing.sum() <= 0:
-            return Choice(family, "skip", scores)
+            return Choice(family, "skip", scores, usual=usual)
         # missing values as an outcome: every row's score, the rows missing this column last
         full, own = candidates[family]
         extra_full, extra_own = _selection.observed_part(observed, totals, delta, alpha)

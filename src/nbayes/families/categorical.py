@@ -263,7 +263,7 @@ class CategoricalColumns(ColumnGroup):
             self.missing[:, j] += np.bincount(
                 cls[absent[:, j]], weights=weight[absent[:, j]], minlength=self.missing.shape[0]
             )
-        self.rows += block.shape[0]
+        self.rows += int(np.count_nonzero(weight))  # a row of weight 0 is a row left out
         # every code of a fitting batch is below its vocabulary's size: grow to that, no scan
         self.stats.grow(self.encoder.sizes())
         self.stats.accumulate(block, cls, weight, sized=True)

@@ -31,9 +31,19 @@ from ._common import pyplot
 
 
 def _group_of(model: Any, name: str) -> tuple[Any, int]:
+    """The group that models column ``name`` and its index there: for a column whose family is
+    chosen from the data, the group of the chosen family (its P(x_j | c) alone, without the
+    chosen-family group's missing-value terms)."""
+    from ..families.auto import AutoColumns
+
     for group in model._stats.groups:
         if name in group.names:
-            return group, group.names.index(name)
+            j = group.names.index(name)
+            if isinstance(group, AutoColumns):
+                for view, columns in group.views(model._settings()):
+                    if j in columns:
+                        return view, columns.index(j)
+            return group, j
     raise ValueError(f"the model has no feature {name!r}.")  # pragma: no cover
 
 
