@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import _kernels
-from .classifier import SemiNaiveClassifier, scoring_blocks
+from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import mutual_information
 from .memory import DEFAULT_MAX_MEMORY
 
@@ -66,10 +66,7 @@ class _Averaged(SemiNaiveClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Real):
-            raise ValueError(f"min_count must be a number >= 0, got {self.min_count!r}.")
-        if self.min_count < 0:
-            raise ValueError(f"min_count must be >= 0, got {self.min_count!r}.")
+        check_min_count(self.min_count)
         if self.weighting not in WEIGHTING:
             raise ValueError(f"weighting must be one of {WEIGHTING}, got {self.weighting!r}.")
         if self.subsumption is not None and (

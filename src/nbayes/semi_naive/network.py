@@ -33,7 +33,7 @@ import numpy as np
 from .._base import NaiveBayesClassifier
 from .._state import nest, section
 from . import _kernels
-from .classifier import SemiNaiveClassifier, scoring_blocks
+from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import conditional_mutual_information, mutual_information
 from .memory import DEFAULT_MAX_MEMORY
 from .pairs import PairCounts
@@ -89,10 +89,7 @@ class _Network(SemiNaiveClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if isinstance(self.min_count, bool) or not isinstance(self.min_count, numbers.Real):
-            raise ValueError(f"min_count must be a number >= 0, got {self.min_count!r}.")
-        if self.min_count < 0:
-            raise ValueError(f"min_count must be >= 0, got {self.min_count!r}.")
+        check_min_count(self.min_count)
 
     @property
     def _pairs(self) -> PairCounts:
