@@ -387,3 +387,12 @@ def test_bad_codes_name_the_feature_and_row():
         AODE().fit(np.array([[0, 1], [1, 0.5]]), [0, 1])
     with pytest.raises(ValueError, match=r"Negative values.*feature 0"):
         TAN().fit(np.array([[0, 1], [-1, 0]]), [0, 1])
+
+
+def test_summary_says_rows_for_unit_weights_and_weight_otherwise():
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3)
+    y = np.array([0, 1, 1, 0] * 3)
+    plain = AODE().fit(X, y).summary()
+    assert plain.startswith("AODE: 12 training rows,")
+    weighted = AODE().fit(X, y, sample_weight=np.full(12, 0.3)).summary()
+    assert weighted.startswith("AODE: weight 3.600 (weighted),")

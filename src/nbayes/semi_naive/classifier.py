@@ -230,8 +230,12 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         names = self._feature_names or [f"x{j}" for j in range(self.n_features_in_)]
         prior = np.exp(self._class_log_prior())
         values = ", ".join(f"{n} ({v})" for n, v in zip(names, self.n_values_, strict=True))
+        total = self.class_count_.sum()
+        # whole class counts: rows (unit weights); others are sums of sample weights
+        whole = bool(np.all(self.class_count_ == np.round(self.class_count_)))
+        rows = f"{round(total):,} training rows" if whole else f"weight {total:,.3f} (weighted)"
         parts = [
-            f"{self._name}: {self.class_count_.sum():,.0f} training rows (weighted), "
+            f"{self._name}: {rows}, "
             f"{len(self.classes_)} classes, {self.n_features_in_} attributes, "
             f"{self.passes} pass(es) over the data",
             "class prior: "
