@@ -61,7 +61,7 @@ def _tables() -> None:
     }
     table["weight"][0] = None
     y = table.pop("label")
-    for continuous in ("gaussian", "kde", "mdl"):
+    for continuous in ("auto", "gaussian", "kde", "mdl"):
         model = nbayes.NaiveBayes(continuous=continuous).fit(table, y)
         model.predict_proba(table)
 
