@@ -418,3 +418,29 @@ def test_a_column_of_few_integers_keeps_counting_and_says_so():
     model = nbayes.NaiveBayes().fit(frame, y)
     assert model.families_ == {"k": "categorical"}
     assert "the usual categorical stays" in model.family_reasons_["k"]
+
+
+@pytest.mark.parametrize("kind", ["codes", "pooled", "exact floats"])
+def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
+    from nbayes.families import sketch as sk
+
+    rng = np.random.default_rng(21)
+    n, k = 5000, 3
+    cls = rng.integers(0, k, n)
+    weight = rng.random(n) + 0.5
+    if kind == "codes":  # whole numbers at the exact level
+        level, keys = sk.EXACT, rng.integers(-3, 9, n).astype(np.float64)
+    elif kind == "pooled":  # any values, once pooled on a grid of width 2^-5
+        level = -5
+        keys = sk.pool(rng.normal(size=n) * 3, level)
+    else:  # not whole grid cells: left to the sort
+        level, keys = sk.EXACT, rng.normal(size=n)
+    total = weight * keys
+    grid = sk._reduce_on_grid(keys, cls, weight, total, level, k)
+    if kind == "exact floats":
+        assert grid[0] is keys  # unchanged
+    expected = sk._reduce(keys, cls, weight, total, k)
+    got = sk._reduce(*grid, k)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
+    np.testing.assert_allclose(got[2], expected[2], rtol=1e-12, atol=1e-9)
