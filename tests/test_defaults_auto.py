@@ -444,3 +444,24 @@ def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
     np.testing.assert_allclose(got[2], expected[2], rtol=1e-12, atol=1e-9)
+
+
+def test_explanations_stay_exact_when_a_missing_term_is_minus_infinity():
+    # maximum likelihood (alpha=0): a class with no missing values has P(missing | c) = 0, and
+    # the other columns' terms must not become NaN (−inf − −inf) on a row with a missing value
+    y = np.array(["a"] * 6 + ["b"] * 6)
+    frame = pl.DataFrame(
+        {
+            "colour": ["red", "red", "blue", "red", "blue", "red"] + ["blue"] * 4 + ["red"] * 2,
+            "answer": ["yes", None, "no", None, "yes", "no"] + ["no", "yes"] * 3,
+        }
+    )
+    model = nbayes.NaiveBayes(missing="category", alpha=0.0).fit(frame, y)
+    row = frame.slice(1, 1)  # answer missing: impossible for class b
+    explanation = model.explain(row)
+    terms = dict(zip(explanation.features, explanation.log_likelihood, strict=True))
+    # colour = red: 4 of 6 in a, 2 of 6 in b (counted with missing as a value: no change here)
+    np.testing.assert_allclose(np.exp(terms["colour"]), [4 / 6, 2 / 6], rtol=1e-12)
+    np.testing.assert_allclose(np.exp(terms["answer"]), [2 / 6, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(explanation.posterior, [1.0, 0.0])
+    np.testing.assert_allclose(model.predict_proba(row)[0], [1.0, 0.0])

@@ -25,6 +25,7 @@ import polars as pl
 import scipy.sparse as sp
 
 from .exceptions import UnseenCategoryWarning
+from .families._group import column_terms
 
 
 def feature_log_likelihoods(model: Any, X: Any) -> tuple[list[str], np.ndarray]:
@@ -43,22 +44,10 @@ def feature_log_likelihoods(model: Any, X: Any) -> tuple[list[str], np.ndarray]:
         if block.shape[1] != len(group.names):  # left-out columns: no block, no evidence
             by_name.update((name, np.zeros((n, k))) for name in group.names)
             continue
-        # as in nbayes.families._group.feature_log_likelihoods: a column scored alone carries
-        # the other columns' missing-value terms (where missing is a value of its own); take
-        # them out, and give a missing x_ij its own term log P(missing | c)
-        empty = group.log_likelihood(np.full((1, block.shape[1]), np.nan), settings)[0]
-        missing = group.missing_terms(settings)
-        for j, name in enumerate(group.names):
-            alone = np.full_like(block, np.nan)
-            alone[:, j] = block[:, j]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UnseenCategoryWarning)
-                scores = group.log_likelihood(alone, settings) - empty
-            absent = np.isnan(block[:, j])
-            own = np.zeros(k) if missing is None else np.nan_to_num(missing[j], nan=0.0)
-            scores[~absent] += own
-            scores[absent] = own
-            by_name[name] = scores
+        # each column alone, without the other columns' missing-value terms (0 where skipped)
+        terms = column_terms(group, block, settings)
+        terms = np.where(np.isnan(terms), 0.0, terms)
+        by_name.update(zip(group.names, terms, strict=True))
     names = [s.name for s in model.schema_]
     out = np.zeros((len(names), n, k))
     for i, name in enumerate(names):

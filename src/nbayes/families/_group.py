@@ -150,7 +150,9 @@ class ColumnGroup:
     def missing_terms(self, settings: Settings) -> np.ndarray | None:
         """log P(missing | c) of each column whose missing values are a value of their own, shape
         (d, K), NaN for the columns that skip them; None when every column skips them (the
-        default: a missing value contributes nothing)."""
+        default: a missing value contributes nothing). A group that has them also takes
+        ``missing_terms=False`` in ``log_likelihood``: missing values then contribute nothing,
+        so that one column can be scored alone."""
         return None
 
     def explain_row(
@@ -194,26 +196,30 @@ def feature_log_likelihoods(
 
     Each column is scored alone (the others set missing), which reuses the group's own
     log-likelihood and so cannot disagree with it. Where missing values are a value of their own
-    (``missing_terms``), the other columns' missing terms are taken out of that score, and a
-    missing x_j gets its own term log P(missing | c).
+    (``missing_terms``), the others are scored without their missing terms, and a missing x_j
+    gets its own term log P(missing | c).
     """
-    d = block.shape[1]
-    # the row with every value missing: 0 · K, or the sum of the columns' missing terms
-    empty = group.log_likelihood(np.full((1, d), np.nan), settings)[0]
+    return column_terms(group, block, settings)[:, 0, :]
+
+
+def column_terms(group: ColumnGroup, block: np.ndarray, settings: Settings) -> np.ndarray:
+    """log P(x_ij | c) of every row i and column j of a dense group, shape (d, rows, K): each
+    column scored alone by the group's own log-likelihood; NaN where x_ij is missing and
+    skipped, log P(missing | c) where missing values are a value of their own."""
+    n, d = block.shape
     missing = group.missing_terms(settings)
-    if missing is None:
-        missing = np.full((d, empty.shape[0]), np.nan)
-    out = np.full((d, empty.shape[0]), np.nan)
+    options = {} if missing is None else {"missing_terms": False}
+    width = group.log_likelihood(np.full((1, d), np.nan), settings, **options).shape[1]
+    out = np.full((d, n, width), np.nan)
     for j in range(d):
-        if block[0, j] != block[0, j]:
-            out[j] = missing[j]  # NaN: skipped
-            continue
-        alone = np.full((1, d), np.nan)
-        alone[0, j] = block[0, j]
+        alone = np.full((n, d), np.nan)
+        alone[:, j] = block[:, j]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnseenCategoryWarning)
-            score = group.log_likelihood(alone, settings)[0]
-        out[j] = score - empty + np.nan_to_num(missing[j], nan=0.0)
+            score = group.log_likelihood(alone, settings, **options)
+        absent = np.isnan(block[:, j])
+        score[absent] = np.nan if missing is None else missing[j]
+        out[j] = score
     return out
 
 

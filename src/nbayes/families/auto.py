@@ -364,7 +364,9 @@ class AutoColumns(ColumnGroup):
         unseen = self.unseen_counts(block, settings)
         return [(n, f"{v} (unseen)" if n in unseen else v, p) for n, v, p in rows]
 
-    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+    def log_likelihood(
+        self, block: np.ndarray, settings: Settings, *, missing_terms: bool = True
+    ) -> np.ndarray:
         n_classes = self.stats.missing.shape[0]
         out = np.zeros((block.shape[0], n_classes))
         for group, columns in self.views(settings):
@@ -373,7 +375,8 @@ class AutoColumns(ColumnGroup):
             if choice.missing == "category":
                 log_missing, log_observed = self.missing_tables(j, settings)
                 absent = np.isnan(block[:, j])
-                out[absent] += log_missing
+                if missing_terms:
+                    out[absent] += log_missing
                 out[~absent] += log_observed
         return out
 

@@ -354,10 +354,12 @@ class CategoricalColumns(ColumnGroup):
             self.stats._cache[key] = cached
         return cached, columns
 
-    def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
+    def log_likelihood(
+        self, block: np.ndarray, settings: Settings, *, missing_terms: bool = True
+    ) -> np.ndarray:
         mode = "smooth" if settings.unknown == "smooth" else "ignore"
         counts, columns = self._with_missing(settings)
-        if columns:
+        if columns and missing_terms:
             block = block.copy()
             for j in columns:  # a missing value is the extra value S_j
                 block[np.isnan(block[:, j]), j] = self.stats.n_categories[j]
