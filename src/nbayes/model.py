@@ -88,6 +88,10 @@ class TableStats:
         self.groups = column_groups
 
     def accumulate(self, table: PreparedTable, cls: np.ndarray, weight: np.ndarray) -> None:
+        if np.any(weight == 0):  # a row of weight 0 is a row left out (scikit-learn's meaning)
+            keep = weight != 0
+            table = PreparedTable([b[keep] for b in table.blocks], int(keep.sum()))
+            cls, weight = cls[keep], weight[keep]
         for group, block in zip(self.groups, table.blocks, strict=True):
             group.accumulate(block, cls, weight)
 

@@ -60,6 +60,13 @@ def values(sketch: FeatureSketch) -> np.ndarray:
     return sketch.keys if sketch.level == EXACT else sketch.pooled_centres()
 
 
+def one_row(total_weight: float, rows: float) -> float:
+    """δ, the weight of "one row" of a column: min(1, Σ w / rows) — one unit of weight, as a
+    weight counts repeated rows, or one average row where the weights are fractions (1 when the
+    column has no rows)."""
+    return min(1.0, float(total_weight) / float(rows)) if rows > 0 else 1.0
+
+
 def removed_weight(weight: np.ndarray, row_weight: float) -> np.ndarray:
     """δ_{b,c} = min(δ, W_{b,c}): the weight one row takes away from each key and class."""
     return np.minimum(weight, row_weight)

@@ -96,9 +96,6 @@ class AutoStatistics:
         self._cache: dict = {}
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        if np.any(weight == 0):  # a row of weight 0 is a row left out (scikit-learn's meaning)
-            keep = weight != 0
-            X, cls, weight = X[keep], cls[keep], weight[keep]
         if X.shape[0] == 0:
             return
         self.sketches.accumulate(X, cls, weight)
@@ -183,10 +180,8 @@ def _row_weight(group: AutoColumns, j: int) -> float:
     """δ = min(1, column j's mean row weight): one unit of weight, as a weight counts repeated
     rows (scikit-learn's meaning, so that weights and repeated rows choose alike), or one row
     where weights are fractions (so that weights of 0.01 do not remove a hundred rows)."""
-    rows = group.stats.moments.pooled_count[j]
-    if rows <= 0:
-        return 1.0
-    return min(1.0, float(group.stats.sketches.features[j].weight.sum() / rows))
+    sketch, moments = group.stats.sketches.features[j], group.stats.moments
+    return _selection.one_row(sketch.weight.sum(), moments.pooled_count[j])
 
 
 class AutoColumns(ColumnGroup):

@@ -263,7 +263,7 @@ class CategoricalColumns(ColumnGroup):
             self.missing[:, j] += np.bincount(
                 cls[absent[:, j]], weights=weight[absent[:, j]], minlength=self.missing.shape[0]
             )
-        self.rows += int(np.count_nonzero(weight))  # a row of weight 0 is a row left out
+        self.rows += block.shape[0]
         # every code of a fitting batch is below its vocabulary's size: grow to that, no scan
         self.stats.grow(self.encoder.sizes())
         self.stats.accumulate(block, cls, weight, sized=True)
@@ -312,8 +312,7 @@ class CategoricalColumns(ColumnGroup):
             return ("skip", float("nan"))
         table = self.stats.category_count(j).T  # (S, K)
         totals = table.sum(axis=0) + missing
-        # one row removes min(1, mean row weight), as in nbayes.families.auto
-        row_weight = min(1.0, float(totals.sum() / self.rows[0])) if self.rows[0] > 0 else 1.0
+        row_weight = _selection.one_row(totals.sum(), self.rows[0])
         # every row's score, the rows missing this column as the last "value"
         extended = np.vstack([table, missing])
         delta = _selection.removed_weight(extended, row_weight)
