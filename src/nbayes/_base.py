@@ -399,17 +399,19 @@ class NaiveBayesClassifier(ParamsMixin):
     # ----------------------------------------------------------------- model files
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """(JSON metadata, numeric arrays) describing the fitted model (see nbayes.persist)."""
+        arrays = {"class_count": self.class_count_}
+        arrays.update(nest("stats", self._stats.state()))
+        return self._common_meta(), arrays
 
+    def _common_meta(self) -> dict:
+        """The metadata every classifier's file holds: parameters, classes, features."""
         names = getattr(self, "feature_names_in_", None)
-        meta = {
+        return {
             "params": to_json(self.get_params()),
             "classes": labels_to_json(self.classes_),
             "n_features_in": int(self.n_features_in_),
             "feature_names": None if names is None else [str(n) for n in names],
         }
-        arrays = {"class_count": self.class_count_}
-        arrays.update(nest("stats", self._stats.state()))
-        return meta, arrays
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayesClassifier:

@@ -35,13 +35,13 @@ class NumericEncoder:
 
     def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
         try:
-            casts = [pl.col(n).cast(pl.Float64) for n in self.names]
-            block = (
-                frame.select(casts)
-                .to_numpy()
-                .astype(np.float64, copy=False)
-                .reshape(frame.height, len(self.names))
-            )
+            if all(d.is_integer() or d.is_float() for d in frame.schema.values()):
+                # numbers already: NumPy's conversion, without a Polars cast per column
+                block = frame[self.names].to_numpy().astype(np.float64, copy=False)
+            else:
+                casts = [pl.col(n).cast(pl.Float64) for n in self.names]
+                block = frame.select(casts).to_numpy().astype(np.float64, copy=False)
+            block = block.reshape(frame.height, len(self.names))
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
             raise ValueError(
                 f"columns {self.names} must hold numbers for family {self.family!r}: {exc}"

@@ -67,7 +67,7 @@ def split_target(
     if target is not None:
         check_target_column(target, frame.columns)
         labels = frame.get_column(target)
-        frame = frame.drop(target)
+        frame = frame[[name for name in frame.columns if name != target]]  # drop: slow if wide
     else:
         if not isinstance(y, pl.Series):
             y = column_vector_as_1d(y)

@@ -307,7 +307,8 @@ def _check_depth(value: Any, what: str) -> None:
             if depth > MAX_JSON_DEPTH:
                 raise ModelFileError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.")
             children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
+            # only containers go on the stack: a list of 100,000 names adds nothing
+            stack.extend([(c, depth + 1) for c in children if isinstance(c, (list, dict))])
 
 
 # ---------------------------------------------------------------------- reading

@@ -34,6 +34,7 @@ error naming the column.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 
@@ -50,6 +51,7 @@ class ColumnSpec:
     dtype: pl.DataType
 
 
+@functools.lru_cache(maxsize=256)  # asked per column; Polars' type comparisons are slow
 def column_kind(dtype: pl.DataType) -> str:
     """What a column of Polars type ``dtype`` holds, as the families see it: ``"string"``
     (strings and categoricals), ``"bool"``, ``"int"``, ``"float"``, ``"null"`` (no value at all)
@@ -75,7 +77,7 @@ IDENTIFIER_DISTINCT_SHARE = 0.9
 
 
 def _string_family(name: str, column: pl.Series) -> str:
-    """"categorical", or "text" / "ignore" for a column that reads as free text or as an
+    """ "categorical", or "text" / "ignore" for a column that reads as free text or as an
     identifier (see the module docstring), with a warning saying so and how to override."""
     present = column.drop_nulls().cast(pl.String)
     observed = present.len()
@@ -129,16 +131,16 @@ def infer_schema(
     if unknown:
         raise ValueError(f"families names columns that are not in the data: {unknown}.")
     specs = []
-    for name, dtype in frame.schema.items():
+    nulls = frame.null_count().row(0) if frame.width else ()  # all columns at once: fast
+    for (name, dtype), null_count in zip(frame.schema.items(), nulls, strict=True):
         kind = column_kind(dtype)
-        column = frame.get_column(name)
-        if require_observed and column.null_count() == frame.height:
+        column = frame.get_column(name)  # a cheap view of the frame's column
+        if require_observed and null_count == frame.height:
             raise unobserved_column(name)
         family = families.get(name)
         if family is not None and family not in registry.names():
             raise ValueError(
-                f"unknown family {family!r} for column {name!r}; choose one of "
-                f"{registry.names()}."
+                f"unknown family {family!r} for column {name!r}; choose one of {registry.names()}."
             )
         if kind == "other":
             raise ValueError(
@@ -209,8 +211,7 @@ def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
     lacking_columns(frame, specs)
     schema = frame.schema
     columns = [
-        pl.col(s.name) if schema[s.name] == s.dtype else pl.col(s.name).cast(s.dtype)
-        for s in specs
+        pl.col(s.name) if schema[s.name] == s.dtype else pl.col(s.name).cast(s.dtype) for s in specs
     ]
     try:
         return frame.select(columns)

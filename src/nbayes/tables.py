@@ -7,6 +7,7 @@ Missing values are None, NaN, null, pandas NA and NaT, and any user marker such 
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -199,33 +200,66 @@ def _object_or_array(name: str, values: Any, markers: Sequence[str] = ()) -> pl.
 
 
 def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
-    """Turn NaN and each user marker (e.g. ``"?"``) into null, column by column."""
+    """Turn NaN and each user marker (e.g. ``"?"``) into null, column by column. Only the
+    columns that can change are touched (Polars spends time on every column named in an
+    expression, which a table of 100,000 columns would feel)."""
     text_markers = [m for m in markers if isinstance(m, str)]
     number_markers = [
         m
         for m in markers
         if isinstance(m, (int, float, np.integer, np.floating)) and not isinstance(m, bool)
     ]
+    schema = frame.schema
+    with_nan = _columns_with_nan(frame, [n for n, dtype in schema.items() if dtype.is_float()])
     expressions = []
-    for name, dtype in frame.schema.items():
+    for name, dtype in schema.items():
+        if name not in with_nan and not (number_markers or text_markers):
+            continue
         column = probe = pl.col(name)
-        if dtype.is_float():
+        if name in with_nan:
             column = probe = column.fill_nan(None)
         # Polars 2 compares only values of one type: each marker in the column's own type
-        if dtype == pl.String:
+        kind = _marker_kind(dtype)
+        if kind == "string":
             chosen = text_markers
-        elif isinstance(dtype, (pl.Categorical, pl.Enum)):
+        elif kind == "categorical":
             chosen, probe = text_markers, column.cast(pl.String)
-        elif dtype.is_integer():
+        elif kind == "int":
             chosen = [int(m) for m in number_markers if float(m).is_integer()]
-        elif dtype.is_float():
+        elif kind == "float":
             chosen = [float(m) for m in number_markers]
         else:
             chosen = []
         if chosen:
             column = pl.when(probe.is_in(chosen)).then(None).otherwise(column)
-        expressions.append(column.alias(name))
-    return frame.select(expressions)
+        if chosen or name in with_nan:
+            expressions.append(column.alias(name))
+    return frame.with_columns(expressions) if expressions else frame
+
+
+@functools.lru_cache(maxsize=64)  # asked per column; Polars' type comparisons are slow
+def _marker_kind(dtype: pl.DataType) -> str:
+    """Which markers can be in a column of this type: "string", "categorical", "int",
+    "float" or "other"."""
+    if dtype == pl.String:
+        return "string"
+    if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return "categorical"
+    if dtype.is_integer():
+        return "int"
+    return "float" if dtype.is_float() else "other"
+
+
+def _columns_with_nan(frame: pl.DataFrame, names: list[str]) -> set[str]:
+    """The float columns among ``names`` holding a NaN, found in NumPy a slice of columns at a
+    time (at most about 2^24 values copied at once)."""
+    found: set[str] = set()
+    step = max(1, 2**24 // max(1, frame.height))
+    for start in range(0, len(names), step):
+        part = names[start : start + step]
+        block = frame[part].to_numpy()
+        found.update(n for n, nan in zip(part, np.isnan(block).any(axis=0), strict=True) if nan)
+    return found
 
 
 def missing_markers(missing_values: Any) -> list[Any]:

@@ -185,10 +185,13 @@ def learner_for(
     columns = frame.columns
     families = {column(source, name, columns): family for name, family in args.family}
     features = [name for name in columns if name != target]
+    strings = _string_columns(frame)
     text = column(source, args.text, columns, "text column") if args.text else None
     if text is None:
         detected = [
-            name for name in features if name not in families and _free_text(frame.get_column(name))
+            name
+            for name in features
+            if name in strings and name not in families and _free_text(frame.get_column(name))
         ]
         if detected and not quiet:
             print(
@@ -205,7 +208,9 @@ def learner_for(
     if text is not None:
         families[text] = "text"
     if not quiet:
-        _warn_identifiers(source, frame, [n for n in features if families.get(n) is None])
+        _warn_identifiers(
+            source, frame, [n for n in features if n in strings and families.get(n) is None]
+        )
     return Learner(table_model(args, families), target)
 
 
@@ -222,6 +227,11 @@ def learner_of(model: Any, args: argparse.Namespace, columns: list[str]) -> Lear
         args.data,
         f"a text model reads one column; pass --text COL (the columns are {list(columns)}).",
     )
+
+
+def _string_columns(frame: pl.DataFrame) -> set[str]:
+    """The names of the string columns (the schema read once: a wide table's is long)."""
+    return {name for name, dtype in frame.schema.items() if dtype == pl.String}
 
 
 def _free_text(values: pl.Series) -> bool:

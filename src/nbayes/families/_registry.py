@@ -61,6 +61,7 @@ class Family:
 
 _FAMILIES: dict[str, Family] = {}
 _discovered = False
+_listing: dict[str, Family] | None = None  # registered()'s answer until a family is added
 
 
 def register(family: Family) -> Family:
@@ -72,6 +73,8 @@ def register(family: Family) -> Family:
     if existing is not None and existing.group is not family.group:
         raise ValueError(f"two families are named {family.name!r}.")
     _FAMILIES[family.name] = family
+    global _listing
+    _listing = None
     return family
 
 
@@ -86,10 +89,18 @@ def _discover() -> None:
     _discovered = True
 
 
+def _listed() -> dict[str, Family]:
+    """The registry in listing order, sorted once (it is asked once per column of a table)."""
+    global _listing
+    _discover()
+    if _listing is None:
+        _listing = {f.name: f for f in sorted(_FAMILIES.values(), key=lambda f: (f.rank, f.name))}
+    return _listing
+
+
 def registered() -> dict[str, Family]:
     """Every registered family, by name, in listing order (``rank``, then name)."""
-    _discover()
-    return {f.name: f for f in sorted(_FAMILIES.values(), key=lambda f: (f.rank, f.name))}
+    return dict(_listed())
 
 
 def names() -> tuple[str, ...]:
@@ -104,7 +115,7 @@ def continuous_names() -> tuple[str, ...]:
 
 def get(name: Any) -> Family:
     """The family called ``name``; an unknown name is a ValueError listing the choices."""
-    family = registered().get(name) if isinstance(name, str) else None
+    family = _listed().get(name) if isinstance(name, str) else None
     if family is None:
         raise ValueError(f"unknown family {name!r}; choose one of {names()}.")
     return family
