@@ -29,7 +29,9 @@ and the marker ``"?"`` matches ``" ?"``); a separator may be several bytes (``",
 ``"::"``); ``quote=None`` reads quote characters as ordinary text.
 
 Column types are those Polars infers from the first rows (``INFER_ROWS``) of the first block;
-later blocks are read with the same types.
+later blocks are read with the same types. (The quick reader of a table of very many columns
+infers from fewer rows, :func:`infer_rows`, and leaves a later value of another type to the
+careful reader.)
 """
 
 from __future__ import annotations
@@ -59,6 +61,19 @@ MAX_RECORD_BYTES = 64 * 2**20
 _BOM = b"\xef\xbb\xbf"
 #: Rows of the first block from which the column types are inferred (all rows would be slow).
 INFER_ROWS = 20_000
+#: At most about this many values are looked at to infer the types: Polars spends time on each,
+#: and 20,000 rows of a table of 100,000 columns would take seconds more than its reading.
+INFER_VALUES = 2_000_000
+
+
+def infer_rows(n_columns: int) -> int:
+    """Rows the quick reader infers the column types from: ``INFER_ROWS``, or fewer (not under
+    20) for a table of more than ``INFER_VALUES / INFER_ROWS`` columns. A later value that does
+    not fit an inferred type abandons the quick reading, and the careful reader, inferring from
+    ``INFER_ROWS`` rows, reads the file again."""
+    return max(20, min(INFER_ROWS, INFER_VALUES // max(1, n_columns)))
+
+
 #: Bytes of the start of a file read to tell its format and separator.
 SNIFF_BYTES = 64 * 1024
 _EXTENSIONS = {
@@ -360,7 +375,7 @@ class TableReader:
             new_columns=self.columns,
             quote_char=self.quote,
             null_values=self.missing or None,
-            infer_schema_length=INFER_ROWS,
+            infer_schema_length=infer_rows(len(self.columns)),
         )
         try:
             for frame in lazy.collect_batches(chunk_size=rows):
