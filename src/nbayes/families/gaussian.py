@@ -203,17 +203,27 @@ class GaussianMoments:
         return stats
 
     # ------------------------------------------------------------------ parameters
+    def _cached(self, key: tuple, compute: Any) -> Any:
+        """``compute()``, kept until the moments change (asked per column, it is per table)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
     def pooled_variance(self) -> np.ndarray:
         """Unweighted variance of each feature over all observed values."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.pooled_count > 0, self.pooled_m2 / self.pooled_count, 0.0)
+
+        def compute() -> np.ndarray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(self.pooled_count > 0, self.pooled_m2 / self.pooled_count, 0.0)
+
+        return self._cached(("pooled_variance",), compute)
 
     def epsilon(self, var_smoothing: float, rule: str = "max") -> float | np.ndarray:
         """The variance smoothing: ε = var_smoothing · max_j Var(x_j) (``rule="max"``,
         scikit-learn's; a number) or ε_j = var_smoothing · Var(x_j) (``"per-column"``; (d,))."""
         variance = self.pooled_variance()
         if rule == "per-column":
-            return var_smoothing * variance
+            return self._cached(("epsilon", float(var_smoothing)), lambda: var_smoothing * variance)
         if rule != "max":
             raise ValueError(f"unknown variance smoothing rule {rule!r}.")
         return float(var_smoothing * variance.max()) if variance.size else 0.0
@@ -230,7 +240,7 @@ class GaussianMoments:
         never depends on the data's units."""
         tiny = np.finfo(np.float64).eps
         pooled = self.pooled_variance()
-        return np.where(pooled > 0, tiny * pooled, tiny)
+        return self._cached(("floor",), lambda: np.where(pooled > 0, tiny * pooled, tiny))
 
     def theta_var(
         self, var_smoothing: float, *, ddof: int = 0, rule: str = "max"

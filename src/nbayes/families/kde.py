@@ -50,11 +50,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import polars as pl
 
-from .._kernels import _JIT
+from .. import _threads
+from .._jit import kernel
 from ._group import Settings, format_table, format_value
 from ._registry import Family, register
 from ._tidy import column_log_likelihood, tidy_frame
@@ -65,12 +65,14 @@ POINT_MASS_MIN_WEIGHT = 5.0  # a point mass needs at least this weight as well a
 _DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
 
 
-@numba.njit(parallel=True, **_JIT)
-def _log_density(x, centres, weights, offsets, bandwidth, log_norm, out):  # pragma: no cover
-    """out[i, c] += log Σ_b w_b N(x_i; centre_b, h_c²) / W_c over class c's kernels."""
-    n = x.shape[0]
+@kernel
+def _log_density_rows(
+    x, centres, weights, offsets, bandwidth, log_norm, out, first, last
+):  # pragma: no cover - compiled
+    """out[i, c] += log Σ_b w_b N(x_i; centre_b, h_c²) / W_c over class c's kernels, for
+    first <= i < last."""
     K = offsets.shape[0] - 1
-    for i in numba.prange(n):
+    for i in range(first, last):
         v = x[i]
         if v != v:
             continue
@@ -208,15 +210,17 @@ class KernelDensity:
         return max(grid, 1e-9 * scale) if scale > 0 else max(grid, 1e-9)
 
     def kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
-        """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing."""
-        _log_density(
-            np.ascontiguousarray(x, dtype=np.float64),
-            self.centres,
-            self.weights,
-            self.offsets,
-            self.bandwidth,
-            self.log_norm,
-            out,
+        """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing. On as many
+        threads as the work pays for (:mod:`nbayes._threads`): none for a few values."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        n = x.shape[0]
+        # a value costs two binary searches and a few kernels' exps per class
+        threads = _threads.plan(64 * n * max(1, self.offsets.shape[0] - 1))
+        arrays = (x, self.centres, self.weights, self.offsets, self.bandwidth, self.log_norm, out)
+        _threads.run(
+            lambda start, stop: _log_density_rows(*arrays, start, stop),
+            _threads.blocks(n, threads, minimum=256),
+            threads,
         )
 
     def add_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
