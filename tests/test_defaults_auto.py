@@ -16,10 +16,12 @@ import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
+from scipy import stats
 from test_model_merge import assert_same_predictions, problems, run
 
 import nbayes
 from nbayes.families import _selection
+from nbayes.families import auto as _auto
 from nbayes.families.auto import AutoColumns
 
 
@@ -286,7 +288,7 @@ def assert_same_choices(a: nbayes.NaiveBayes, b: nbayes.NaiveBayes) -> None:
             for x, y in zip(
                 group_a.choices(a._settings()), group_b.choices(b._settings()), strict=True
             ):
-                assert (x.family, x.missing) == (y.family, y.missing)
+                assert (x.family, x.missing, x.candidate) == (y.family, y.missing, y.candidate)
                 assert x.scores.keys() == y.scores.keys()
                 for name in x.scores:
                     assert x.scores[name] == pytest.approx(y.scores[name], rel=1e-9, abs=1e-12)
@@ -408,6 +410,94 @@ def test_rows_of_weight_zero_are_rows_left_out_for_every_choice():
     np.testing.assert_allclose(
         weighted.predict_proba(frame), dropped.predict_proba(frame), rtol=1e-9, atol=1e-12
     )
+
+
+def counts_table(seed: int = 1, n: int = 300) -> tuple[pl.DataFrame, np.ndarray]:
+    """A count of 0-14 whose class densities are smooth and one of them bimodal: neighbouring
+    counts share a class, and the rare counts are best judged by their neighbours."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.array(["a", "b"]), n)
+    centre = np.where(y == "a", np.where(rng.random(n) < 0.5, 2.0, 10.0), 6.0)
+    legs = np.clip(np.round(rng.normal(centre, 1.3)), 0, 14).astype(int)
+    return pl.DataFrame({"legs": legs}), y
+
+
+def test_a_count_can_be_smoothed_across_neighbouring_codes(tmp_path):
+    frame, y = counts_table()
+    model = nbayes.NaiveBayes().fit(frame, y)
+    assert model.families_ == {"legs": "kde"}
+    c = choice(model, "legs")
+    assert c.candidate == _auto.SMOOTH and not c.point_masses
+    assert "kde without point masses" in c.reason() and "(chosen)" in c.reason()
+    assert c.scores[_auto.SMOOTH] > max(v for k, v in c.scores.items() if k != _auto.SMOOTH)
+    # the same numbers as the family named, without point masses for that column
+    named = nbayes.NaiveBayes(families={"legs": "kde"}, point_masses={"legs": None}).fit(frame, y)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(frame), named.predict_joint_log_proba(frame), rtol=1e-12
+    )
+    for fitted in (model, named):  # model files keep the per-column point masses
+        loaded = nbayes.load(nbayes.save(fitted, tmp_path / "counts.nbm"))
+        np.testing.assert_array_equal(loaded.predict_proba(frame), fitted.predict_proba(frame))
+    with_masses = nbayes.NaiveBayes(families={"legs": "kde"}).fit(frame, y)
+    assert not np.allclose(
+        model.predict_joint_log_proba(frame), with_masses.predict_joint_log_proba(frame)
+    )
+    assert "legs  (kernel density" in model.summary()
+    # point_masses=None everywhere: the two kernel densities are one, and only "kde" is scored
+    plain = nbayes.NaiveBayes(point_masses=None).fit(frame, y)
+    assert _auto.SMOOTH not in choice(plain, "legs").scores
+
+
+def test_two_codes_are_not_smoothed_across():
+    rng = np.random.default_rng(2)
+    n = 300
+    y = rng.choice(np.array(["a", "b"]), n)
+    frame = pl.DataFrame({"flag": (rng.random(n) < np.where(y == "a", 0.2, 0.7)).astype(int)})
+    model = nbayes.NaiveBayes().fit(frame, y)
+    assert _auto.SMOOTH not in choice(model, "flag").scores
+
+
+def test_a_tie_in_round_off_keeps_the_usual_representation():
+    assert not _selection.beats(3e-13, 1e-14, 1000.0)  # 30 standard errors, but of round-off
+    assert _selection.beats(2.0, 1.0, 1000.0)
+    assert not _selection.beats(2.0, 1.0, 1000.0, standard_errors=2.33)
+
+
+def test_the_missing_value_bar_is_bonferronis_over_the_columns_that_choose():
+    assert _selection.missing_standard_errors(1) == _selection.STANDARD_ERRORS
+    z16 = _selection.missing_standard_errors(16)
+    assert z16 == pytest.approx(2.33, abs=5e-3)
+    assert stats.norm.sf(z16) == pytest.approx(stats.norm.sf(1.0) / 16, rel=1e-9)
+
+
+def test_weak_wins_of_missing_categories_in_many_columns_are_skipped():
+    """Sixteen votes whose missing values lean weakly to one class (the same kind of evidence in
+    every column), and one whose missing values clearly mean something."""
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.choice(np.array(["a", "b"]), n)
+    columns = {}
+    for j in range(16):
+        vote = rng.choice(["y", "n"], n).astype(object)
+        vote[rng.random(n) < np.where(y == "b", 0.16, 0.08)] = None
+        columns[f"v{j}"] = pl.Series(vote.tolist(), dtype=pl.String)
+    told = rng.choice(["y", "n"], n).astype(object)
+    told[rng.random(n) < np.where(y == "b", 0.4, 0.05)] = None
+    columns["told"] = pl.Series(told.tolist(), dtype=pl.String)
+    frame = pl.DataFrame(columns)
+    model = nbayes.NaiveBayes().fit(frame, y)
+    assert [n for n, mode in model.missing_.items() if mode == "category"] == ["told"]
+    # each vote alone, one column choosing, takes the weak win of some of them
+    alone = [nbayes.NaiveBayes().fit(frame.select(f"v{j}"), y).missing_ for j in range(16)]
+    assert sum(m[f"v{j}"] == "category" for j, m in enumerate(alone)) >= 3
+
+
+def test_point_masses_per_column_are_checked():
+    frame, y = counts_table(n=100)
+    with pytest.raises(ValueError, match="point_masses must be a share"):
+        nbayes.NaiveBayes(point_masses={"legs": 2.0}).fit(frame, y)
+    with pytest.raises(ValueError, match="point_masses names columns that are not in the data"):
+        nbayes.NaiveBayes(point_masses={"arms": None}).fit(frame, y)
 
 
 def test_a_column_of_few_integers_keeps_counting_and_says_so():

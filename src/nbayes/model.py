@@ -173,10 +173,13 @@ class NaiveBayes(NaiveBayesClassifier):
         Kernel density bandwidth: a rule per class (``"silverman"``, ``"scott"``), one rule on
         all classes together (``"silverman-pooled"``, ``"scott-pooled"``), or h itself (a
         number); see :mod:`nbayes.families.kde`.
-    point_masses : float or None, default 0.1
+    point_masses : float, None or dict, default 0.1
         A value holding at least this share of a numeric column's observed weight (and a weight
         of at least 5) is a point mass — the 0 of a zero-inflated column: kernel density columns
         give it a probability rather than a kernel (see :mod:`nbayes.families.kde`). None: none.
+        A dict {column: share or None} sets it per column (0.1 for the others): a column of
+        integer codes for which ``continuous="auto"`` chose a kernel density without point
+        masses is reproduced by ``families={name: "kde"}, point_masses={name: None}``.
     max_bins : int, default 2048
         Distinct values a continuous column's sketch keeps exactly before pooling on a grid
         (see :mod:`nbayes.families.sketch`); only kde and interval columns use it.
@@ -199,7 +202,7 @@ class NaiveBayes(NaiveBayesClassifier):
         ddof: int = 0,
         bins: int = 10,
         bandwidth: str | float = "silverman",
-        point_masses: float | None = 0.1,
+        point_masses: float | dict[str, float | None] | None = 0.1,
         max_bins: int = 2048,
     ) -> None:
         self.families = families
@@ -267,12 +270,16 @@ class NaiveBayes(NaiveBayesClassifier):
                 raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES} or a number > 0.")
         else:
             check_positive_number(self.bandwidth, "bandwidth", allow_zero=False)
-        if self.point_masses is not None and not (
-            check_positive_number(self.point_masses, "point_masses", allow_zero=False) <= 1.0
-        ):
-            raise ValueError(
-                f"point_masses must be a share in (0, 1] or None, got {self.point_masses!r}."
-            )
+        shares = self.point_masses
+        shares = shares.values() if isinstance(shares, dict) else [shares]
+        for share in shares:
+            if share is not None and not (
+                check_positive_number(share, "point_masses", allow_zero=False) <= 1.0
+            ):
+                raise ValueError(
+                    "point_masses must be a share in (0, 1] or None, or a dict of them per "
+                    f"column, got {self.point_masses!r}."
+                )
 
     def _settings(self) -> Settings:
         return Settings(
@@ -347,10 +354,15 @@ class NaiveBayes(NaiveBayesClassifier):
             self.max_int_categories,
             require_observed=require_observed,
         )
-        if isinstance(self.alpha, dict):  # a misspelt name would silently get λ = 1
-            unknown = sorted(set(self.alpha) - {s.name for s in specs}, key=str)
+        for option in ("alpha", "point_masses"):  # a misspelt name would silently be ignored
+            value = getattr(self, option)
+            unknown = (
+                sorted(set(value) - {s.name for s in specs}, key=str)
+                if isinstance(value, dict)
+                else []
+            )
             if unknown:
-                raise ValueError(f"alpha names columns that are not in the data: {unknown}.")
+                raise ValueError(f"{option} names columns that are not in the data: {unknown}.")
         self._make_groups(specs, n_classes)
 
     def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:

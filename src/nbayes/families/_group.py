@@ -20,6 +20,7 @@ nothing, in fitting and in prediction, in every family.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any, Protocol
 
@@ -44,6 +45,10 @@ class Statistics(Protocol):
     def check(self, n_classes: int, n_features: int) -> None: ...
 
 
+#: The point-mass share of a column that ``point_masses={...}`` does not name (the model's default).
+POINT_MASSES = 0.1
+
+
 class Settings:
     """The model parameters the families read when deriving their parameters."""
 
@@ -58,7 +63,7 @@ class Settings:
         ddof: int = 0,
         missing: str = "skip",
         text_alpha: float | None = None,
-        point_masses: float | None = None,
+        point_masses: float | dict[str, float | None] | None = None,
         max_int_categories: int = 20,
     ) -> None:
         self.alpha = alpha
@@ -70,6 +75,7 @@ class Settings:
         self.missing = missing
         self.text_alpha = text_alpha
         self.point_masses = point_masses
+        self._point_masses_default: float | None = POINT_MASSES  # for columns a dict leaves out
         self.max_int_categories = max_int_categories
 
     def missing_for(self, names: list[str]) -> list[str]:
@@ -78,6 +84,24 @@ class Settings:
         if isinstance(self.missing, dict):
             return [str(self.missing.get(n, "auto")) for n in names]
         return [self.missing] * len(names)
+
+    def point_masses_for(self, names: list[str]) -> list[float | None]:
+        """Each column's point-mass share (see :mod:`nbayes.families.kde`): one share or None,
+        or per column from a {name: share or None} mapping (default ``POINT_MASSES``)."""
+        if isinstance(self.point_masses, dict):
+            return [self.point_masses.get(n, self._point_masses_default) for n in names]
+        return [self.point_masses] * len(names)
+
+    def with_point_masses(self, shares: dict[str, float | None]) -> Settings:
+        """A copy of these settings in which the columns named in ``shares`` have those
+        point-mass shares (the other columns keep theirs)."""
+        out = copy.copy(self)
+        if isinstance(self.point_masses, dict):
+            out.point_masses = {**self.point_masses, **shares}
+        else:
+            out.point_masses = dict(shares)
+            out._point_masses_default = self.point_masses
+        return out
 
     def alpha_for(self, names: list[str]) -> float | np.ndarray:
         """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""

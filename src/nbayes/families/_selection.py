@@ -28,14 +28,37 @@ column of few integers; missing values skipped) stays unless a candidate beats i
 scores): the one-standard-error rule of Breiman et al. (1984, §3.4.3), which keeps a simpler
 model when the data cannot tell it apart from the best. Naive Bayes double-counts what columns
 share, so a representation that wins on one column alone by a hair can lose in the full model;
-the rule changes a column only on clear evidence.
+the rule changes a column only on clear evidence. Two more conditions make "clear" hold
+(:func:`beats`):
 
-The class prior in the criterion is π_c^(−i) ∝ N_c − δ [c = y_i] + 1, N_c the class's rows (a
-Laplace-smoothed prior, so that the only row of a class keeps a chance); it is the same for every
-candidate. Each candidate's P^(−i)(x | c) is derived in closed form from the statistics without
-row i (below, in each function): the families' own estimates, with nothing refitted but the
-counts and moments (cut points, bandwidths, point masses and the variance smoothing ε are those
-of all the rows).
+* **More than round-off.** The difference must also exceed ``ROUND_OFF`` per row. Two candidates
+  can be one model computed by different arithmetic — on codes, a kernel density whose point
+  masses leave a single code to the kernels counts that code too (its one kernel's height is the
+  same in every class and cancels from P(c | x)) — and then the difference and its standard
+  error are both rounding noise (10⁻¹⁶ per row), which can pass "by one standard error"
+  (soybean-large's a15 switched so, in one of its 8 such ties). A tie keeps the usual
+  representation.
+* **Missing values: one standard error for the group, not for each column.** Whether missing
+  values are a value of their own is decided in every column that has them, and the same rows
+  tend to miss several columns (vote: the 16 columns' missing-value indicators have a mean
+  pairwise correlation of 0.21; 11 of the 15 rows missing vote 8 miss another vote). Each
+  column's criterion sees its own missing values alone, so weak wins in several columns can be
+  one piece of evidence that naive Bayes would count once per column. The bar therefore rises
+  with the number m of the group's columns that have missing values (a table's string columns,
+  or its numeric columns), as Bonferroni's correction of the one-standard-error rule: z_m with
+  P(Z > z_m) = P(Z > 1) / m (:func:`missing_standard_errors`; 1 for one column, 2.33 for 16).
+  It is a guard against counting shared evidence m times, not a derivation of it. Missing
+  values that carry the class stay a category (mushroom's stalk-root: 14 standard errors;
+  adult's workclass and occupation: 8.5); vote's three weak wins (1.07, 1.07 and 2.03 standard
+  errors) are skipped, as they were before the choice existed. (Missing values that say nothing
+  rarely pass even one standard error: leaving a row out charges the category for its
+  parameters, so their criterion difference lies about 2 standard errors below zero.)
+
+The family choice keeps one standard error. There the usual Gaussian's row scores are
+heavy-tailed on skewed columns (on a spambase column where the Gaussian loses 2.3 nats a row, the
+row differences have a standard deviation of 56 nats), so a larger multiple keeps Gaussians that
+are far worse: a Bonferroni bar over spambase's 57 columns kept 17 of them and cut its
+cross-validated accuracy from 0.90 to 0.78.
 """
 
 from __future__ import annotations
@@ -43,6 +66,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import ndtr, ndtri
 
 from .intervals import cut_points, interval_counts
 from .kde import KernelDensity
@@ -51,6 +75,24 @@ from .sketch import EXACT, FeatureSketch
 _LOG_2PI = math.log(2.0 * math.pi)
 #: How many standard errors a candidate must beat the usual representation by.
 STANDARD_ERRORS = 1.0
+#: The per-row difference below which two candidates' criteria tie (round-off, not evidence).
+ROUND_OFF = 1e-9
+
+
+def beats(gain: float, error: float, rows: float, standard_errors: float = STANDARD_ERRORS) -> bool:
+    """Whether a criterion larger by ``gain`` (D of :func:`margin`, with standard error
+    ``error``, over ``rows`` rows) is clear evidence: more than ``standard_errors`` standard
+    errors, and more than ``ROUND_OFF`` per row."""
+    return gain > standard_errors * error and gain > ROUND_OFF * rows
+
+
+def missing_standard_errors(columns: int) -> float:
+    """The bar of the missing-value choice in a group where ``columns`` columns choose:
+    z with P(Z > z) = P(Z > ``STANDARD_ERRORS``) / columns (Bonferroni's correction of the
+    one-standard-error rule; ``STANDARD_ERRORS`` itself for one column)."""
+    if columns <= 1:
+        return STANDARD_ERRORS
+    return float(-ndtri(ndtr(-STANDARD_ERRORS) / columns))  # P(Z > z) = P(Z > 1) / columns
 
 
 def values(sketch: FeatureSketch) -> np.ndarray:

@@ -11,7 +11,15 @@ column's representation:
 * the family, among ``"gaussian"``, ``"kde"`` (with point masses), ``"mdl"`` and
   ``"equal-frequency"`` intervals — or, for a column of a few integer codes (at most
   ``max_int_categories`` distinct integers, each seen twice on average), among ``"categorical"``
-  (the usual one), ``"gaussian"`` and ``"kde"``: intervals would only merge neighbouring codes;
+  (the usual one), ``"gaussian"``, ``"kde"`` and, with three codes or more, ``"kde"`` without
+  point masses: intervals would only merge neighbouring codes. On codes, a kernel density's
+  point masses are the codes that hold at least ``point_masses`` of the weight, counted like
+  categories, and its kernels smooth only the rare codes; without point masses it smooths every
+  code across its neighbours (a count such as zoo's legs, where 5 and 8 legs are rare and 6 sits
+  at 10 % of the rows, a point mass in one fold and not in the next), the alternative that
+  differs in kind from counting. Two codes have no neighbour but each other: smoothing between
+  them is additive smoothing, which counting has already. Such a column has ``families_``
+  "kde" and is reproduced by ``families={name: "kde"}, point_masses={name: None}``;
 * its missing values: skipped (missing at random), or one more outcome (P(missing | c) =
   (M_c + λ) / (N_c + 2λ), and P(x | c) times (O_c + λ) / (N_c + 2λ) for an observed x, where
   M_c, O_c and N_c are class c's missing, observed and total weight in the column).
@@ -20,7 +28,10 @@ Both are chosen by the leave-one-out conditional log-likelihood of the class giv
 (:mod:`nbayes.families._selection`): first the family, with missing values skipped, then the
 missing values for that family. The usual representation (the Gaussian, or counting for a few
 integer codes; missing values skipped) stays unless the best candidate beats it by more than one
-standard error of the difference (the one-standard-error rule).
+standard error of the difference (the one-standard-error rule) and by more than round-off; a
+missing category must beat skipping by Bonferroni's bar over the group's columns that have
+missing values, one standard error for the group rather than for each column (see
+:mod:`nbayes.families._selection` for both).
 
 The choice is derived from the statistics like cut points, so fitting stays one mergeable pass:
 ``partial_fit``, ``merge``, streaming and Dask give the statistics of one fit, and so the same
@@ -49,8 +60,13 @@ from .intervals import IntervalColumns
 from .kde import KernelColumns, KernelDensity
 from .sketch import EXACT, FeatureSketch, ValueSketches
 
-#: The candidate families, in the order that breaks ties.
-CANDIDATES = ("gaussian", "categorical", "equal-frequency", "mdl", "kde")
+#: The kernel density without point masses, a candidate for a column of few integer codes.
+SMOOTH = "kde without point masses"
+#: The fewest codes a column needs for that candidate: two codes have no neighbour to smooth
+#: toward but each other, which is additive smoothing, the categorical candidate's own.
+SMOOTH_MIN_CODES = 3
+#: The candidates (families, and that kernel density), in the order that breaks ties.
+CANDIDATES = ("gaussian", "categorical", "equal-frequency", "mdl", "kde", SMOOTH)
 MISSING_MODES = ("auto", "skip", "category")
 
 
@@ -65,13 +81,19 @@ class Choice:
     missing_gain: float = math.nan
     note: str = ""
     usual: str = "gaussian"
+    candidate: str = ""  # the name in ``scores`` when it is not the family's (SMOOTH)
+
+    @property
+    def point_masses(self) -> bool:
+        """False for a kernel density chosen without point masses."""
+        return self.candidate != SMOOTH
 
     def reason(self) -> str:
         """The choice in words, for ``summary()`` and ``families_reasons_``."""
         if self.note:
             return self.note
         shown = ", ".join(
-            f"{name} {value:.4f}" + (" (chosen)" if name == self.family else "")
+            f"{name} {value:.4f}" + (" (chosen)" if name == (self.candidate or self.family) else "")
             for name, value in self.scores.items()
         )
         verdict = (
@@ -157,7 +179,7 @@ def _settings_key(settings: Settings, names: list[str]) -> tuple:
         settings.ddof,
         settings.bandwidth,
         settings.bins,
-        settings.point_masses,
+        tuple(settings.point_masses_for(names)),
         settings.max_int_categories,
         str(settings.missing_for(names)),
     )
@@ -200,9 +222,22 @@ class AutoColumns(ColumnGroup):
         """Each column's :class:`Choice`, derived from the statistics (cached until they
         change)."""
         return self.stats.cached(
-            ("choices", *_settings_key(settings, self.names)),
-            lambda: [self._choose(j, settings) for j in range(len(self.names))],
+            ("choices", *_settings_key(settings, self.names)), lambda: self._choose_all(settings)
         )
+
+    def _choose_all(self, settings: Settings) -> list[Choice]:
+        modes = settings.missing_for(self.names)
+        has_missing = self.stats.missing.sum(axis=0) > 0
+        choosing = sum(1 for j, mode in enumerate(modes) if mode == "auto" and has_missing[j])
+        bar = _selection.missing_standard_errors(choosing)
+        return [self._choose(j, settings, bar) for j in range(len(self.names))]
+
+    def view_settings(self, settings: Settings) -> Settings:
+        """The settings the views predict with: the columns chosen as a kernel density without
+        point masses get none."""
+        choices = self.choices(settings)
+        smooth = {n: None for n, c in zip(self.names, choices, strict=True) if not c.point_masses}
+        return settings.with_point_masses(smooth) if smooth else settings
 
     def _candidates(self, j: int, settings: Settings, delta: np.ndarray, alpha: float) -> dict:
         """(full, own) log-likelihoods of every candidate for column j (see _selection)."""
@@ -231,18 +266,27 @@ class AutoColumns(ColumnGroup):
                 settings.ddof,
                 moments.variance_floor()[j],
             )
-        if few_integers(sketch, settings.max_int_categories, moments.pooled_count[j]):
+        codes = few_integers(sketch, settings.max_int_categories, moments.pooled_count[j])
+        if codes:
             # a column of a few integer codes: each code its own value; intervals would only
             # merge neighbouring codes, a coarser count of the same values
             out["categorical"] = _selection.categorical(sketch, delta, alpha)
         else:
             for method in ("equal-frequency", "mdl"):
                 out[method] = _selection.intervals(sketch, method, settings.bins, delta, alpha)
-        density = KernelDensity(sketch, settings.bandwidth, settings.point_masses, alpha)
+        share = settings.point_masses_for([self.names[j]])[0]
+        density = KernelDensity(sketch, settings.bandwidth, share, alpha)
         out["kde"] = _selection.kernel(sketch, density, delta, alpha)
+        if codes and share is not None and sketch.keys.shape[0] >= SMOOTH_MIN_CODES:
+            # on codes, point masses are the codes of ≥ share of the weight, counted as
+            # categories, and the kernels smooth only the rare ones; the density that smooths
+            # every code across its neighbours is the alternative that differs from counting
+            # (with three codes or more: two have no neighbour but each other)
+            smooth = KernelDensity(sketch, settings.bandwidth, None, alpha)
+            out[SMOOTH] = _selection.kernel(sketch, smooth, delta, alpha)
         return {name: out[name] for name in CANDIDATES if name in out}
 
-    def _choose(self, j: int, settings: Settings) -> Choice:
+    def _choose(self, j: int, settings: Settings, missing_bar: float) -> Choice:
         sketch = self.stats.sketches.features[j]
         weight = sketch.weight
         observed = weight.sum(axis=0)
@@ -261,20 +305,21 @@ class AutoColumns(ColumnGroup):
         criteria = {name: _selection.total(c, weight) for name, c in cells.items()}
         usual = "categorical" if "categorical" in cells else "gaussian"
         best = max(criteria, key=lambda name: (criteria[name], -CANDIDATES.index(name)))
-        family = usual if usual in cells else best
-        if best != family:
-            gain, error = _selection.margin(cells[best], cells[family], weight, row_weight)
-            if gain > _selection.STANDARD_ERRORS * error:
-                family = best
+        chosen = usual if usual in cells else best
+        if best != chosen:
+            gain, error = _selection.margin(cells[best], cells[chosen], weight, row_weight)
+            if _selection.beats(gain, error, observed.sum() / row_weight):
+                chosen = best
         scores = {n: v / observed.sum() for n, v in criteria.items()}
+        family, candidate = ("kde", SMOOTH) if chosen == SMOOTH else (chosen, "")
         mode = settings.missing_for(self.names)[j]
         if missing.sum() <= 0:
-            return Choice(family, "skip", scores, usual=usual)
+            return Choice(family, "skip", scores, usual=usual, candidate=candidate)
         # missing values as an outcome: every row's score, the rows missing this column last
-        full, own = candidates[family]
+        full, own = candidates[chosen]
         extra_full, extra_own = _selection.observed_part(observed, totals, delta, alpha)
         both = np.vstack([weight, missing])
-        skipped = np.vstack([cells[family], _selection.missing_scores(missing, totals, row_weight)])
+        skipped = np.vstack([cells[chosen], _selection.missing_scores(missing, totals, row_weight)])
         as_category = np.vstack(
             [
                 _selection.scores(full + extra_full, own + extra_own, delta, totals),
@@ -282,9 +327,10 @@ class AutoColumns(ColumnGroup):
             ]
         )
         gain, error = _selection.margin(as_category, skipped, both, row_weight)
+        rows = totals.sum() / row_weight
         if mode == "auto":
-            mode = "category" if gain > _selection.STANDARD_ERRORS * error else "skip"
-        return Choice(family, mode, scores, gain / (totals.sum() / row_weight), usual=usual)
+            mode = "category" if _selection.beats(gain, error, rows, missing_bar) else "skip"
+        return Choice(family, mode, scores, gain / rows, usual=usual, candidate=candidate)
 
     # ------------------------------------------------------------------ the chosen families
     def views(self, settings: Settings) -> list[tuple[ColumnGroup, list[int]]]:
@@ -364,8 +410,9 @@ class AutoColumns(ColumnGroup):
     ) -> np.ndarray:
         n_classes = self.stats.missing.shape[0]
         out = np.zeros((block.shape[0], n_classes))
+        view_settings = self.view_settings(settings)
         for group, columns in self.views(settings):
-            out += group.log_likelihood(self._block_for(group, block, columns), settings)
+            out += group.log_likelihood(self._block_for(group, block, columns), view_settings)
         for j, choice in enumerate(self.choices(settings)):
             if choice.missing == "category":
                 log_missing, log_observed = self.missing_tables(j, settings)
@@ -380,8 +427,9 @@ class AutoColumns(ColumnGroup):
     ) -> dict[str, pl.DataFrame]:
         """Each column's table in the layout of the family chosen for it (``families_``)."""
         out: dict[str, pl.DataFrame] = {}
+        view_settings = self.view_settings(settings)
         for group, _ in self.views(settings):
-            out.update(group.tables(classes, settings, grid=grid))
+            out.update(group.tables(classes, view_settings, grid=grid))
         return out
 
     def missing_terms(self, settings: Settings) -> np.ndarray | None:
@@ -412,8 +460,9 @@ class AutoColumns(ColumnGroup):
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
         blocks: dict[int, str] = {}
         choices = self.choices(settings)
+        view_settings = self.view_settings(settings)
         for group, columns in self.views(settings):
-            for k, text in enumerate(group.describe(classes, settings).split("\n\n")):
+            for k, text in enumerate(group.describe(classes, view_settings).split("\n\n")):
                 j = columns[k]
                 head, _, rest = text.partition("\n")
                 lines = [f"{head}, chosen from the data", f"  why: {choices[j].reason()}"]

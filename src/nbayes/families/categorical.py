@@ -226,7 +226,8 @@ class CategoricalColumns(ColumnGroup):
     the observed values' denominators growing alike. Settings' ``missing`` chooses: "skip",
     "category", or "auto" — per column, the larger leave-one-out conditional log-likelihood of
     the class given the column (:mod:`nbayes.families._selection`), computed from these counts,
-    so it merges like them.
+    so it merges like them; a category must win by Bonferroni's bar over the group's columns
+    that have missing values (one standard error for the group, not for each column).
     """
 
     family = "categorical"
@@ -300,11 +301,18 @@ class CategoricalColumns(ColumnGroup):
         key = ("missing-choices", tuple(modes), alpha.tobytes())
         cached = self.stats._cache.get(key)
         if cached is None:
-            cached = [self._missing_choice(j, modes[j], float(alpha[j])) for j in range(len(modes))]
+            from . import _selection
+
+            has_missing = self.missing.sum(axis=0) > 0
+            choosing = sum(1 for j, mode in enumerate(modes) if mode == "auto" and has_missing[j])
+            bar = _selection.missing_standard_errors(choosing)
+            cached = [
+                self._missing_choice(j, modes[j], float(alpha[j]), bar) for j in range(len(modes))
+            ]
             self.stats._cache[key] = cached
         return cached
 
-    def _missing_choice(self, j: int, mode: str, alpha: float) -> tuple[str, float]:
+    def _missing_choice(self, j: int, mode: str, alpha: float, bar: float) -> tuple[str, float]:
         from . import _selection
 
         missing = self.missing[:, j]
@@ -327,9 +335,10 @@ class CategoricalColumns(ColumnGroup):
         full, own = _selection.counted(extended, codes, delta, alpha)
         category = _selection.scores(full, own, delta, totals)
         gain, error = _selection.margin(category, skipped, extended, row_weight)
+        rows = totals.sum() / row_weight
         if mode == "auto":
-            mode = "category" if gain > _selection.STANDARD_ERRORS * error else "skip"
-        return (mode, float(gain / (totals.sum() / row_weight)))
+            mode = "category" if _selection.beats(gain, error, rows, bar) else "skip"
+        return (mode, float(gain / rows))
 
     def _with_missing(self, settings: Settings) -> tuple[CategoricalCounts, list[int]]:
         """The counts with one more value, "missing", in the columns that count it, and those

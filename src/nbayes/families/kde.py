@@ -38,7 +38,8 @@ kernel density over the other values, estimated like a categorical feature with 
 
 f_c^rest being the kernel density of class c's other values (bandwidth from those values; the
 density over every value when no other value was seen). A row's value is compared with the
-point masses exactly.
+point masses exactly. The share is one for every column, or given per column
+(``point_masses={column: share or None}``, 0.1 for the columns it leaves out).
 
 The sum is taken relative to the kernel nearest to x (in log space, so it stays finite and
 accurate far from every kernel), and kernels whose term is below e^{-32} times the nearest one's
@@ -248,11 +249,12 @@ class KernelColumns(SketchColumns):
 
     def densities(self, settings: Settings) -> list[KernelDensity]:
         alpha = np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))
+        shares = settings.point_masses_for(self.names)
         return self.stats.cached(
-            ("kde", settings.bandwidth, settings.point_masses, alpha.tobytes()),
+            ("kde", settings.bandwidth, tuple(shares), alpha.tobytes()),
             lambda: [
-                KernelDensity(f, settings.bandwidth, settings.point_masses, float(a))
-                for f, a in zip(self.stats.features, alpha, strict=True)
+                KernelDensity(f, settings.bandwidth, share, float(a))
+                for f, share, a in zip(self.stats.features, shares, alpha, strict=True)
             ],
         )
 

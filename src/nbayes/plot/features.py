@@ -30,28 +30,29 @@ from ..conditionals import column_log_likelihood, table_kind
 from ._common import pyplot
 
 
-def _group_of(model: Any, name: str) -> tuple[Any, int]:
-    """The group that models column ``name`` and its index there: for a column whose family is
-    chosen from the data, the group of the chosen family (its P(x_j | c) alone, without the
-    chosen-family group's missing-value terms)."""
+def _group_of(model: Any, name: str) -> tuple[Any, int, Any]:
+    """The group that models column ``name``, its index there and the settings it reads: for a
+    column whose family is chosen from the data, the group of the chosen family (its
+    P(x_j | c) alone, without the chosen-family group's missing-value terms)."""
     from ..families.auto import AutoColumns
 
+    settings = model._settings()
     for group in model._stats.groups:
         if name in group.names:
             j = group.names.index(name)
             if isinstance(group, AutoColumns):
-                for view, columns in group.views(model._settings()):
+                for view, columns in group.views(settings):
                     if j in columns:
-                        return view, columns.index(j)
-            return group, j
+                        return view, columns.index(j), group.view_settings(settings)
+            return group, j, settings
     raise ValueError(f"the model has no feature {name!r}.")  # pragma: no cover
 
 
 def _evaluate(model: Any, name: str, xs: np.ndarray) -> np.ndarray:
     """P(x_j = x | c) (a density, or a probability for counts) at each x, shape (len(xs), K)."""
-    group, j = _group_of(model, name)
+    group, j, settings = _group_of(model, name)
     with np.errstate(under="ignore"):
-        return np.exp(column_log_likelihood(group, j, xs, model._settings()))
+        return np.exp(column_log_likelihood(group, j, xs, settings))
 
 
 def _long(name: str, classes: np.ndarray, xs: np.ndarray, values: np.ndarray) -> pl.DataFrame:
