@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
 
 from ..model import NaiveBayes
 from ..readers import DataError
@@ -230,8 +231,8 @@ def learner_of(model: Any, args: argparse.Namespace, columns: list[str]) -> Lear
 
 
 def _string_columns(frame: pl.DataFrame) -> set[str]:
-    """The names of the string columns (the schema read once: a wide table's is long)."""
-    return {name for name, dtype in frame.schema.items() if dtype == pl.String}
+    """The names of the string columns (one selector: a wide table's schema is long)."""
+    return set(frame.select(cs.string()).columns)
 
 
 def _free_text(values: pl.Series) -> bool:

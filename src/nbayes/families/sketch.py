@@ -90,6 +90,9 @@ def _reduce_on_grid(
 class FeatureSketch:
     """Keys, per-class weights W and weighted sums T for one feature, plus exact min and max."""
 
+    # one per column of a table, which may have 100,000: slots make them small and quick
+    __slots__ = ("n_classes", "max_bins", "level", "keys", "weight", "total", "minimum", "maximum")
+
     def __init__(self, n_classes: int, max_bins: int) -> None:
         self.n_classes = n_classes
         self.max_bins = max_bins
