@@ -91,7 +91,7 @@ class FeatureSketch:
     """Keys, per-class weights W and weighted sums T for one feature, plus exact min and max."""
 
     # one per column of a table, which may have 100,000: slots make them small and quick
-    __slots__ = ("n_classes", "max_bins", "level", "keys", "weight", "total", "minimum", "maximum")
+    __slots__ = ("keys", "level", "max_bins", "maximum", "minimum", "n_classes", "total", "weight")
 
     def __init__(self, n_classes: int, max_bins: int) -> None:
         self.n_classes = n_classes
@@ -271,7 +271,7 @@ class FeatureSketch:
 #: A batch of fewer rows than _WIDE_ROWS and at least _WIDE_COLUMNS columns is summarised by
 #: :func:`_add_columns`, all columns in one sort, in blocks of about _WIDE_BLOCK_ENTRIES values:
 #: a wide table of few rows then costs NumPy work in proportion to its values, not one round of
-#: Python calls per column (100,000 columns of 200 rows: 1 s instead of 20 s).
+#: Python calls per column (100,000 columns of 200 rows: about 2.5 s instead of 20 s).
 _WIDE_COLUMNS = 16
 _WIDE_ROWS = 1024
 _WIDE_BLOCK_ENTRIES = 1 << 22
