@@ -519,17 +519,17 @@ def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
     cls = rng.integers(0, k, n)
     weight = rng.random(n) + 0.5
     if kind == "codes":  # whole numbers at the exact level
-        level, keys = sk.EXACT, rng.integers(-3, 9, n).astype(np.float64)
-    elif kind == "pooled":  # any values, once pooled on a grid of width 2^-5
-        level = -5
-        keys = sk.pool(rng.normal(size=n) * 3, level)
-    else:  # not whole grid cells: left to the sort
-        level, keys = sk.EXACT, rng.normal(size=n)
-    total = weight * keys
-    grid = sk._reduce_on_grid(keys, cls, weight, total, level, k)
+        level, values = sk.EXACT, rng.integers(-3, 9, n).astype(np.float64)
+    elif kind == "pooled":  # any values, pooled on a grid of width 2^-5
+        level, values = -5, rng.normal(size=n) * 3
+    else:  # exact values that are not whole numbers: left to the sort
+        level, values = sk.EXACT, rng.normal(size=n)
+    total = weight * values
+    grid = sk._reduce_on_grid(values, cls, weight, total, level, k)
     if kind == "exact floats":
-        assert grid[0] is keys  # unchanged
-    expected = sk._reduce(keys, cls, weight, total, k)
+        assert grid is None
+        return
+    expected = sk._reduce(sk.pool(values, level), cls, weight, total, k)
     got = sk._reduce(*grid, k)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)

@@ -54,31 +54,38 @@ def _reduce(
 
 
 def _reduce_on_grid(
-    keys: np.ndarray,
+    values: np.ndarray,
     cls: np.ndarray,
     weight: np.ndarray,
     total: np.ndarray,
     level: int,
     n_classes: int,
-) -> tuple[np.ndarray, ...]:
-    """The entries of a batch summed per key and class, by counting rather than sorting where
-    the keys are whole multiples of the grid width 2^level (the values of a column of codes, or
-    any column once pooled) spanning few grid cells: a batch of a stream then costs one pass,
-    not a sort. Returns flat (key, class, W, T) entries, or the entries unchanged."""
-    n = keys.shape[0]
+) -> tuple[np.ndarray, ...] | None:
+    """A batch's entries pooled on the grid of width 2^level (:func:`pool`) and summed per key
+    and class by counting rather than sorting, where the keys span few grid cells (a column of
+    codes, or any column once pooled): a batch of a stream then costs a few passes, not a sort.
+    Returns flat (key, class, W, T) entries, or None where counting does not apply (few values,
+    a wide span, exact values that are not whole numbers)."""
+    n = values.shape[0]
     if n < 1024:
-        return keys, cls, weight, total
+        return None
     scale = 0 if level == EXACT else -level
     with np.errstate(over="ignore", invalid="ignore"):
-        cells = np.ldexp(keys, scale)
-    low, high = float(cells.min()), float(cells.max())
+        scaled = np.ldexp(values, scale) if scale else values
+    low, high = float(scaled.min()), float(scaled.max())
+    if not (abs(low) < 2.0**53 and abs(high) < 2.0**53):  # also NaN; pool keeps such values
+        return None
+    if level == EXACT:  # the keys are the values: counting needs whole numbers
+        cells = scaled
+        if not np.array_equal(cells, np.floor(cells)):
+            return None
+    else:
+        cells = np.floor(scaled)
+        low, high = math.floor(low), math.floor(high)
     span = high - low + 1
-    if not (np.isfinite(span) and span * n_classes <= 4 * n and span < 2**31):
-        return keys, cls, weight, total
-    index = cells - low
-    if not np.array_equal(index, np.floor(index)):  # not whole grid cells
-        return keys, cls, weight, total
-    slot = index.astype(np.int64) * n_classes + cls
+    if not (span * n_classes <= 4 * n and span < 2**31):
+        return None
+    slot = (cells - low).astype(np.int64) * n_classes + cls
     size = int(span) * n_classes
     W = np.bincount(slot, weights=weight, minlength=size)
     T = np.bincount(slot, weights=total, minlength=size)
@@ -148,12 +155,14 @@ class FeatureSketch:
         if values.size == 0:
             return
         with np.errstate(over="ignore", invalid="ignore"):
-            new = (pool(values, self.level), cls, weight, weight * values)
+            total = weight * values
         before = self.minimum, self.maximum
         self.minimum = min(self.minimum, float(values.min()))
         self.maximum = max(self.maximum, float(values.max()))
         try:
-            new = _reduce_on_grid(*new, self.level, self.n_classes)
+            new = _reduce_on_grid(values, cls, weight, total, self.level, self.n_classes)
+            if new is None:
+                new = (pool(values, self.level), cls, weight, total)
             self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
         except ValueError:  # the sums overflowed: nothing was stored
             self.minimum, self.maximum = before
@@ -409,9 +418,14 @@ class ValueSketches:
                 stop = min(d, start + step)
                 _add_columns(self.features[start:stop], X[:, start:stop], cls, weight)
         else:
-            for j, sketch in enumerate(self.features):
-                present = ~np.isnan(X[:, j])
-                sketch.add(X[present, j], cls[present], weight[present])
+            columns = np.ascontiguousarray(X.T)  # a column at a time: contiguous reads
+            for sketch, values in zip(self.features, columns, strict=True):
+                absent = np.isnan(values)
+                if absent.any():
+                    present = ~absent
+                    sketch.add(values[present], cls[present], weight[present])
+                else:
+                    sketch.add(values, cls, weight)
         self._cache.clear()
 
     def merge(self, other: ValueSketches, positions: np.ndarray) -> None:
