@@ -341,9 +341,7 @@ def test_explanations_of_missing_values_counted_as_a_category_add_up_to_the_pred
     frame = pl.DataFrame({"colour": colour.tolist(), "size": size}, strict=False)
     model = nbayes.NaiveBayes(missing="category", alpha=1.0).fit(frame, y)
     assert model.missing_ == {"colour": "category", "size": "category"}
-    rows = frame.with_row_index().filter(
-        pl.col("colour").is_null() | pl.col("size").is_nan()
-    )
+    rows = frame.with_row_index().filter(pl.col("colour").is_null() | pl.col("size").is_nan())
     for i in rows.get_column("index").to_list()[:6]:
         row = frame.slice(i, 1)
         explanation = model.explain(row)
