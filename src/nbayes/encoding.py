@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import polars.selectors as cs
 
 from . import _kernels
 from ._validation import check_magnitude
@@ -36,10 +35,10 @@ class NumericEncoder:
 
     def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
         try:
-            if len(frame.select(cs.integer() | cs.float()).columns) == frame.width:
-                # numbers already: NumPy's conversion, without a Polars cast per column
-                block = frame[self.names].to_numpy().astype(np.float64, copy=False)
-            else:
+            block = frame[self.names].to_numpy()
+            if block.dtype.kind in "iuf":  # numbers already: no Polars cast per column
+                block = block.astype(np.float64, copy=False)
+            else:  # booleans, text (an error), mixed kinds
                 casts = [pl.col(n).cast(pl.Float64) for n in self.names]
                 block = frame.select(casts).to_numpy().astype(np.float64, copy=False)
             block = block.reshape(frame.height, len(self.names))

@@ -136,7 +136,6 @@ def infer_schema(
     kinds = _kinds(frame)
     for name, dtype, null_count in zip(frame.columns, frame.dtypes, nulls, strict=True):
         kind = kinds.get(name) or column_kind(dtype)
-        column = frame.get_column(name)  # a cheap view of the frame's column
         if require_observed and null_count == frame.height:
             raise unobserved_column(name)
         family = families.get(name)
@@ -156,14 +155,14 @@ def infer_schema(
             )
         if family is None:
             if kind == "string":
-                family = _string_family(name, column)
+                family = _string_family(name, frame.get_column(name))
             elif kind == "bool":
                 family = "categorical"
             elif continuous == "auto":  # every numeric column: the data choose, counting included
                 family = "auto"
             elif (
                 kind == "int"
-                and column.n_unique() - (column.null_count() > 0) <= max_int_categories
+                and frame.get_column(name).n_unique() - (null_count > 0) <= max_int_categories
             ):
                 family = "categorical"
             else:
@@ -173,7 +172,8 @@ def infer_schema(
             if reads <= {"int", "float"}:
                 raise ValueError(
                     f"family {family!r} needs numbers, but column {name!r} holds {kind} values "
-                    f"(e.g. {column.drop_nulls().head(1).to_list()}); use 'categorical' for it."
+                    f"(e.g. {frame.get_column(name).drop_nulls().head(1).to_list()}); use "
+                    "'categorical' for it."
                 )
             wanted = "strings" if reads == {"string"} else " or ".join(sorted(reads))
             raise ValueError(
