@@ -61,6 +61,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=200)
     parser.add_argument("--columns", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--predict-runs", type=int, default=None, help="processes for predict (default: --runs)"
+    )
     parser.add_argument("--write", action="store_true", help="record in benchmarks/README.md")
     args = parser.parse_args()
     load = os.getloadavg()[0]
@@ -75,13 +78,18 @@ def main() -> None:
             "nbayes predict (20 rows)": [*NBAYES, "predict", str(model), str(test), "-o", str(out)],
         }
         table = []
+        counts = {
+            "nbayes fit": args.runs,
+            "nbayes predict (20 rows)": args.predict_runs or args.runs,
+        }
         for name, command in commands.items():
-            runs = [timed(command) for _ in range(args.runs)]
+            runs = [timed(command) for _ in range(counts[name])]
             times = [seconds for seconds, _ in runs]
             print(f"{name}: {', '.join(f'{t:.1f}' for t in times)} s", flush=True)
             table.append(
                 [
                     name,
+                    str(len(times)),
                     f"{statistics.median(times):.1f} s",
                     f"{max(times):.1f} s",
                     f"{max(peak for _, peak in runs):,.0f} MiB",
@@ -89,12 +97,14 @@ def main() -> None:
             )
     body = (
         f"Command: `python benchmarks/wide.py --rows {args.rows} --columns {args.columns} "
-        f"--runs {args.runs}{' --write' if args.write else ''}` — {_report.machine()}; "
+        f"--runs {args.runs}"
+        + (f" --predict-runs {args.predict_runs}" if args.predict_runs else "")
+        + f"{' --write' if args.write else ''}` — {_report.machine()}; "
         f"1-minute load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. "
         f"File: {args.rows} rows × {args.columns:,} integer columns and a two-class target, "
-        f"{size / 2**20:.0f} MiB of CSV; each command in {args.runs} fresh processes (peak RSS: "
-        "the largest of the command's processes).\n\n"
-        + _report.markdown_table(["command", "median", "worst", "peak RSS"], table)
+        f"{size / 2**20:.0f} MiB of CSV; each command in fresh processes, as many as the runs "
+        "column says (peak RSS: the largest of the command's processes).\n\n"
+        + _report.markdown_table(["command", "runs", "median", "worst", "peak RSS"], table)
     )
     print(body)
     if args.write:

@@ -200,3 +200,37 @@ def test_types_inferred_from_few_rows_of_a_wide_table_do_not_lose_later_values(
     moments = model._stats.groups[0].stats.moments
     values = np.array([[float(v) for v in row.split(",")[:2]] for row in rows])  # 2.5 included
     np.testing.assert_allclose(moments.pooled_mean, values.mean(axis=0))
+
+
+def test_a_wide_mixed_file_through_the_command_line_is_the_table_fitted_in_memory(
+    tmp_path: Path,
+):
+    """300 columns — floats with missing values ('?'), integers, strings — fitted by `nbayes
+    fit` (markers touching only the columns they can change, the wide sketch path) hold the
+    statistics of NaiveBayes fitted on the same table in memory, and `nbayes predict` gives
+    its predictions."""
+    from conftest import assert_same_statistics
+
+    rng = np.random.default_rng(5)
+    n = 120
+    columns = {}
+    for j in range(100):
+        floats = np.round(rng.normal(size=n) + j % 3, 3).astype(str).astype(object)
+        floats[rng.random(n) < 0.1] = "?"
+        columns[f"f{j}"] = floats.tolist()
+        columns[f"i{j}"] = rng.integers(0, 5, n).tolist()
+        columns[f"s{j}"] = rng.choice(["red", "green", "blue"], n).tolist()
+    columns["y"] = rng.choice(["a", "b", "c"], n).tolist()
+    text = pl.DataFrame(columns, strict=False).with_columns(pl.all().cast(pl.String))
+    data = tmp_path / "wide.csv"
+    text.write_csv(data)
+    model_path, out = tmp_path / "m.nbm", tmp_path / "p.csv"
+    assert main(["fit", str(data), "--target", "y", "--missing", "?", "-o", str(model_path)]) == 0
+    frame = pl.read_csv(data, null_values="?")
+    in_memory = NaiveBayes(missing_values="?").fit(frame, target="y")
+    from_file = load(model_path)
+    assert_same_statistics(from_file, in_memory)
+    assert main(["predict", str(model_path), str(data), "--missing", "?", "-o", str(out)]) == 0
+    predicted = pl.read_csv(out)
+    expected = in_memory.predict(frame.drop("y"))
+    assert predicted.get_column(predicted.columns[-1]).cast(pl.String).to_list() == list(expected)
