@@ -104,10 +104,11 @@ def _log_density_rows(
             out[i, c] += math.log(total) - 0.5 * z0 * z0 + log_norm[c]
 
 
-def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, qs: tuple[float, ...]) -> list:
+    """The weighted quantiles ``qs`` of ``values`` (one sort for all of them)."""
     order = np.argsort(values)
     cumulative = np.cumsum(weights[order])
-    return float(values[order][np.searchsorted(cumulative, q * cumulative[-1])])
+    return values[order][np.searchsorted(cumulative, np.asarray(qs) * cumulative[-1])].tolist()
 
 
 def _rule(values: np.ndarray, weights: np.ndarray, rule: str) -> float:
@@ -119,7 +120,8 @@ def _rule(values: np.ndarray, weights: np.ndarray, rule: str) -> float:
         spread = sd
         factor = 1.06
     else:
-        iqr = _weighted_quantile(values, weights, 0.75) - _weighted_quantile(values, weights, 0.25)
+        low, high = _weighted_quantiles(values, weights, (0.25, 0.75))
+        iqr = high - low
         spread = min(sd, iqr / 1.34) if iqr > 0 else sd
         factor = 0.9
     return factor * spread * total ** (-0.2)
