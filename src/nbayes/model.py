@@ -34,7 +34,7 @@ from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
-from .families.auto import MISSING_MODES, AutoColumns
+from .families.auto import COUNTED, MISSING_MODES, AutoColumns, alpha_reason
 from .families.categorical import UNKNOWN_MODES, CategoricalColumns
 from .families.intervals import MAX_INTERVALS, IntervalColumns
 from .families.kde import BANDWIDTH_RULES
@@ -141,9 +141,15 @@ class NaiveBayes(NaiveBayesClassifier):
         '?' is kept as a value), or ``"auto"``: per column, whichever has the larger
         leave-one-out conditional log-likelihood. A dict gives the mode per column (others
         "auto"). Other families always skip.
-    alpha : float or dict, default 1.0
+    alpha : "auto", float or dict, default "auto"
         Lidstone λ of the categorical, interval and Poisson estimates (1 = Laplace; 0 = maximum
-        likelihood); a dict gives λ per column (others 1).
+        likelihood); a dict gives λ per column (others 1). ``"auto"``: λ = 1, except in the
+        columns that count categories (categorical columns, and numeric columns chosen as
+        categorical), where each column's λ is chosen from the data among 1, 1/2, …, 1/16: the
+        one with the largest leave-one-out conditional log-likelihood of the class given the
+        column, if it beats λ = 1 by one standard error (see
+        :mod:`nbayes.families._selection`). ``alpha_``, ``family_reasons_`` and ``summary()``
+        show each column's λ.
     class_prior : None, "mle", "smoothed", "uniform" or sequence, default None ("mle")
         The class prior (see :mod:`nbayes.priors`); ``prior_alpha`` is λ of the smoothed prior
         (default: ``alpha`` when it is a number, else 1).
@@ -191,7 +197,7 @@ class NaiveBayes(NaiveBayesClassifier):
         families: dict[str, str] | None = None,
         continuous: str = "auto",
         missing: str | dict[str, str] = "auto",
-        alpha: float | dict[str, float] = 1.0,
+        alpha: str | float | dict[str, float] = "auto",
         class_prior: Any = None,
         prior_alpha: float | None = None,
         loss: Any = None,
@@ -240,6 +246,12 @@ class NaiveBayes(NaiveBayesClassifier):
         if isinstance(self.alpha, dict):
             for name, value in self.alpha.items():
                 check_alpha(value, None, name=f"alpha[{name!r}]")
+        elif isinstance(self.alpha, str):
+            if self.alpha != "auto":
+                raise ValueError(
+                    f'alpha must be "auto", a number >= 0 or a dict {{column: number}}, '
+                    f"got {self.alpha!r}."
+                )
         elif not isinstance(check_alpha(self.alpha, None), float):
             raise ValueError(
                 f"alpha must be a number >= 0 or a dict {{column: number}}, got {self.alpha!r}."
@@ -300,7 +312,7 @@ class NaiveBayes(NaiveBayesClassifier):
     def _prior_alpha(self) -> float:
         if self.prior_alpha is not None:
             return check_positive_number(self.prior_alpha, "prior_alpha")
-        return float(self.alpha) if not isinstance(self.alpha, dict) else 1.0
+        return float(self.alpha) if not isinstance(self.alpha, (dict, str)) else 1.0
 
     def _merge_key(self) -> tuple:
         schema = tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
@@ -721,6 +733,27 @@ class NaiveBayes(NaiveBayesClassifier):
         return {s.name: chosen.get(s.name, s.family) for s in self.schema_}
 
     @property
+    def alpha_(self) -> dict[str, float]:
+        """The Lidstone λ of each column that counts (categorical and interval columns, and
+        numeric columns chosen as categorical), by name: as set by ``alpha=``, or with
+        ``alpha="auto"`` chosen from the data for categories (see the ``alpha`` parameter)."""
+        self._check_fitted()
+        settings = self._settings()
+        out: dict[str, float] = {}
+        for group in self._stats.groups:
+            if isinstance(group, AutoColumns):
+                for name, choice in zip(group.names, group.choices(settings), strict=True):
+                    if choice.family in COUNTED:
+                        out[name] = float(choice.alpha)
+            elif isinstance(group, CategoricalColumns):
+                alphas = np.broadcast_to(group.alphas(settings), (len(group.names),))
+                out.update(zip(group.names, (float(a) for a in alphas), strict=True))
+            elif isinstance(group, IntervalColumns):
+                alphas = np.broadcast_to(settings.alpha_for(group.names), (len(group.names),))
+                out.update(zip(group.names, (float(a) for a in alphas), strict=True))
+        return {s.name: out[s.name] for s in self.schema_ if s.name in out}
+
+    @property
     def missing_(self) -> dict[str, str]:
         """How each column's missing values are treated, by name: ``"skip"`` (left out of the
         product, as if the column were absent from that row) or ``"category"`` (a value of its
@@ -770,6 +803,8 @@ class NaiveBayes(NaiveBayesClassifier):
                     why = f"{spec.family}: the continuous={self.continuous!r} setting"
                 if isinstance(group, CategoricalColumns):
                     why += "; " + group.missing_reason(j, settings)
+                    if settings.choose_alpha:
+                        why += "; " + alpha_reason(*group.alpha_choices()[j])
                 out[name] = why
         return {s.name: out[s.name] for s in self.schema_}
 

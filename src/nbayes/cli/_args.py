@@ -219,8 +219,9 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--alpha",
         type=non_negative_float,
-        help="smoothing λ: Lidstone's for tables (default 1 = Laplace; 0 = maximum "
-        "likelihood), δ for text (default 0.1)",
+        help="smoothing λ: Lidstone's for tables (1 = Laplace; 0 = maximum likelihood; "
+        "default: chosen per categorical column from the data, 1 for semi-naive models), "
+        "δ for text (default 0.1)",
     )
     group.add_argument(
         "--prior",

@@ -106,7 +106,7 @@ class Learner:
         return self.model.predict(features), proba
 
 
-def alpha(args: argparse.Namespace, default: float) -> float:
+def alpha(args: argparse.Namespace, default: float | str) -> float | str:
     return default if args.alpha is None else args.alpha
 
 
@@ -133,7 +133,7 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
     return NaiveBayes(
         families=families or None,
         continuous=args.continuous or "auto",
-        alpha=alpha(args, 1.0),
+        alpha=alpha(args, "auto"),
         class_prior=args.prior,
         missing_values=args.missing or None,
         bins=args.bins,

@@ -54,7 +54,7 @@ class Settings:
 
     def __init__(
         self,
-        alpha: float | dict[str, float],
+        alpha: float | str | dict[str, float],
         var_smoothing: float,
         bandwidth: str | float,
         bins: int,
@@ -67,6 +67,7 @@ class Settings:
         max_int_categories: int = 20,
     ) -> None:
         self.alpha = alpha
+        self._alpha_default = 1.0  # λ of the columns a {name: λ} mapping leaves out
         self.var_smoothing = var_smoothing
         self.bandwidth = bandwidth
         self.bins = bins
@@ -103,11 +104,32 @@ class Settings:
             out._point_masses_default = self.point_masses
         return out
 
+    @property
+    def choose_alpha(self) -> bool:
+        """Whether λ is chosen from the data (``alpha="auto"``) for the columns that count
+        (categorical, and numeric columns chosen as categories or intervals)."""
+        return isinstance(self.alpha, str) and self.alpha == "auto"
+
     def alpha_for(self, names: list[str]) -> float | np.ndarray:
-        """λ for each column: one number, or per column from a {name: λ} mapping (default 1)."""
+        """λ for each column: one number, or per column from a {name: λ} mapping (default 1);
+        with ``"auto"``, 1 — the λ of the families that do not choose it, and the one a
+        choice starts from."""
         if isinstance(self.alpha, dict):
-            return np.array([float(self.alpha.get(n, 1.0)) for n in names])
+            return np.array([float(self.alpha.get(n, self._alpha_default)) for n in names])
+        if self.choose_alpha:
+            return 1.0
         return float(self.alpha)
+
+    def with_alpha(self, alphas: dict[str, float]) -> Settings:
+        """A copy of these settings in which the columns named in ``alphas`` have that λ (the
+        other columns keep theirs)."""
+        out = copy.copy(self)
+        if isinstance(self.alpha, dict):
+            out.alpha = {**self.alpha, **alphas}
+        else:
+            out.alpha = dict(alphas)
+            out._alpha_default = self.alpha_for([])
+        return out
 
 
 class ColumnGroup:

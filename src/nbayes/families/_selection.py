@@ -54,6 +54,22 @@ the rule changes a column only on clear evidence. Two more conditions make "clea
   rarely pass even one standard error: leaving a row out charges the category for its
   parameters, so their criterion difference lies about 2 standard errors below zero.)
 
+**Smoothing (``alpha="auto"``).** The same criterion chooses the Lidstone λ of a column that
+counts categories, among ``ALPHAS`` (1, 1/2, …, 1/16; :func:`choose_alpha`): choosing a smoothing
+parameter by leave-one-out likelihood is classical (the criterion is the leave-one-out likelihood
+of P(c | x) rather than of P(x | c), for the reason above). λ is a continuous estimate, but the
+one-standard-error rule still guards λ = 1: the criterion is often flat in λ with a second rise
+toward 0 (a column whose values never sit alone in a class never meets a zero count when a row is
+left out), so the maximiser of a flat curve is noise, and that noise lands on the grid's floor,
+the most extreme estimate (breast-cancer's tumor-size in one fold: +0.05 nats over 260 rows at
+λ → 0, one standard error 0.75; taking such maximisers cost breast-cancer 0.3 points of accuracy).
+Where the evidence is clear (mushroom's near-deterministic columns, car's and nursery's) the
+criterion rises steadily toward 0 and the floor is reached: 1/16 keeps an unseen (value, class)
+pair at a probability about λ / N_c, a bounded veto, rather than the near-certain one that
+λ → 0 gives. The choice is made with missing values skipped; the missing-value choice then uses
+the chosen λ. Interval columns keep λ = 1: their cut points were placed with every row, so the
+leave-one-out of their counts flatters a small λ.
+
 The family choice keeps one standard error. There the usual Gaussian's row scores are
 heavy-tailed on skewed columns (on a spambase column where the Gaussian loses 2.3 nats a row, the
 row differences have a standard deviation of 56 nats), so a larger multiple keeps Gaussians that
@@ -77,6 +93,9 @@ _LOG_2PI = math.log(2.0 * math.pi)
 STANDARD_ERRORS = 1.0
 #: The per-row difference below which two candidates' criteria tie (round-off, not evidence).
 ROUND_OFF = 1e-9
+#: The Lidstone λ among which ``alpha="auto"`` chooses (:func:`choose_alpha`): 1 (Laplace),
+#: halved down to 1/16.
+ALPHAS = tuple(2.0**-k for k in range(5))
 
 
 def beats(gain: float, error: float, rows: float, standard_errors: float = STANDARD_ERRORS) -> bool:
@@ -202,6 +221,24 @@ def observed_part(
         full = np.log(observed + alpha) - np.log(class_totals + 2 * alpha)
         own = np.log(observed - delta + alpha) - np.log(class_totals - delta + 2 * alpha)
     return np.broadcast_to(full, delta.shape), own
+
+
+def choose_alpha(cells_for, weight: np.ndarray, row_weight: float) -> tuple[float, float]:
+    """(λ, its criterion's gain per row over λ = 1): the Lidstone λ of ``ALPHAS`` with the
+    largest leave-one-out criterion, where it beats λ = 1 by one standard error (else 1).
+
+    ``cells_for(λ)``: the (m, K) scores (:func:`scores`) of the column's keys with λ; ``weight``
+    (m, K) the weight of each key and class."""
+    cells = {alpha: cells_for(alpha) for alpha in ALPHAS}
+    criteria = {alpha: total(c, weight) for alpha, c in cells.items()}
+    best = max(ALPHAS, key=lambda alpha: (criteria[alpha], alpha))  # ties: the larger λ
+    rows = float(weight.sum()) / row_weight
+    if best == 1.0 or rows <= 0:
+        return 1.0, 0.0
+    gain, error = margin(cells[best], cells[1.0], weight, row_weight)
+    if not beats(gain, error, rows):
+        return 1.0, 0.0
+    return best, gain / rows
 
 
 # ---------------------------------------------------------------------- families

@@ -31,7 +31,10 @@ integer codes; missing values skipped) stays unless the best candidate beats it 
 standard error of the difference (the one-standard-error rule) and by more than round-off; a
 missing category must beat skipping by Bonferroni's bar over the group's columns that have
 missing values, one standard error for the group rather than for each column (see
-:mod:`nbayes.families._selection` for both).
+:mod:`nbayes.families._selection` for both). With ``alpha="auto"``, a column chosen as
+categorical then gets its own Lidstone λ by the same criterion (as a categorical column does,
+:class:`~nbayes.families.categorical.CategoricalColumns`), and its missing values are chosen
+with that λ; the family itself is chosen with λ = 1.
 
 The choice is derived from the statistics like cut points, so fitting stays one mergeable pass:
 ``partial_fit``, ``merge``, streaming and Dask give the statistics of one fit, and so the same
@@ -56,7 +59,7 @@ from ._group import ColumnGroup, Settings
 from ._registry import Family, register
 from .categorical import CategoricalColumns, CategoricalCounts
 from .gaussian import GaussianColumns, GaussianMoments
-from .intervals import IntervalColumns
+from .intervals import IntervalColumns, cut_points, interval_counts
 from .kde import KernelColumns, KernelDensity
 from .sketch import EXACT, FeatureSketch, ValueSketches
 
@@ -67,6 +70,9 @@ SMOOTH = "kde without point masses"
 SMOOTH_MIN_CODES = 3
 #: The candidates (families, and that kernel density), in the order that breaks ties.
 CANDIDATES = ("gaussian", "categorical", "equal-frequency", "mdl", "kde", SMOOTH)
+#: The chosen family whose λ ``alpha="auto"`` chooses: counting codes. (Not intervals: their cut
+#: points were placed with every row, so leaving a row out of their counts flatters a small λ.)
+COUNTED = ("categorical",)
 MISSING_MODES = ("auto", "skip", "category")
 
 
@@ -82,6 +88,8 @@ class Choice:
     note: str = ""
     usual: str = "gaussian"
     candidate: str = ""  # the name in ``scores`` when it is not the family's (SMOOTH)
+    alpha: float = 1.0  # λ of a counted family (chosen with alpha="auto")
+    alpha_gain: float = math.nan  # its criterion's gain per row over λ = 1; NaN: not chosen
 
     @property
     def point_masses(self) -> bool:
@@ -102,10 +110,19 @@ class Choice:
             else f"beats the usual {self.usual} by more than one standard error"
         )
         text = f"leave-one-out log P(class | column) per row: {shown}; {verdict}"
+        if self.alpha_gain == self.alpha_gain:
+            text += f"; {alpha_reason(self.alpha, self.alpha_gain)}"
         if self.missing_gain == self.missing_gain:
             verb = "a category" if self.missing == "category" else "skipped"
             text += f"; missing values {verb} (as a category: {self.missing_gain:+.4f} per row)"
         return text
+
+
+def alpha_reason(alpha: float, gain: float) -> str:
+    """λ chosen from the data (``alpha="auto"``), in words."""
+    if alpha == 1.0:
+        return "λ = 1: no smaller λ beats it by one standard error"
+    return f"λ = {alpha:g} chosen (beats λ = 1 by {gain:+.4f} per row)"
 
 
 class AutoStatistics:
@@ -175,6 +192,7 @@ def _settings_key(settings: Settings, names: list[str]) -> tuple:
     alpha = np.broadcast_to(settings.alpha_for(names), (len(names),))
     return (
         alpha.tobytes(),
+        settings.choose_alpha,
         float(settings.var_smoothing),
         settings.ddof,
         settings.bandwidth,
@@ -237,7 +255,10 @@ class AutoColumns(ColumnGroup):
         point masses get none."""
         choices = self.choices(settings)
         smooth = {n: None for n, c in zip(self.names, choices, strict=True) if not c.point_masses}
-        return settings.with_point_masses(smooth) if smooth else settings
+        out = settings.with_point_masses(smooth) if smooth else settings
+        if settings.choose_alpha:  # each column's λ, as chosen (1 where none is chosen)
+            out = out.with_alpha({n: c.alpha for n, c in zip(self.names, choices, strict=True)})
+        return out
 
     def _candidates(self, j: int, settings: Settings, delta: np.ndarray, alpha: float) -> dict:
         """(full, own) log-likelihoods of every candidate for column j (see _selection)."""
@@ -292,11 +313,12 @@ class AutoColumns(ColumnGroup):
         observed = weight.sum(axis=0)
         missing = self.stats.missing[:, j]
         totals = observed + missing
+        alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])
         if observed.sum() <= 0 or self.stats.moments.pooled_count[j] <= 0:
-            return Choice("gaussian", note="no values observed: gaussian, the first candidate")
+            note = "no values observed: gaussian, the first candidate"
+            return Choice("gaussian", note=note, alpha=alpha)
         row_weight = _row_weight(self, j)
         delta = _selection.removed_weight(weight, row_weight)
-        alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])
         candidates = self._candidates(j, settings, delta, alpha)
         cells = {
             name: _selection.scores(full, own, delta, totals)
@@ -312,9 +334,21 @@ class AutoColumns(ColumnGroup):
                 chosen = best
         scores = {n: v / observed.sum() for n, v in criteria.items()}
         family, candidate = ("kde", SMOOTH) if chosen == SMOOTH else (chosen, "")
+        lam = {"alpha": alpha}
+        if settings.choose_alpha and chosen in COUNTED:
+            # λ of the chosen counting, by the same criterion (missing values skipped)
+            table, code = self._counted(j, chosen, settings)
+
+            def counted_cells(a: float) -> np.ndarray:
+                return _selection.scores(*_selection.counted(table, code, delta, a), delta, totals)
+
+            alpha, gain = _selection.choose_alpha(counted_cells, weight, row_weight)
+            lam = {"alpha": alpha, "alpha_gain": gain}
+            candidates[chosen] = _selection.counted(table, code, delta, alpha)
+            cells[chosen] = counted_cells(alpha)
         mode = settings.missing_for(self.names)[j]
         if missing.sum() <= 0:
-            return Choice(family, "skip", scores, usual=usual, candidate=candidate)
+            return Choice(family, "skip", scores, usual=usual, candidate=candidate, **lam)
         # missing values as an outcome: every row's score, the rows missing this column last
         full, own = candidates[chosen]
         extra_full, extra_own = _selection.observed_part(observed, totals, delta, alpha)
@@ -330,7 +364,16 @@ class AutoColumns(ColumnGroup):
         rows = totals.sum() / row_weight
         if mode == "auto":
             mode = "category" if _selection.beats(gain, error, rows, missing_bar) else "skip"
-        return Choice(family, mode, scores, gain / rows, usual=usual, candidate=candidate)
+        return Choice(family, mode, scores, gain / rows, usual=usual, candidate=candidate, **lam)
+
+    def _counted(self, j: int, family: str, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+        """(the (S, K) table a counted family counts column j in, each sketch key's row)."""
+        sketch = self.stats.sketches.features[j]
+        if family == "categorical":
+            return sketch.weight, np.arange(sketch.keys.shape[0])
+        cuts = cut_points(sketch, family, settings.bins)
+        code = np.searchsorted(cuts, sketch.pooled_centres(), side="left")
+        return interval_counts(sketch, cuts).T, code
 
     # ------------------------------------------------------------------ the chosen families
     def views(self, settings: Settings) -> list[tuple[ColumnGroup, list[int]]]:
@@ -444,7 +487,7 @@ class AutoColumns(ColumnGroup):
 
     def missing_tables(self, j: int, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
         """(log P(missing | c), log P(observed | c)) of column j, missing as an outcome."""
-        alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])
+        alpha = self.choices(settings)[j].alpha
         missing = self.stats.missing[:, j]
         observed = self.stats.sketches.features[j].weight.sum(axis=0)
         total = missing + observed

@@ -228,6 +228,11 @@ class CategoricalColumns(ColumnGroup):
     the class given the column (:mod:`nbayes.families._selection`), computed from these counts,
     so it merges like them; a category must win by Bonferroni's bar over the group's columns
     that have missing values (one standard error for the group, not for each column).
+
+    λ: the settings' (``alpha=`` a number or {column: λ}), or with ``alpha="auto"`` each
+    column's own, chosen from the same counts by the same criterion among 1, 1/2, …, 1/16 (the
+    best, where it beats λ = 1 by one standard error; :meth:`alpha_choices`), missing values
+    skipped; the missing-value choice then uses it.
     """
 
     family = "categorical"
@@ -292,12 +297,49 @@ class CategoricalColumns(ColumnGroup):
             ]
         self.stats.merge(remapped, positions)
 
+    # ------------------------------------------------------------------ λ
+    def alphas(self, settings: Settings) -> float | np.ndarray:
+        """λ of each column: the settings' (``alpha_for``), or with ``alpha="auto"`` each
+        column's choice (:meth:`alpha_choices`)."""
+        if not settings.choose_alpha:
+            return settings.alpha_for(self.names)
+        return np.array([alpha for alpha, _ in self.alpha_choices()])
+
+    def alpha_choices(self) -> list[tuple[float, float]]:
+        """Per column, (λ, the leave-one-out gain per row of that λ over λ = 1): the λ of
+        ``ALPHAS`` with the largest leave-one-out conditional log-likelihood of the class given
+        the column, missing values skipped, where it beats λ = 1 by one standard error
+        (:func:`nbayes.families._selection.choose_alpha`); derived from the counts, so it
+        merges like them."""
+        cached = self.stats._cache.get("alpha-choices")
+        if cached is None:
+            cached = [self._alpha_choice(j) for j in range(len(self.names))]
+            self.stats._cache["alpha-choices"] = cached
+        return cached
+
+    def _alpha_choice(self, j: int) -> tuple[float, float]:
+        from . import _selection
+
+        table = self.stats.category_count(j).T  # (S, K)
+        totals = table.sum(axis=0) + self.missing[:, j]
+        if table.sum() <= 0:
+            return (1.0, 0.0)
+        row_weight = _selection.one_row(totals.sum(), self.rows[0])
+        delta = _selection.removed_weight(table, row_weight)
+        codes = np.arange(table.shape[0])
+
+        def cells(alpha: float) -> np.ndarray:
+            full, own = _selection.counted(table, codes, delta, alpha)
+            return _selection.scores(full, own, delta, totals)
+
+        return _selection.choose_alpha(cells, table, row_weight)
+
     # ------------------------------------------------------------------ missing values
     def missing_choices(self, settings: Settings) -> list[tuple[str, float]]:
         """Per column: ("skip" or "category", the leave-one-out gain per row of a missing
         category over skipping; NaN when the column has no missing value)."""
         modes = settings.missing_for(self.names)
-        alpha = np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))
+        alpha = np.broadcast_to(self.alphas(settings), (len(self.names),))
         key = ("missing-choices", tuple(modes), alpha.tobytes())
         cached = self.stats._cache.get(key)
         if cached is None:
@@ -371,14 +413,14 @@ class CategoricalColumns(ColumnGroup):
             block = block.copy()
             for j in columns:  # a missing value is the extra value S_j
                 block[np.isnan(block[:, j]), j] = self.stats.n_categories[j]
-        return counts.log_likelihood(block, settings.alpha_for(self.names), mode)[0]
+        return counts.log_likelihood(block, self.alphas(settings), mode)[0]
 
     def missing_terms(self, settings: Settings) -> np.ndarray | None:
         counts, columns = self._with_missing(settings)
         if not columns:
             return None
         mode = "smooth" if settings.unknown == "smooth" else "ignore"
-        alpha = settings.alpha_for(self.names)
+        alpha = self.alphas(settings)
         out = np.full((len(self.names), counts.counts.shape[0]), np.nan)
         for j in columns:  # the extra value S_j alone: log P(missing | c)
             row = np.full((1, len(self.names)), np.nan)
@@ -424,7 +466,7 @@ class CategoricalColumns(ColumnGroup):
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
         counts, columns = self._with_missing(settings)
-        table, _ = counts.log_prob(settings.alpha_for(self.names))
+        table, _ = counts.log_prob(self.alphas(settings))
         offsets = counts.offsets
         parts = []
         for j, name in enumerate(self.names):
@@ -435,9 +477,10 @@ class CategoricalColumns(ColumnGroup):
                 order.append(len(values))
                 labels.append("(missing)")
             rows = [np.exp(table[offsets[j] + i]).tolist() for i in order]
-            lam = settings.alpha_for(self.names)
+            lam = self.alphas(settings)
             lam = lam if np.ndim(lam) == 0 else lam[j]
-            head = f"{name}  (categorical, P(value | class), λ = {lam:g})"
+            head = f"{name}  (categorical, P(value | class), λ = {lam:g}"
+            head += ", chosen from the data)" if settings.choose_alpha else ")"
             if self.missing[:, j].sum() > 0:
                 head += f"\n  {self.missing_reason(j, settings)}"
             parts.append(head + "\n" + format_table(labels, classes, rows))
@@ -447,7 +490,7 @@ class CategoricalColumns(ColumnGroup):
         self, classes: np.ndarray, settings: Settings, *, grid: int = 200
     ) -> dict[str, pl.DataFrame]:
         """value, count n_{c,v}, probability P_λ(v | c); values in the order first seen."""
-        table, _ = self.stats.log_prob(settings.alpha_for(self.names))
+        table, _ = self.stats.log_prob(self.alphas(settings))
         offsets = self.stats.offsets
         out = {}
         for j, name in enumerate(self.names):
