@@ -359,9 +359,9 @@ def test_adult_with_missing_values_and_mixed_types(shared_data):
     train = read_adult(shared_data / "adult" / "adult.data")
     test = read_adult(shared_data / "adult" / "adult.test", skip=1)
     assert len(train) == 32561 and len(test) == 16281
-    # one Gaussian for every number and missing values skipped (the defaults choose per column:
-    # checked at the end)
-    model = nbayes.NaiveBayes(missing_values="?", continuous="gaussian", missing="skip")
+    # one Gaussian for every number, missing values skipped and Laplace's λ (the defaults
+    # choose per column: checked at the end)
+    model = nbayes.NaiveBayes(missing_values="?", continuous="gaussian", missing="skip", alpha=1.0)
     model.fit(train, target="income")
     jll = model.predict_joint_log_proba(test)
     families = {s.name: s.family for s in model.schema_}
