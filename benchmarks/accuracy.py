@@ -62,12 +62,12 @@ PEERS = {
 }
 
 #: The default (no options), the previous default (one Gaussian for numbers, missing values
-#: skipped, kernel densities without point masses), and documented options.
+#: skipped, kernel densities without point masses, Laplace's λ = 1), and documented options.
 DEFAULT = "`NaiveBayes()`"
 PREVIOUS = "previous default"
 CONFIGURATIONS = {
     DEFAULT: {},
-    PREVIOUS: {"continuous": "gaussian", "missing": "skip", "point_masses": None},
+    PREVIOUS: {"continuous": "gaussian", "missing": "skip", "point_masses": None, "alpha": 1.0},
     'class_prior="smoothed"': {"class_prior": "smoothed"},
     "alpha=0.5": {"alpha": 0.5},
     'continuous="mdl"': {"continuous": "mdl"},
@@ -191,8 +191,9 @@ def tables_section(data: Path) -> str:
         "fold log losses, −mean log P(true class)); adult and soybean-large on their given "
         "train/test split; '?' is missing. "
         f"{DEFAULT}: no options at all (each numeric column's family and each column's missing "
-        f"values chosen from the data). {PREVIOUS}: `continuous=\"gaussian\", "
-        'missing="skip", point_masses=None`, the defaults before they were chosen from the data. '
+        f"values and each categorical column's λ chosen from the data). {PREVIOUS}: "
+        '`continuous="gaussian", missing="skip", point_masses=None, alpha=1.0`, the defaults '
+        "before they were chosen from the data. "
         "Peers: best of scikit-learn CategoricalNB/GaussianNB and Weka 3.6 NaiveBayes (plain, -K, "
         "-D) on the same protocol; adult: Weka NaiveBayes -K on the given split; soybean-large: "
         "scikit-learn CategoricalNB with '?' as a category. Data-specific options: vote keeps "
