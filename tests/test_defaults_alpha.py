@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
+from scipy import stats
 from test_model_merge import assert_same_predictions, problems, run
 
 import nbayes
@@ -49,14 +50,16 @@ def brute_force_scores(values: np.ndarray, y: np.ndarray, alpha: float) -> np.nd
     return out
 
 
-def brute_force_alpha(values: np.ndarray, y: np.ndarray) -> float:
-    """The λ of ALPHAS with the largest criterion if it beats λ = 1 by one standard error of the
-    paired row differences (and by more than round-off), else 1."""
+def brute_force_alpha(values: np.ndarray, y: np.ndarray, columns: int) -> float:
+    """The λ of ALPHAS with the largest criterion if it beats λ = 1 by z standard errors of the
+    paired row differences (and by more than round-off), else 1: z with P(Z > z) = P(Z > 1) /
+    ``columns`` (Bonferroni over the group's columns)."""
+    bar = -stats.norm.ppf(stats.norm.sf(1.0) / columns)
     scores = {a: brute_force_scores(values, y, a) for a in _selection.ALPHAS}
     best = max(_selection.ALPHAS, key=lambda a: (scores[a].sum(), a))
     d = scores[best] - scores[1.0]
     gain, error = d.sum(), math.sqrt(d.shape[0] * d.var())
-    return best if gain > error and gain > 1e-9 * d.shape[0] else 1.0
+    return best if gain > bar * error and gain > 1e-9 * d.shape[0] else 1.0
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -65,7 +68,7 @@ def test_the_chosen_alpha_is_the_brute_force_leave_one_out_choice(seed):
     model = nbayes.NaiveBayes().fit(frame, y)
     for name in frame.columns:
         values = frame[name].to_numpy()
-        assert model.alpha_[name] == brute_force_alpha(values, y), name
+        assert model.alpha_[name] == brute_force_alpha(values, y, len(frame.columns)), name
     # and the criterion the choice compares is that leave-one-out, for every λ of the grid
     group = next(g for g in model._stats.groups if isinstance(g, CategoricalColumns))
     j = group.names.index("decided")
@@ -90,7 +93,7 @@ def test_a_column_that_decides_the_class_gets_a_small_alpha_and_noise_keeps_lapl
     assert model.alpha_["noise"] == 1.0
     reasons = model.family_reasons_
     assert f"λ = {model.alpha_['decided']:g} chosen" in reasons["decided"]
-    assert "λ = 1: no smaller λ beats it by one standard error" in reasons["noise"]
+    assert "λ = 1: no smaller λ beats it by the group's standard-error bar" in reasons["noise"]
     assert "chosen from the data" in model.summary()
     # the chosen λ predicts as that λ given explicitly
     fixed = nbayes.NaiveBayes(alpha=model.alpha_).fit(frame, y)
@@ -173,3 +176,19 @@ def test_merged_models_choose_alpha_from_the_merged_counts():
     merged = nbayes.merge(*halves)
     assert merged.alpha_ == whole.alpha_
     assert_same_predictions(whole, merged, frame)
+
+
+def test_the_bar_is_one_standard_error_for_the_group_of_columns():
+    """A weak win for a small λ in one column is kept alone and dropped beside 30 columns: the bar
+    rises with the number of columns that choose (Bonferroni), as for missing values."""
+    assert _selection.alpha_standard_errors(1) == _selection.STANDARD_ERRORS
+    assert _selection.alpha_standard_errors(16) == pytest.approx(2.33, abs=0.01)
+    frame, y = table(2, signal=0.9)
+    alone = nbayes.NaiveBayes().fit(frame.select("decided"), y)
+    assert alone.alpha_["decided"] == 0.25
+    rng = np.random.default_rng(9)
+    noise = [pl.Series(f"n{k}", rng.choice(["x", "y", "z"], len(y))) for k in range(30)]
+    wide = nbayes.NaiveBayes().fit(frame.with_columns(noise), y)
+    assert wide.alpha_["decided"] == 1.0
+    assert brute_force_alpha(frame["decided"].to_numpy(), y, 1) == 0.25
+    assert brute_force_alpha(frame["decided"].to_numpy(), y, 32) == 1.0

@@ -147,9 +147,9 @@ class NaiveBayes(NaiveBayesClassifier):
         columns that count categories (categorical columns, and numeric columns chosen as
         categorical), where each column's λ is chosen from the data among 1, 1/2, …, 1/16: the
         one with the largest leave-one-out conditional log-likelihood of the class given the
-        column, if it beats λ = 1 by one standard error (see
-        :mod:`nbayes.families._selection`). ``alpha_``, ``family_reasons_`` and ``summary()``
-        show each column's λ.
+        column, if it beats λ = 1 by one standard error for the group of columns, not for each
+        (Bonferroni's bar, as for missing values; see :mod:`nbayes.families._selection`).
+        ``alpha_``, ``family_reasons_`` and ``summary()`` show each column's λ.
     class_prior : None, "mle", "smoothed", "uniform" or sequence, default None ("mle")
         The class prior (see :mod:`nbayes.priors`); ``prior_alpha`` is λ of the smoothed prior
         (default: ``alpha`` when it is a number, else 1).

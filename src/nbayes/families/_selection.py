@@ -56,19 +56,30 @@ the rule changes a column only on clear evidence. Two more conditions make "clea
 
 **Smoothing (``alpha="auto"``).** The same criterion chooses the Lidstone λ of a column that
 counts categories, among ``ALPHAS`` (1, 1/2, …, 1/16; :func:`choose_alpha`): choosing a smoothing
-parameter by leave-one-out likelihood is classical (the criterion is the leave-one-out likelihood
-of P(c | x) rather than of P(x | c), for the reason above). λ is a continuous estimate, but the
-one-standard-error rule still guards λ = 1: the criterion is often flat in λ with a second rise
-toward 0 (a column whose values never sit alone in a class never meets a zero count when a row is
-left out), so the maximiser of a flat curve is noise, and that noise lands on the grid's floor,
-the most extreme estimate (breast-cancer's tumor-size in one fold: +0.05 nats over 260 rows at
-λ → 0, one standard error 0.75; taking such maximisers cost breast-cancer 0.3 points of accuracy).
+parameter by leave-one-out likelihood is classical (here the leave-one-out likelihood of
+P(c | x) rather than of P(x | c), for the reasons above). λ is a continuous estimate, yet picking
+the maximiser is not enough, for two reasons, and λ = 1 stays unless the best λ beats it by
+Bonferroni's bar over the group's columns that choose (:func:`alpha_standard_errors`, as for
+missing values: 1 standard error for one column, 2.0 for 8, 2.7 for 60):
+
+* The criterion is often flat in λ, with a second rise toward 0: a column none of whose values
+  sits alone in a class never meets a zero count when a row is left out. The maximiser of a flat
+  curve is noise, and that noise lands on the grid's floor, the most extreme estimate
+  (breast-cancer's tumor-size in one fold: +0.05 nats over 260 rows at λ → 0, one standard error
+  0.75; taking such maximisers cost breast-cancer 0.3 points of accuracy).
+* A small λ makes every (value, class) pair never counted a strong veto of the class, and naive
+  Bayes adds the vetoes of all the columns: weak wins in several columns, which tend to come from
+  the same rare rows, would be counted once per column. With one standard error per column
+  instead of the group's bar, breast-cancer's log loss rose from 0.637 to 0.645 and zoo's
+  accuracy was 0.96 instead of 0.97.
+
 Where the evidence is clear (mushroom's near-deterministic columns, car's and nursery's) the
 criterion rises steadily toward 0 and the floor is reached: 1/16 keeps an unseen (value, class)
-pair at a probability about λ / N_c, a bounded veto, rather than the near-certain one that
-λ → 0 gives. The choice is made with missing values skipped; the missing-value choice then uses
-the chosen λ. Interval columns keep λ = 1: their cut points were placed with every row, so the
-leave-one-out of their counts flatters a small λ.
+pair at a probability of about λ / N_c, a bounded veto (floors of 1/32 to 1/256 met the same
+benchmark sets, with larger log losses on breast-cancer, zoo and splice). The choice is made
+with missing values skipped; the missing-value choice then uses the chosen λ. Interval columns
+keep λ = 1: their cut points were placed with every row, so the leave-one-out of their counts
+flatters a small λ (choosing it there cost spambase 0.04 points).
 
 The family choice keeps one standard error. There the usual Gaussian's row scores are
 heavy-tailed on skewed columns (on a spambase column where the Gaussian loses 2.3 nats a row, the
@@ -112,6 +123,12 @@ def missing_standard_errors(columns: int) -> float:
     if columns <= 1:
         return STANDARD_ERRORS
     return float(-ndtri(ndtr(-STANDARD_ERRORS) / columns))  # P(Z > z) = P(Z > 1) / columns
+
+
+def alpha_standard_errors(columns: int) -> float:
+    """The bar of the λ choice in a group where ``columns`` columns choose: Bonferroni's, as
+    for missing values (:func:`missing_standard_errors`)."""
+    return missing_standard_errors(columns)
 
 
 def values(sketch: FeatureSketch) -> np.ndarray:
@@ -223,9 +240,12 @@ def observed_part(
     return np.broadcast_to(full, delta.shape), own
 
 
-def choose_alpha(cells_for, weight: np.ndarray, row_weight: float) -> tuple[float, float]:
+def choose_alpha(
+    cells_for, weight: np.ndarray, row_weight: float, standard_errors: float = STANDARD_ERRORS
+) -> tuple[float, float]:
     """(λ, its criterion's gain per row over λ = 1): the Lidstone λ of ``ALPHAS`` with the
-    largest leave-one-out criterion, where it beats λ = 1 by one standard error (else 1).
+    largest leave-one-out criterion, where it beats λ = 1 by ``standard_errors`` standard errors
+    (:func:`alpha_standard_errors` of the group's columns) and by more than round-off; else 1.
 
     ``cells_for(λ)``: the (m, K) scores (:func:`scores`) of the column's keys with λ; ``weight``
     (m, K) the weight of each key and class."""
@@ -236,7 +256,7 @@ def choose_alpha(cells_for, weight: np.ndarray, row_weight: float) -> tuple[floa
     if best == 1.0 or rows <= 0:
         return 1.0, 0.0
     gain, error = margin(cells[best], cells[1.0], weight, row_weight)
-    if not beats(gain, error, rows):
+    if not beats(gain, error, rows, standard_errors):
         return 1.0, 0.0
     return best, gain / rows
 

@@ -33,8 +33,9 @@ missing category must beat skipping by Bonferroni's bar over the group's columns
 missing values, one standard error for the group rather than for each column (see
 :mod:`nbayes.families._selection` for both). With ``alpha="auto"``, a column chosen as
 categorical then gets its own Lidstone λ by the same criterion (as a categorical column does,
-:class:`~nbayes.families.categorical.CategoricalColumns`), and its missing values are chosen
-with that λ; the family itself is chosen with λ = 1.
+:class:`~nbayes.families.categorical.CategoricalColumns`; the bar is Bonferroni's over the
+group's columns of few integer codes), and its missing values are chosen with that λ; the
+family itself is chosen with λ = 1.
 
 The choice is derived from the statistics like cut points, so fitting stays one mergeable pass:
 ``partial_fit``, ``merge``, streaming and Dask give the statistics of one fit, and so the same
@@ -121,7 +122,7 @@ class Choice:
 def alpha_reason(alpha: float, gain: float) -> str:
     """λ chosen from the data (``alpha="auto"``), in words."""
     if alpha == 1.0:
-        return "λ = 1: no smaller λ beats it by one standard error"
+        return "λ = 1: no smaller λ beats it by the group's standard-error bar"
     return f"λ = {alpha:g} chosen (beats λ = 1 by {gain:+.4f} per row)"
 
 
@@ -248,7 +249,14 @@ class AutoColumns(ColumnGroup):
         has_missing = self.stats.missing.sum(axis=0) > 0
         choosing = sum(1 for j, mode in enumerate(modes) if mode == "auto" and has_missing[j])
         bar = _selection.missing_standard_errors(choosing)
-        return [self._choose(j, settings, bar) for j in range(len(self.names))]
+        codes = sum(
+            few_integers(sketch, settings.max_int_categories, rows)
+            for sketch, rows in zip(
+                self.stats.sketches.features, self.stats.moments.pooled_count, strict=True
+            )
+        )
+        alpha_bar = _selection.alpha_standard_errors(codes)
+        return [self._choose(j, settings, bar, alpha_bar) for j in range(len(self.names))]
 
     def view_settings(self, settings: Settings) -> Settings:
         """The settings the views predict with: the columns chosen as a kernel density without
@@ -307,7 +315,9 @@ class AutoColumns(ColumnGroup):
             out[SMOOTH] = _selection.kernel(sketch, smooth, delta, alpha)
         return {name: out[name] for name in CANDIDATES if name in out}
 
-    def _choose(self, j: int, settings: Settings, missing_bar: float) -> Choice:
+    def _choose(
+        self, j: int, settings: Settings, missing_bar: float, alpha_bar: float = 1.0
+    ) -> Choice:
         sketch = self.stats.sketches.features[j]
         weight = sketch.weight
         observed = weight.sum(axis=0)
@@ -342,7 +352,7 @@ class AutoColumns(ColumnGroup):
             def counted_cells(a: float) -> np.ndarray:
                 return _selection.scores(*_selection.counted(table, code, delta, a), delta, totals)
 
-            alpha, gain = _selection.choose_alpha(counted_cells, weight, row_weight)
+            alpha, gain = _selection.choose_alpha(counted_cells, weight, row_weight, alpha_bar)
             lam = {"alpha": alpha, "alpha_gain": gain}
             candidates[chosen] = _selection.counted(table, code, delta, alpha)
             cells[chosen] = counted_cells(alpha)

@@ -231,8 +231,9 @@ class CategoricalColumns(ColumnGroup):
 
     λ: the settings' (``alpha=`` a number or {column: λ}), or with ``alpha="auto"`` each
     column's own, chosen from the same counts by the same criterion among 1, 1/2, …, 1/16 (the
-    best, where it beats λ = 1 by one standard error; :meth:`alpha_choices`), missing values
-    skipped; the missing-value choice then uses it.
+    best, where it beats λ = 1 by Bonferroni's bar over the group's columns, as for missing
+    values; :meth:`alpha_choices`), missing values skipped; the missing-value choice then uses
+    it.
     """
 
     family = "categorical"
@@ -308,16 +309,20 @@ class CategoricalColumns(ColumnGroup):
     def alpha_choices(self) -> list[tuple[float, float]]:
         """Per column, (λ, the leave-one-out gain per row of that λ over λ = 1): the λ of
         ``ALPHAS`` with the largest leave-one-out conditional log-likelihood of the class given
-        the column, missing values skipped, where it beats λ = 1 by one standard error
-        (:func:`nbayes.families._selection.choose_alpha`); derived from the counts, so it
-        merges like them."""
+        the column, missing values skipped, where it beats λ = 1 by Bonferroni's bar over the
+        group's observed columns (:func:`nbayes.families._selection.choose_alpha`); derived
+        from the counts, so it merges like them."""
         cached = self.stats._cache.get("alpha-choices")
         if cached is None:
-            cached = [self._alpha_choice(j) for j in range(len(self.names))]
+            from . import _selection
+
+            observed = self.stats.observed_per_feature().sum(axis=0) > 0
+            bar = _selection.alpha_standard_errors(int(observed.sum()))
+            cached = [self._alpha_choice(j, bar) for j in range(len(self.names))]
             self.stats._cache["alpha-choices"] = cached
         return cached
 
-    def _alpha_choice(self, j: int) -> tuple[float, float]:
+    def _alpha_choice(self, j: int, bar: float) -> tuple[float, float]:
         from . import _selection
 
         table = self.stats.category_count(j).T  # (S, K)
@@ -332,7 +337,7 @@ class CategoricalColumns(ColumnGroup):
             full, own = _selection.counted(table, codes, delta, alpha)
             return _selection.scores(full, own, delta, totals)
 
-        return _selection.choose_alpha(cells, table, row_weight)
+        return _selection.choose_alpha(cells, table, row_weight, bar)
 
     # ------------------------------------------------------------------ missing values
     def missing_choices(self, settings: Settings) -> list[tuple[str, float]]:
