@@ -60,7 +60,7 @@ from ._group import ColumnGroup, Settings
 from ._registry import Family, register
 from .categorical import CategoricalColumns, CategoricalCounts
 from .gaussian import GaussianColumns, GaussianMoments
-from .intervals import IntervalColumns, cut_points, interval_counts
+from .intervals import IntervalColumns
 from .kde import KernelColumns, KernelDensity
 from .sketch import EXACT, FeatureSketch, ValueSketches
 
@@ -346,15 +346,15 @@ class AutoColumns(ColumnGroup):
         family, candidate = ("kde", SMOOTH) if chosen == SMOOTH else (chosen, "")
         lam = {"alpha": alpha}
         if settings.choose_alpha and chosen in COUNTED:
-            # λ of the chosen counting, by the same criterion (missing values skipped)
-            table, code = self._counted(j, chosen, settings)
+            # λ of the codes' counts, by the same criterion (missing values skipped)
+            code = np.arange(sketch.keys.shape[0])
 
             def counted_cells(a: float) -> np.ndarray:
-                return _selection.scores(*_selection.counted(table, code, delta, a), delta, totals)
+                return _selection.scores(*_selection.counted(weight, code, delta, a), delta, totals)
 
             alpha, gain = _selection.choose_alpha(counted_cells, weight, row_weight, alpha_bar)
             lam = {"alpha": alpha, "alpha_gain": gain}
-            candidates[chosen] = _selection.counted(table, code, delta, alpha)
+            candidates[chosen] = _selection.counted(weight, code, delta, alpha)
             cells[chosen] = counted_cells(alpha)
         mode = settings.missing_for(self.names)[j]
         if missing.sum() <= 0:
@@ -375,15 +375,6 @@ class AutoColumns(ColumnGroup):
         if mode == "auto":
             mode = "category" if _selection.beats(gain, error, rows, missing_bar) else "skip"
         return Choice(family, mode, scores, gain / rows, usual=usual, candidate=candidate, **lam)
-
-    def _counted(self, j: int, family: str, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
-        """(the (S, K) table a counted family counts column j in, each sketch key's row)."""
-        sketch = self.stats.sketches.features[j]
-        if family == "categorical":
-            return sketch.weight, np.arange(sketch.keys.shape[0])
-        cuts = cut_points(sketch, family, settings.bins)
-        code = np.searchsorted(cuts, sketch.pooled_centres(), side="left")
-        return interval_counts(sketch, cuts).T, code
 
     # ------------------------------------------------------------------ the chosen families
     def views(self, settings: Settings) -> list[tuple[ColumnGroup, list[int]]]:
