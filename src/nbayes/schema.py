@@ -39,7 +39,6 @@ import warnings
 from dataclasses import dataclass
 
 import polars as pl
-import polars.selectors as cs
 
 from . import families as registry
 from .exceptions import caller_stacklevel
@@ -133,9 +132,8 @@ def infer_schema(
         raise ValueError(f"families names columns that are not in the data: {unknown}.")
     specs = []
     nulls = frame.null_count().row(0) if frame.width else ()  # all columns at once: fast
-    kinds = _kinds(frame)
     for name, dtype, null_count in zip(frame.columns, frame.dtypes, nulls, strict=True):
-        kind = kinds.get(name) or column_kind(dtype)
+        kind = column_kind(dtype)
         if require_observed and null_count == frame.height:
             raise unobserved_column(name)
         family = families.get(name)
@@ -187,16 +185,6 @@ def infer_schema(
             )
         )
     return specs
-
-
-def _kinds(frame: pl.DataFrame) -> dict[str, str]:
-    """:func:`column_kind` of the columns of the common kinds, found by Polars' selectors in a
-    few calls (a table of 100,000 columns makes per-column type tests slow); the others are
-    left to :func:`column_kind`."""
-    out = dict.fromkeys(frame.select(cs.integer()).columns, "int")
-    out.update(dict.fromkeys(frame.select(cs.float()).columns, "float"))
-    out.update(dict.fromkeys(frame.select(cs.string()).columns, "string"))
-    return out
 
 
 def unobserved_column(name: str) -> ValueError:
