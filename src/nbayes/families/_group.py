@@ -67,7 +67,8 @@ class Settings:
         max_int_categories: int = 20,
     ) -> None:
         self.alpha = alpha
-        self._alpha_default = 1.0  # λ of the columns a {name: λ} mapping leaves out
+        # the value of the columns a {name: value} mapping of these settings leaves out
+        self._unnamed: dict[str, Any] = {"alpha": 1.0, "point_masses": POINT_MASSES}
         self.var_smoothing = var_smoothing
         self.bandwidth = bandwidth
         self.bins = bins
@@ -76,7 +77,6 @@ class Settings:
         self.missing = missing
         self.text_alpha = text_alpha
         self.point_masses = point_masses
-        self._point_masses_default: float | None = POINT_MASSES  # for columns a dict leaves out
         self.max_int_categories = max_int_categories
 
     def missing_for(self, names: list[str]) -> list[str]:
@@ -90,18 +90,24 @@ class Settings:
         """Each column's point-mass share (see :mod:`nbayes.families.kde`): one share or None,
         or per column from a {name: share or None} mapping (default ``POINT_MASSES``)."""
         if isinstance(self.point_masses, dict):
-            return [self.point_masses.get(n, self._point_masses_default) for n in names]
+            return [self.point_masses.get(n, self._unnamed["point_masses"]) for n in names]
         return [self.point_masses] * len(names)
 
     def with_point_masses(self, shares: dict[str, float | None]) -> Settings:
         """A copy of these settings in which the columns named in ``shares`` have those
         point-mass shares (the other columns keep theirs)."""
+        return self._with_columns("point_masses", shares, self.point_masses)
+
+    def _with_columns(self, name: str, values: dict[str, Any], unnamed: Any) -> Settings:
+        """A copy in which setting ``name`` is ``values`` for the columns they name and, for
+        the others, what it was: the same mapping's values, or ``unnamed``."""
         out = copy.copy(self)
-        if isinstance(self.point_masses, dict):
-            out.point_masses = {**self.point_masses, **shares}
+        current = getattr(self, name)
+        if isinstance(current, dict):
+            setattr(out, name, {**current, **values})
         else:
-            out.point_masses = dict(shares)
-            out._point_masses_default = self.point_masses
+            setattr(out, name, dict(values))
+            out._unnamed = {**self._unnamed, name: unnamed}
         return out
 
     @property
@@ -115,7 +121,7 @@ class Settings:
         with ``"auto"``, 1 — the λ of the families that do not choose it, and the one a
         choice starts from."""
         if isinstance(self.alpha, dict):
-            return np.array([float(self.alpha.get(n, self._alpha_default)) for n in names])
+            return np.array([float(self.alpha.get(n, self._unnamed["alpha"])) for n in names])
         if self.choose_alpha:
             return 1.0
         return float(self.alpha)
@@ -123,13 +129,7 @@ class Settings:
     def with_alpha(self, alphas: dict[str, float]) -> Settings:
         """A copy of these settings in which the columns named in ``alphas`` have that λ (the
         other columns keep theirs)."""
-        out = copy.copy(self)
-        if isinstance(self.alpha, dict):
-            out.alpha = {**self.alpha, **alphas}
-        else:
-            out.alpha = dict(alphas)
-            out._alpha_default = self.alpha_for([])
-        return out
+        return self._with_columns("alpha", alphas, self.alpha_for([]))
 
 
 class ColumnGroup:
