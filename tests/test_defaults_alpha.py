@@ -181,8 +181,8 @@ def test_merged_models_choose_alpha_from_the_merged_counts():
 def test_the_bar_is_one_standard_error_for_the_group_of_columns():
     """A weak win for a small λ in one column is kept alone and dropped beside 30 columns: the bar
     rises with the number of columns that choose (Bonferroni), as for missing values."""
-    assert _selection.alpha_standard_errors(1) == _selection.STANDARD_ERRORS
-    assert _selection.alpha_standard_errors(16) == pytest.approx(2.33, abs=0.01)
+    assert _selection.group_standard_errors(1) == _selection.STANDARD_ERRORS
+    assert _selection.group_standard_errors(16) == pytest.approx(2.33, abs=0.01)
     frame, y = table(2, signal=0.9)
     alone = nbayes.NaiveBayes().fit(frame.select("decided"), y)
     assert alone.alpha_["decided"] == 0.25

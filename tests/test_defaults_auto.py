@@ -462,8 +462,8 @@ def test_a_tie_in_round_off_keeps_the_usual_representation():
 
 
 def test_the_missing_value_bar_is_bonferronis_over_the_columns_that_choose():
-    assert _selection.missing_standard_errors(1) == _selection.STANDARD_ERRORS
-    z16 = _selection.missing_standard_errors(16)
+    assert _selection.group_standard_errors(1) == _selection.STANDARD_ERRORS
+    z16 = _selection.group_standard_errors(16)
     assert z16 == pytest.approx(2.33, abs=5e-3)
     assert stats.norm.sf(z16) == pytest.approx(stats.norm.sf(1.0) / 16, rel=1e-9)
 

@@ -46,7 +46,7 @@ the rule changes a column only on clear evidence. Two more conditions make "clea
   one piece of evidence that naive Bayes would count once per column. The bar therefore rises
   with the number m of the group's columns that have missing values (a table's string columns,
   or its numeric columns), as Bonferroni's correction of the one-standard-error rule: z_m with
-  P(Z > z_m) = P(Z > 1) / m (:func:`missing_standard_errors`; 1 for one column, 2.33 for 16).
+  P(Z > z_m) = P(Z > 1) / m (:func:`group_standard_errors`; 1 for one column, 2.33 for 16).
   It is a guard against counting shared evidence m times, not a derivation of it. Missing
   values that carry the class stay a category (mushroom's stalk-root: 14 standard errors;
   adult's workclass and occupation: 8.5); vote's three weak wins (1.07, 1.07 and 2.03 standard
@@ -59,7 +59,7 @@ counts categories, among ``ALPHAS`` (1, 1/2, …, 1/16; :func:`choose_alpha`): c
 parameter by leave-one-out likelihood is classical (here the leave-one-out likelihood of
 P(c | x) rather than of P(x | c), for the reasons above). λ is a continuous estimate, yet picking
 the maximiser is not enough, for two reasons, and λ = 1 stays unless the best λ beats it by
-Bonferroni's bar over the group's columns that choose (:func:`alpha_standard_errors`, as for
+Bonferroni's bar over the group's columns that choose (:func:`group_standard_errors`, as for
 missing values: 1 standard error for one column, 2.0 for 8, 2.7 for 60):
 
 * The criterion is often flat in λ, with a second rise toward 0: a column none of whose values
@@ -116,8 +116,8 @@ def beats(gain: float, error: float, rows: float, standard_errors: float = STAND
     return gain > standard_errors * error and gain > ROUND_OFF * rows
 
 
-def missing_standard_errors(columns: int) -> float:
-    """The bar of the missing-value choice in a group where ``columns`` columns choose:
+def group_standard_errors(columns: int) -> float:
+    """The bar of a choice made in each of ``columns`` columns of a group (missing values, λ):
     z with P(Z > z) = P(Z > ``STANDARD_ERRORS``) / columns (Bonferroni's correction of the
     one-standard-error rule; ``STANDARD_ERRORS`` itself for one column)."""
     if columns <= 1:
@@ -125,10 +125,12 @@ def missing_standard_errors(columns: int) -> float:
     return float(-ndtri(ndtr(-STANDARD_ERRORS) / columns))  # P(Z > z) = P(Z > 1) / columns
 
 
-def alpha_standard_errors(columns: int) -> float:
-    """The bar of the λ choice in a group where ``columns`` columns choose: Bonferroni's, as
-    for missing values (:func:`missing_standard_errors`)."""
-    return missing_standard_errors(columns)
+def missing_bar(modes: list[str], missing: np.ndarray) -> float:
+    """The bar of a group's missing-value choices: Bonferroni's over its columns that choose
+    (mode "auto") and have missing values (``missing``: (K, d) weights)."""
+    has_missing = missing.sum(axis=0) > 0
+    choosing = sum(mode == "auto" and has for mode, has in zip(modes, has_missing, strict=True))
+    return group_standard_errors(choosing)
 
 
 def values(sketch: FeatureSketch) -> np.ndarray:
@@ -245,7 +247,7 @@ def choose_alpha(
 ) -> tuple[float, float]:
     """(λ, its criterion's gain per row over λ = 1): the Lidstone λ of ``ALPHAS`` with the
     largest leave-one-out criterion, where it beats λ = 1 by ``standard_errors`` standard errors
-    (:func:`alpha_standard_errors` of the group's columns) and by more than round-off; else 1.
+    (:func:`group_standard_errors` of the group's columns) and by more than round-off; else 1.
 
     ``cells_for(λ)``: the (m, K) scores (:func:`scores`) of the column's keys with λ; ``weight``
     (m, K) the weight of each key and class."""

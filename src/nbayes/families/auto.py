@@ -245,22 +245,19 @@ class AutoColumns(ColumnGroup):
         )
 
     def _choose_all(self, settings: Settings) -> list[Choice]:
-        modes = settings.missing_for(self.names)
-        has_missing = self.stats.missing.sum(axis=0) > 0
-        choosing = sum(1 for j, mode in enumerate(modes) if mode == "auto" and has_missing[j])
-        bar = _selection.missing_standard_errors(choosing)
+        bar = _selection.missing_bar(settings.missing_for(self.names), self.stats.missing)
         codes = sum(
             few_integers(sketch, settings.max_int_categories, rows)
             for sketch, rows in zip(
                 self.stats.sketches.features, self.stats.moments.pooled_count, strict=True
             )
         )
-        alpha_bar = _selection.alpha_standard_errors(codes)
+        alpha_bar = _selection.group_standard_errors(codes)
         return [self._choose(j, settings, bar, alpha_bar) for j in range(len(self.names))]
 
     def view_settings(self, settings: Settings) -> Settings:
         """The settings the views predict with: the columns chosen as a kernel density without
-        point masses get none."""
+        point masses get none, and each column its λ."""
         choices = self.choices(settings)
         smooth = {n: None for n, c in zip(self.names, choices, strict=True) if not c.point_masses}
         out = settings.with_point_masses(smooth) if smooth else settings

@@ -317,7 +317,7 @@ class CategoricalColumns(ColumnGroup):
             from . import _selection
 
             observed = self.stats.observed_per_feature().sum(axis=0) > 0
-            bar = _selection.alpha_standard_errors(int(observed.sum()))
+            bar = _selection.group_standard_errors(int(observed.sum()))
             cached = [self._alpha_choice(j, bar) for j in range(len(self.names))]
             self.stats._cache["alpha-choices"] = cached
         return cached
@@ -350,9 +350,7 @@ class CategoricalColumns(ColumnGroup):
         if cached is None:
             from . import _selection
 
-            has_missing = self.missing.sum(axis=0) > 0
-            choosing = sum(1 for j, mode in enumerate(modes) if mode == "auto" and has_missing[j])
-            bar = _selection.missing_standard_errors(choosing)
+            bar = _selection.missing_bar(modes, self.missing)
             cached = [
                 self._missing_choice(j, modes[j], float(alpha[j]), bar) for j in range(len(modes))
             ]
