@@ -140,11 +140,12 @@ class AutoStatistics:
             return
         self.sketches.accumulate(X, cls, weight)
         self.moments.accumulate(X, cls, weight)
-        for j in np.flatnonzero(np.isnan(X).any(axis=0)):
-            absent = np.isnan(X[:, j])
-            self.missing[:, j] += np.bincount(
-                cls[absent], weights=weight[absent], minlength=self.missing.shape[0]
-            )
+        absent = np.isnan(X)
+        columns = np.flatnonzero(absent.any(axis=0))
+        if columns.size:  # M_{c,j} += Σ_i w_i [y_i = c][x_ij missing], all columns at once
+            by_class = np.zeros((X.shape[0], self.missing.shape[0]))
+            by_class[np.arange(X.shape[0]), cls] = weight
+            self.missing[:, columns] += by_class.T @ absent[:, columns]
         self._cache.clear()
 
     def merge(self, other: AutoStatistics, positions: np.ndarray) -> None:
