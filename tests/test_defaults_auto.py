@@ -523,7 +523,8 @@ def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
     else:  # exact values that are not whole numbers: left to the sort
         level, values = sk.EXACT, rng.normal(size=n)
     total = weight * values
-    grid = sk._reduce_on_grid(values, cls, weight, total, level, k)
+    count, smallest, largest, grid = sk._reduce_on_grid(values, cls, weight, level, k)
+    assert (count, smallest, largest) == (n, values.min(), values.max())
     if kind == "exact floats":
         assert grid is None
         return
@@ -532,6 +533,59 @@ def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
     np.testing.assert_allclose(got[2], expected[2], rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("n", [500, 5000])  # below and above the counting threshold
+def test_a_sketch_skips_missing_values_and_zero_weights_as_if_they_were_not_there(n):
+    from nbayes.families import sketch as sk
+
+    rng = np.random.default_rng(23)
+    values = rng.integers(0, 9, n).astype(np.float64)
+    values[rng.random(n) < 0.2] = np.nan
+    cls = rng.integers(0, 2, n)
+    weight = rng.random(n) + 0.5
+    weight[rng.random(n) < 0.1] = 0.0
+    values[np.argmax(weight == 0)] = 100.0  # a value of weight 0 must not stretch the range
+    raw, filtered = sk.FeatureSketch(2, 2048), sk.FeatureSketch(2, 2048)
+    raw.add(values, cls, weight)
+    keep = ~np.isnan(values) & (weight != 0)
+    filtered.add(values[keep], cls[keep], weight[keep])
+    assert raw.minimum == values[keep].min()
+    assert raw.maximum == values[keep].max() < 100.0
+    np.testing.assert_array_equal(raw.keys, filtered.keys)
+    np.testing.assert_array_equal(raw.weight, filtered.weight)
+    np.testing.assert_array_equal(raw.total, filtered.total)
+
+
+def test_a_batch_whose_keys_are_all_known_is_added_in_place_with_the_same_sums():
+    from nbayes.families import sketch as sk
+
+    rng = np.random.default_rng(22)
+    n, k = 4000, 3
+    batches = [
+        (rng.integers(0, 6, n).astype(np.float64), rng.integers(0, k, n), rng.random(n) + 0.5)
+        for _ in range(3)
+    ]
+    fast = sk.FeatureSketch(k, 2048)
+    slow = sk.FeatureSketch(k, 2048)
+    in_place = []
+    for values, cls, weight in batches:
+        before = fast.keys
+        fast.add(values, cls, weight)
+        in_place.append(fast.keys is before)  # the keys array is kept only in place
+        # the general path: every stored entry and the batch's, summed again by sorting
+        new = sk._reduce_on_grid(values, cls, weight, sk.EXACT, k)[3]
+        slow._store(*(np.concatenate(p) for p in zip(slow._entries(), new, strict=True)))
+    assert in_place == [False, True, True]
+    np.testing.assert_array_equal(fast.keys, np.arange(6.0))
+    np.testing.assert_array_equal(fast.weight, slow.weight)
+    np.testing.assert_array_equal(fast.total, slow.total)
+    # a key never seen is not added in place: the general path takes it
+    values = np.full(n, 7.0)
+    new = sk._reduce_on_grid(values, batches[0][1], batches[0][2], sk.EXACT, k)[3]
+    before = fast.weight
+    assert fast._add_in_place(*new) is False
+    assert fast.weight is before
 
 
 def test_explanations_stay_exact_when_a_missing_term_is_minus_infinity():

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._jit import kernel
 from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup
 
@@ -53,45 +54,71 @@ def _reduce(
     return unique, W, T
 
 
-def _reduce_on_grid(
-    values: np.ndarray,
-    cls: np.ndarray,
-    weight: np.ndarray,
-    total: np.ndarray,
-    level: int,
-    n_classes: int,
-) -> tuple[np.ndarray, ...] | None:
-    """A batch's entries pooled on the grid of width 2^level (:func:`pool`) and summed per key
-    and class by counting rather than sorting, where the keys span few grid cells (a column of
-    codes, or any column once pooled): a batch of a stream then costs a few passes, not a sort.
-    Returns flat (key, class, W, T) entries, or None where counting does not apply (few values,
-    a wide span, exact values that are not whole numbers)."""
+@kernel
+def _grid_sums(values, cls, weight, factor, exact, n_classes):  # pragma: no cover - compiled
+    """A batch of one column in two passes, rows of weight 0 and NaN values left out.
+
+    Pass 1: how many values, their min and max, and (``exact``) whether all are whole numbers.
+    Pass 2, where the grid cells ⌊x · factor⌋ (factor = 2^-level; the values themselves when
+    ``exact``) span few enough cells to count (span · K ≤ 4n): W and T = Σ w·x per (cell,
+    class), summed in row order as ``np.bincount`` would. Returns (count, min, max, lowest
+    cell, W, T), W and T empty where counting does not apply."""
     n = values.shape[0]
-    if n < 1024:
-        return None
-    scale = 0 if level == EXACT else -level
-    with np.errstate(over="ignore", invalid="ignore"):
-        scaled = np.ldexp(values, scale) if scale else values
-    low, high = float(scaled.min()), float(scaled.max())
-    if not (abs(low) < 2.0**53 and abs(high) < 2.0**53):  # also NaN; pool keeps such values
-        return None
-    if level == EXACT:  # the keys are the values: counting needs whole numbers
-        cells = scaled
-        if not np.array_equal(cells, np.floor(cells)):
-            return None
-    else:
-        cells = np.floor(scaled)
-        low, high = math.floor(low), math.floor(high)
+    count = 0
+    smallest = np.inf
+    largest = -np.inf
+    whole = True
+    for i in range(n):
+        x = values[i]
+        if weight[i] != 0 and x == x:
+            count += 1
+            smallest = min(smallest, x)
+            largest = max(largest, x)
+            whole &= math.floor(x) == x
+    empty = np.zeros(0)
+    if count < 1024 or (exact and not whole):  # few values, or exact non-whole keys: a sort
+        return count, smallest, largest, 0.0, empty, empty
+    low, high = smallest * factor, largest * factor  # exactly ldexp: factor is a power of 2
+    if not (abs(low) < 2.0**53 and abs(high) < 2.0**53):  # pool keeps such values as they are
+        return count, smallest, largest, 0.0, empty, empty
+    low, high = math.floor(low), math.floor(high)  # the cells of the extremes bound them all
     span = high - low + 1
-    if not (span * n_classes <= 4 * n and span < 2**31):
-        return None
-    slot = (cells - low).astype(np.int64) * n_classes + cls
+    if not (span * n_classes <= 4 * count and span < 2**31):
+        return count, smallest, largest, 0.0, empty, empty
     size = int(span) * n_classes
-    W = np.bincount(slot, weights=weight, minlength=size)
-    T = np.bincount(slot, weights=total, minlength=size)
+    W = np.zeros(size)
+    T = np.zeros(size)
+    for i in range(n):
+        x = values[i]
+        w = weight[i]
+        if w != 0 and x == x:
+            slot = int(math.floor(x * factor) - low) * n_classes + cls[i]
+            W[slot] += w
+            T[slot] += w * x
+    return count, smallest, largest, low, W, T
+
+
+def _reduce_on_grid(
+    values: np.ndarray, cls: np.ndarray, weight: np.ndarray, level: int, n_classes: int
+) -> tuple[int, float, float, tuple[np.ndarray, ...] | None]:
+    """A batch of one column (NaN values and rows of weight 0 left out) pooled on the grid of
+    width 2^level (:func:`pool`) and summed per key and class by counting rather than sorting,
+    where the keys span few grid cells (a column of codes, or any column once pooled): a batch
+    of a stream then costs two compiled passes, not a sort.
+
+    Returns (count, min, max, entries): the number of values kept, their range, and flat
+    (key, class, W, T) entries, or None where counting does not apply (few values, a wide
+    span, exact values that are not whole numbers, an extreme grid)."""
+    scale = 0 if level == EXACT else -level
+    factor = math.ldexp(1.0, scale) if -1022 <= scale <= 1023 else 0.0  # 0: not a normal 2^k
+    count, smallest, largest, low, W, T = _grid_sums(
+        values, cls, weight, factor, level == EXACT, n_classes
+    )
+    if W.size == 0 or factor == 0.0:
+        return count, smallest, largest, None
     used = np.flatnonzero(W)
     key_of = np.ldexp(low + (used // n_classes).astype(np.float64), -scale)
-    return key_of, used % n_classes, W[used], T[used]
+    return count, smallest, largest, (key_of, used % n_classes, W[used], T[used])
 
 
 class FeatureSketch:
@@ -146,27 +173,52 @@ class FeatureSketch:
         self._coarsen()
 
     def add(self, values: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        """Add observed (non-NaN) values with their class indices and weights. A value of
-        weight zero is not added (not even to the range): it must not move a cut point, as a
-        row left out would not."""
-        if np.any(weight == 0):
-            keep = weight != 0
-            values, cls, weight = values[keep], cls[keep], weight[keep]
-        if values.size == 0:
+        """Add values with their class indices and weights; NaN (missing) is skipped. A value
+        of weight zero is not added (not even to the range): it must not move a cut point, as
+        a row left out would not."""
+        count, smallest, largest, new = _reduce_on_grid(
+            values, cls, weight, self.level, self.n_classes
+        )
+        if count == 0:
             return
-        with np.errstate(over="ignore", invalid="ignore"):
-            total = weight * values
         before = self.minimum, self.maximum
-        self.minimum = min(self.minimum, float(values.min()))
-        self.maximum = max(self.maximum, float(values.max()))
+        self.minimum = min(self.minimum, float(smallest))
+        self.maximum = max(self.maximum, float(largest))
         try:
-            new = _reduce_on_grid(values, cls, weight, total, self.level, self.n_classes)
             if new is None:
+                if count < values.shape[0]:
+                    keep = (weight != 0) & ~np.isnan(values)
+                    values, cls, weight = values[keep], cls[keep], weight[keep]
+                with np.errstate(over="ignore", invalid="ignore"):
+                    total = weight * values
                 new = (pool(values, self.level), cls, weight, total)
+            elif self._add_in_place(*new):
+                return
             self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
         except ValueError:  # the sums overflowed: nothing was stored
             self.minimum, self.maximum = before
             raise
+
+    def _add_in_place(
+        self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
+    ) -> bool:
+        """Add reduced entries (each (key, class) once) whose keys are all stored already, as
+        most batches of a stream are once its grid has settled: W and T grow where they are,
+        with no sort and no coarsening. Each sum is the stored one plus the batch's, as
+        :meth:`_store` would give. False (nothing changed) where a key is new."""
+        stored = self.keys
+        if not stored.size:
+            return False
+        at = np.searchsorted(stored, keys)
+        if at[-1] >= stored.size or not np.array_equal(stored[at], keys):
+            return False
+        sums = self.total.copy()  # arrays are replaced, never written into (they may be shared)
+        sums[at, cls] += total
+        check_finite_sums(sums, "a value sketch", estimator="sketch")  # before any change
+        counts = self.weight.copy()
+        counts[at, cls] += weight
+        self.weight, self.total = counts, sums
+        return True
 
     def merge(self, other: FeatureSketch, positions: np.ndarray) -> None:
         """Add ``other`` (its class k is this sketch's class ``positions[k]``)."""
@@ -420,12 +472,7 @@ class ValueSketches:
         else:
             columns = np.ascontiguousarray(X.T)  # a column at a time: contiguous reads
             for sketch, values in zip(self.features, columns, strict=True):
-                absent = np.isnan(values)
-                if absent.any():
-                    present = ~absent
-                    sketch.add(values[present], cls[present], weight[present])
-                else:
-                    sketch.add(values, cls, weight)
+                sketch.add(values, cls, weight)  # NaN (missing) skipped there
         self._cache.clear()
 
     def merge(self, other: ValueSketches, positions: np.ndarray) -> None:
