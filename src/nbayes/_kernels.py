@@ -427,12 +427,17 @@ def scan_plain_records(buffer, separator, final, ends, fields):  # pragma: no co
 @kernel
 def lookup_codes(values, low, table, unseen, out, column):  # pragma: no cover - compiled
     """out[i, column] = table[values[i] − low]: the category code of each integer value; NaN
-    stays NaN (missing) and a value outside the table gets ``unseen``."""
+    stays NaN (missing) and a value outside the table gets ``unseen``. Returns how many values
+    got ``unseen`` (so that a batch with none needs no second look)."""
     size = table.shape[0]
+    met = 0
     for i in range(values.shape[0]):
         v = values[i]
         if v != v:
             out[i, column] = np.nan
             continue
         k = np.int64(v) - low
-        out[i, column] = table[k] if 0 <= k < size else unseen
+        code = table[k] if 0 <= k < size else unseen
+        met += code == unseen
+        out[i, column] = code
+    return met

@@ -35,7 +35,7 @@ def check_magnitude(
 ) -> None:
     """Refuse a dense float block holding a value beyond ±``limit`` (NaN is left alone),
     naming the first such column and row."""
-    if X.dtype.kind != "f" or not X.size:
+    if X.dtype.kind != "f" or not X.size or largest_magnitude(X) <= limit:
         return
     with np.errstate(invalid="ignore"):
         big = np.abs(X) > limit
@@ -45,6 +45,18 @@ def check_magnitude(
             f"{estimator}: {feature_label(j, names)} has {float(X[i, j])!r} at row {i}; values "
             f"beyond ±{limit:g} are refused because their squares overflow. Rescale the column."
         )
+
+
+def largest_magnitude(X: np.ndarray) -> float:
+    """max |x| over a float array, NaN left out (0 when every value is NaN): reductions that
+    allocate nothing, so checking a batch costs far less than building a mask of it."""
+    if not X.size:
+        return 0.0
+    high, low = X.max(), X.min()  # vectorised; NaN propagates, and then NaN is left out
+    if high != high or low != low:
+        high, low = np.fmax.reduce(X, axis=None), np.fmin.reduce(X, axis=None)
+    largest = max(abs(float(high)), abs(float(low)))
+    return largest if largest == largest else 0.0
 
 
 def check_total_weight(total: float, *, estimator: str) -> None:

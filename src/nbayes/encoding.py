@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from . import _kernels
-from ._validation import check_magnitude
+from ._validation import MAX_ABS_VALUE, check_magnitude, largest_magnitude
 
 UNSEEN = float(2**40)  # code of a category not seen in fitting: beyond every S_j
 
@@ -46,14 +46,15 @@ class NumericEncoder:
             raise ValueError(
                 f"columns {self.names} must hold numbers for family {self.family!r}: {exc}"
             ) from exc
-        infinite = np.isinf(block)
-        if infinite.any():
+        largest = largest_magnitude(block)  # one look at the block for both checks
+        if largest == np.inf:
+            infinite = np.isinf(block)
             i, j = np.unravel_index(int(np.argmax(infinite)), infinite.shape)
             raise ValueError(
                 f"column {self.names[j]!r} has the value {block[i, j]} at row {i}; infinite "
                 "values are refused (use null or a missing-value marker for a missing value)."
             )
-        if fitting:  # squares (Gaussian), spreads (kernels) and sums must stay finite
+        if fitting and largest > MAX_ABS_VALUE:  # squares, spreads and sums must stay finite
             check_magnitude(block, estimator="NaiveBayes", names=self.names)
         if self.nonnegative:
             with np.errstate(invalid="ignore"):
@@ -160,8 +161,8 @@ class CategoricalEncoder:
                 continue
             low, lut = table
             values = casted.get_column(self.names[j]).to_numpy()  # int64, or float with NaN
-            _kernels.lookup_codes(values, low, lut, UNSEEN, out, k)
-            if learn and (out[:, k] == UNSEEN).any():
+            unseen = _kernels.lookup_codes(values, low, lut, UNSEEN, out, k)
+            if learn and unseen:
                 unseen = casted.get_column(self.names[j]).filter(pl.Series(out[:, k] == UNSEEN))
                 new[j] = unseen.unique(maintain_order=True).to_list()
         if general:
