@@ -482,7 +482,8 @@ class NaiveBayes(NaiveBayesClassifier):
             return self
         frame, values, weight = self._drop_missing_target(frame, labels, weight)
         check_discrete(values)
-        batch_classes = np.unique(values)
+        known = None if first else _known_class_indices(self.classes_, values)
+        batch_classes = np.unique(values) if known is None else None
         if first:
             start = (
                 np.unique(np.concatenate([np.asarray(classes), batch_classes]))
@@ -493,9 +494,9 @@ class NaiveBayes(NaiveBayesClassifier):
             self._build(frame, len(start), require_observed=False)
             self.classes_ = start
             self.class_count_ = np.zeros(len(start))
-        else:
+        elif batch_classes is not None:
             self._union_classes(batch_classes)
-        cls = np.searchsorted(self.classes_, values).astype(np.intp)
+        cls = np.searchsorted(self.classes_, values).astype(np.intp) if known is None else known
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
         return self
 
@@ -867,3 +868,17 @@ class NaiveBayes(NaiveBayesClassifier):
         if not hasattr(self, "classes_"):
             return repr(self)
         return self.summary()
+
+
+def _known_class_indices(classes: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+    """Each label's index in the sorted ``classes`` when every label of the batch is one of
+    them (most batches of a stream): one binary search per row instead of finding the batch's
+    own classes first. None where a label is new, or the types differ (the general path then
+    checks and explains)."""
+    if values.dtype != classes.dtype or values.dtype.kind not in "iufb" or not classes.size:
+        return None
+    at = np.searchsorted(classes, values)
+    np.minimum(at, classes.size - 1, out=at)
+    if not np.array_equal(classes[at], values):
+        return None
+    return at.astype(np.intp, copy=False)
