@@ -198,3 +198,26 @@ def test_categorical_coding_of_many_columns_matches_column_by_column():
         np.testing.assert_array_equal(block[:, j], expected)
     fresh = pl.DataFrame({m: ["z", "a"] for m in names})
     np.testing.assert_array_equal(encoder.encode(fresh, fitting=False)[0], np.full(d, UNSEEN))
+
+
+# ---------------------------------------------------------------------- the quick reader's scan
+@pytest.mark.parametrize("shift", [-2, -1, 0, 1, 2])
+def test_the_file_scan_finds_a_blank_next_to_a_separator_across_block_boundaries(
+    tmp_path: Path, shift: int
+):
+    from nbayes.readers import QuickReadAbandoned, _padded
+
+    block = 1024  # the smallest chunk_bytes: the scan reads the file in blocks of this size
+    head = b"a,b\n" + b"1,2\n" * ((block - 4) // 4 - 1)  # ends a few bytes before the boundary
+    filler = b"x" * (block - len(head) - 2 + shift)  # puts ", " around byte `block`
+    for body in (head + filler + b",4\n", head + filler + b", 4\n", head + filler + b" ,4\n"):
+        path = tmp_path / "scan.csv"
+        path.write_bytes(body + b"5,6\n" * 300)
+        reader = TableReader(path, chunk_bytes=block)
+        assert reader._file_padded() is _padded(path.read_bytes(), b",")  # the file in one piece
+    assert _padded(path.read_bytes(), b",") is True
+    long = tmp_path / "long.csv"  # a record longer than the limit, spanning blocks
+    long.write_bytes(b"a,b\n" + b"x" * 3000 + b",1\n")
+    with pytest.raises(QuickReadAbandoned):
+        TableReader(long, chunk_bytes=block, max_record_bytes=2000)._file_padded()
+    assert TableReader(long, chunk_bytes=block, max_record_bytes=4000)._file_padded() is False

@@ -395,19 +395,28 @@ class TableReader:
     def _file_padded(self) -> bool:
         """Whether a space or tab may touch a separator or a line end anywhere in the file
         (with ``strip``). Raises QuickReadAbandoned at a run of more than max_record_bytes
-        without a line end, which Polars would hold whole; the careful reader names its line."""
-        tail = b""
+        without a line end, which Polars would hold whole; the careful reader names its line.
+
+        The file is read into one reused buffer whose first byte is the previous block's last
+        (a blank next to a separator may straddle two blocks): no block is allocated or copied.
+        """
         padded = False
         run = 0  # bytes since the last line end
-        with open(self.path, "rb") as handle:
-            while block := handle.read(self.chunk_bytes):
-                first = block.find(b"\n")
-                if run + (len(block) if first < 0 else first) > self.max_record_bytes:
+        buffer = bytearray(self.chunk_bytes + 1)
+        view = memoryview(buffer)
+        kept = 0  # bytes at the front of the buffer that belong to the previous block
+        with open(self.path, "rb", buffering=0) as handle:
+            while size := handle.readinto(view[kept:]):
+                end = kept + size
+                first = buffer.find(b"\n", kept, end)
+                if run + (size if first < 0 else first - kept) > self.max_record_bytes:
                     raise QuickReadAbandoned("a record longer than max_record_bytes")
-                run = run + len(block) if first < 0 else len(block) - block.rfind(b"\n") - 1
-                if self.strip and not padded and _padded(tail + block, self._sep):
-                    padded = True
-                tail = block[-1:]
+                run = run + size if first < 0 else end - buffer.rfind(b"\n", kept, end) - 1
+                if self.strip and not padded:
+                    body = buffer if end == len(buffer) else buffer[:end]  # short: the last
+                    padded = _padded(body, self._sep)
+                buffer[0] = buffer[end - 1]
+                kept = 1
         return padded
 
     # ------------------------------------------------------------------ CSV / TSV: careful
