@@ -50,13 +50,13 @@ from .pairs import PairCounts
 SMOOTHING = ("lidstone", "m-estimate")
 
 
-
 def check_min_count(value: Any) -> None:
     """``min_count`` (how often a parent's value must have been seen to be used): a number >= 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"min_count must be a number >= 0, got {value!r}.")
     if value < 0:
         raise ValueError(f"min_count must be >= 0, got {value!r}.")
+
 
 class Encoded:
     """Codes a table model has already encoded (a float array, NaN missing), with the names of
