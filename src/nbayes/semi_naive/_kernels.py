@@ -62,13 +62,14 @@ def _log_ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
 
 
 # --------------------------------------------------------------------------- counting
-@kernel(parallel=True)
-def column_codes(X, n_values, out):  # pragma: no cover - compiled
-    """out[j, r] = the code x_rj as int32, or −1 where it is missing or ≥ v_j (unseen); returns
-    the number of unseen codes. Counting reads each attribute's codes as one contiguous run."""
-    n, d = X.shape
-    unseen = np.zeros(d, np.int64)
-    for j in numba.prange(d):
+@kernel
+def column_codes(X, n_values, out, start, stop):  # pragma: no cover - compiled
+    """out[j, r] = the code x_rj as int32, or −1 where it is missing or ≥ v_j (unseen), for the
+    attributes start ≤ j < stop; returns the number of unseen codes among them. Counting reads
+    each attribute's codes as one contiguous run."""
+    n = X.shape[0]
+    unseen = 0
+    for j in range(start, stop):
         v_j = n_values[j]
         for r in range(n):
             v = X[r, j]
@@ -76,30 +77,35 @@ def column_codes(X, n_values, out):  # pragma: no cover - compiled
                 out[j, r] = -1
             elif v >= v_j:
                 out[j, r] = -1
-                unseen[j] += 1
+                unseen += 1
             else:
                 out[j, r] = np.int32(v)
-    return unseen.sum()
+    return unseen
 
 
-@kernel(parallel=True)
+@kernel
 def count_pairs(
-    C, cls, weight, offsets, n_values, pair_base, pair_list, singles, pairs
+    C, cls, weight, offsets, n_values, pair_base, pair_list, singles, pairs, start, stop
 ):  # pragma: no cover - compiled
     """singles[offsets[j] + x_j, c] += w and pairs[pair cell of (x_i, x_j), c] += w for every
-    row of class c and every observed attribute (pair of attributes).
+    row of class c and every observed attribute (pair of attributes), for the items
+    start ≤ t < stop: item t < d is attribute t's singles, item d + p the pair p of
+    ``pair_list``.
 
     C holds the codes by attribute (:func:`column_codes`). Each attribute, and each pair
-    (i, j) of ``pair_list``, owns its block of the table, so the blocks are counted in parallel
-    without sharing a cell, and a block stays in cache while the rows stream past."""
+    (i, j) of ``pair_list``, owns its block of the table, so ranges of items are counted on
+    different threads without sharing a cell, and a block stays in cache while the rows stream
+    past."""
     d, n = C.shape
-    for j in numba.prange(d):
-        start = offsets[j]
-        for r in range(n):
-            a = C[j, r]
-            if a >= 0:
-                singles[start + a, cls[r]] += weight[r]
-    for p in numba.prange(pair_list.shape[0]):
+    for t in range(start, stop):
+        if t < d:
+            first = offsets[t]
+            for r in range(n):
+                a = C[t, r]
+                if a >= 0:
+                    singles[first + a, cls[r]] += weight[r]
+            continue
+        p = t - d
         i = pair_list[p, 0]
         j = pair_list[p, 1]
         base = pair_base[i, j]
@@ -111,12 +117,15 @@ def count_pairs(
                 pairs[base + a * v_j + b, cls[r]] += weight[r]
 
 
-@kernel(parallel=True)
-def count_triples(C, cls, weight, n_values, triple_base, triple_list, triples):  # pragma: no cover
+@kernel
+def count_triples(
+    C, cls, weight, n_values, triple_base, triple_list, triples, start, stop
+):  # pragma: no cover - compiled
     """triples[triple cell of (x_i, x_j, x_l), c] += w for every row of class c and every three
-    observed attributes (i, j, l) of ``triple_list`` (i < j < l), one block per thread."""
+    observed attributes (i, j, l) = triple_list[t], start ≤ t < stop (i < j < l); each triple
+    owns its block of the table."""
     n = C.shape[1]
-    for t in numba.prange(triple_list.shape[0]):
+    for t in range(start, stop):
         i = triple_list[t, 0]
         j = triple_list[t, 1]
         l_ = triple_list[t, 2]
@@ -131,14 +140,14 @@ def count_triples(C, cls, weight, n_values, triple_base, triple_list, triples): 
                 triples[base + (a * v_j + b) * v_l + e, cls[r]] += weight[r]
 
 
-@kernel(parallel=True)
+@kernel
 def count_parents(
-    C, cls, weight, n_values, parents, n_parents, level_base, counts
+    C, cls, weight, n_values, parents, n_parents, level_base, counts, start, stop
 ):  # pragma: no cover - compiled
-    """counts[level cell of (u, x_j), c] += w at every level L whose L parents are observed;
-    each attribute's levels are its own blocks, counted in parallel."""
-    d, n = C.shape
-    for j in numba.prange(d):
+    """counts[level cell of (u, x_j), c] += w at every level L whose L parents are observed, for
+    the attributes start ≤ j < stop; each attribute's levels are its own blocks."""
+    n = C.shape[1]
+    for j in range(start, stop):
         v_j = n_values[j]
         for r in range(n):
             x = C[j, r]

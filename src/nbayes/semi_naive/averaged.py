@@ -47,6 +47,7 @@ from . import _kernels
 from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import mutual_information
 from .memory import DEFAULT_MAX_MEMORY
+from .pairs import column_codes
 
 WEIGHTING = (None, "mutual-information")
 
@@ -135,7 +136,7 @@ class _Averaged(SemiNaiveClassifier):
         first, middle, last = stats.triple_conditionals(pseudo)
         _, triple_list = stats.lists()
         columns = np.empty((X.shape[1], X.shape[0]), dtype=np.int32)
-        unseen = _kernels.column_codes(X, stats.n_values, columns)
+        unseen = column_codes(X, stats.n_values, columns)
         _kernels.a2de_scores(
             columns, offsets, stats.n_values, base, stats.pair_index(), triple_base, triple_list,
             log_single, forward, backward, joint, first, middle, last, freq, pair_freq,

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import _threads
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget, pair_cells, triple_cells
 
@@ -79,12 +80,25 @@ def top_codes(X: np.ndarray) -> np.ndarray:
     return np.maximum(X.max(axis=0), -1).astype(np.int64)
 
 
+def column_codes(X: np.ndarray, n_values: np.ndarray, out: np.ndarray) -> int:
+    """out[j, r] = the code x_rj, −1 where it is missing or ≥ v_j (:func:`_kernels.column_codes`),
+    the attributes shared among threads; returns the number of codes ≥ v_j."""
+    n, d = X.shape
+    threads = _threads.plan(n * d)
+    parts = _threads.blocks(d, threads)
+
+    def body(start: int, stop: int) -> int:
+        return _kernels.column_codes(X, n_values, out, start, stop)
+
+    return int(sum(_threads.run(body, parts, threads)))
+
+
 def code_chunks(X: np.ndarray, n_values: np.ndarray):
     """(start, stop, codes by attribute (d, rows) int32 with −1 for missing) per chunk of rows."""
     for start in range(0, X.shape[0], CHUNK_ROWS):
         stop = min(X.shape[0], start + CHUNK_ROWS)
         columns = np.empty((X.shape[1], stop - start), dtype=np.int32)
-        _kernels.column_codes(X[start:stop], n_values, columns)
+        column_codes(X[start:stop], n_values, columns)
         yield start, stop, columns
 
 
@@ -232,22 +246,40 @@ class PairCounts:
         if X.shape[0] == 0:
             return
         self.grow(top_codes(X) + 1)
-        offsets, base, triple_base = self.layout()
-        pair_list, triple_list = self.lists()
         cls = np.ascontiguousarray(cls, dtype=np.int64)
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         for start, stop, columns in code_chunks(X, self.n_values):
-            rows = slice(start, stop)
-            _kernels.count_pairs(
-                columns, cls[rows], weight[rows], offsets, self.n_values, base, pair_list,
-                self.singles, self.pairs,
-            )  # fmt: skip
-            if self.order == 2:
-                _kernels.count_triples(
-                    columns, cls[rows], weight[rows], self.n_values, triple_base, triple_list,
-                    self.triples,
-                )  # fmt: skip
+            self._count(columns, cls[start:stop], weight[start:stop])
         self._cache.clear()
+
+    def _count(self, C: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Add a chunk of codes by attribute (d, rows), on threads: the items are the attributes
+        (their singles) and the pairs, then the triples; each owns its block of the table, so
+        threads share the items without sharing a cell (:mod:`nbayes._threads`)."""
+        offsets, base, triple_base = self.layout()
+        pair_list, triple_list = self.lists()
+        n = C.shape[1]
+        items = self.n_features + pair_list.shape[0]
+        threads = _threads.plan(n * items)
+
+        def pairs(start: int, stop: int) -> None:
+            _kernels.count_pairs(
+                C, cls, weight, offsets, self.n_values, base, pair_list, self.singles, self.pairs,
+                start, stop,
+            )  # fmt: skip
+
+        _threads.run(pairs, _threads.blocks(items, threads), threads)
+        if self.order == 2:
+            items = triple_list.shape[0]
+            threads = _threads.plan(n * items)
+
+            def triples(start: int, stop: int) -> None:
+                _kernels.count_triples(
+                    C, cls, weight, self.n_values, triple_base, triple_list, self.triples, start,
+                    stop,
+                )  # fmt: skip
+
+            _threads.run(triples, _threads.blocks(items, threads), threads)
 
     def merge(self, other: PairCounts, positions: np.ndarray) -> None:
         """Add ``other``'s counts; its class k lands on this table's class ``positions[k]``."""

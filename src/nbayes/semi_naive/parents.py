@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import _threads
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget
 from .pairs import PairCounts, code_chunks, top_codes
@@ -147,11 +148,22 @@ class ParentCounts:
         cls = np.ascontiguousarray(cls, dtype=np.int64)
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         for start, stop, columns in code_chunks(X, self.n_values):
-            _kernels.count_parents(
-                columns, cls[start:stop], weight[start:stop], self.n_values, self.parents,
-                self.n_parents, self.level_base, self.counts,
-            )  # fmt: skip
+            self._count(columns, cls[start:stop], weight[start:stop])
         self._cache.clear()
+
+    def _count(self, C: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Add a chunk of codes by attribute (d, rows), the attributes shared among threads
+        (each owns the blocks of its levels; :mod:`nbayes._threads`)."""
+        d, n = C.shape
+        threads = _threads.plan(n * (d + int(self.n_parents.sum())))  # one cell per level
+
+        def count(start: int, stop: int) -> None:
+            _kernels.count_parents(
+                C, cls, weight, self.n_values, self.parents, self.n_parents, self.level_base,
+                self.counts, start, stop,
+            )  # fmt: skip
+
+        _threads.run(count, _threads.blocks(d, threads), threads)
 
     def _same_layout(self, other: ParentCounts) -> bool:
         return (
