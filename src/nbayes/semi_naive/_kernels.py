@@ -758,93 +758,90 @@ def network_scores(
     return unseen.sum()
 
 
-@kernel(parallel=True)
+@kernel
 def leave_one_out_losses(
     X, cls, weight, n_values, parents, n_parents, order, level_base, config_base, counts,
-    config_class, config_count, class_count, pseudo, min_count, out, n_blocks,
+    config_class, config_count, class_count, pseudo, min_count, k, start, stop,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Leave-one-out losses of the nested k-DB models (selective k-DB, Martínez et al. 2016).
 
-    For each training row (its own weight w taken out of every count it touched) and each
-    model (s, k') — the first s attributes of ``order``, each with at most k' parents — the
-    posterior P(c | x) ∝ P(c) Π_j P(x_j | c, u_j) is formed, and
+    For each training row start ≤ r < stop (its own weight w taken out of every count it
+    touched) and each model (s, k'), k' ≤ k — the first s attributes of ``order``, each with at
+    most k' parents — the posterior P(c | x) ∝ P(c) Π_j P(x_j | c, u_j) is formed, and the
+    returned array (d + 1, k + 1, 3), zero at first, gets, row after row,
     out[s, k', 0] += w · (−log P(y | x)), out[s, k', 1] += w · [argmax_c P(c | x) ≠ y],
     out[s, k', 2] += w · Σ_c (P(c | x) − [c = y])².
     P(c) is the Laplace estimate (N_c − w[c = y] + 1) / (N − w + K); P(x_j | c, u_j) is the
     model's estimate with the row's counts taken out, at the level the row reaches
     (the network scoring rule, with config counts less w).
     """
-    n, d = X.shape
+    d = X.shape[1]
     K = counts.shape[1]
-    k = out.shape[1] - 1
-    partial = np.zeros((n_blocks, out.shape[0], out.shape[1], out.shape[2]))
+    partial = np.zeros((d + 1, k + 1, 3))
     total_weight = 0.0
     for c in range(K):
         total_weight += class_count[c]
-    for t in numba.prange(n_blocks):
-        jll = np.empty((k + 1, K))
-        post = np.empty(K)
-        cells = np.empty(k + 1, np.int64)
-        configs = np.empty(k + 1, np.int64)
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
-            y = cls[r]
-            w = weight[r]
-            for c in range(K):
-                own = w if c == y else 0.0
-                prior = np.log((class_count[c] - own + 1.0) / (total_weight - w + K))
-                for kk in range(k + 1):
-                    jll[kk, c] = prior
-            for s in range(d + 1):
-                if s > 0:
-                    j = order[s - 1]
-                    v = X[r, j]
-                    if v == v and v >= 0:
-                        x = np.int64(v)
-                        vj = n_values[j]
-                        cells[0] = level_base[j, 0] + x
-                        configs[0] = config_base[j, 0]
-                        config = 0
-                        reached = 0
-                        for L in range(1, n_parents[j] + 1):
-                            p = parents[j, L - 1]
-                            pv = X[r, p]
-                            if pv != pv or pv < 0:
-                                break
-                            config = config * n_values[p] + np.int64(pv)
-                            if config_count[config_base[j, L] + config] - w < min_count:
-                                break
-                            reached = L
-                            cells[L] = level_base[j, L] + config * vj + x
-                            configs[L] = config_base[j, L] + config
-                        for kk in range(k + 1):
-                            L = min(kk, reached)
-                            for c in range(K):
-                                own = w if c == y else 0.0
-                                jll[kk, c] += _log_ratio(
-                                    counts[cells[L], c] - own + pseudo[j],
-                                    config_class[configs[L], c] - own + vj * pseudo[j],
-                                    vj,
-                                )
-                for kk in range(k + 1):
-                    top = -np.inf
-                    best = 0
-                    for c in range(K):
-                        if jll[kk, c] > top:
-                            top = jll[kk, c]
-                            best = c
-                    norm = 0.0
-                    for c in range(K):
-                        post[c] = np.exp(jll[kk, c] - top) if top > -np.inf else 1.0
-                        norm += post[c]
-                    sq = 0.0
-                    for c in range(K):
-                        post[c] /= norm
-                        diff = post[c] - (1.0 if c == y else 0.0)
-                        sq += diff * diff
-                    py = post[y]
-                    partial[t, s, kk, 0] += w * (-np.log(py) if py > 0.0 else 745.0)
-                    partial[t, s, kk, 1] += w * (1.0 if best != y else 0.0)
-                    partial[t, s, kk, 2] += w * sq
-    for t in range(n_blocks):
-        out += partial[t]
+    jll = np.empty((k + 1, K))
+    post = np.empty(K)
+    cells = np.empty(k + 1, np.int64)
+    configs = np.empty(k + 1, np.int64)
+    for r in range(start, stop):
+        y = cls[r]
+        w = weight[r]
+        for c in range(K):
+            own = w if c == y else 0.0
+            prior = np.log((class_count[c] - own + 1.0) / (total_weight - w + K))
+            for kk in range(k + 1):
+                jll[kk, c] = prior
+        for s in range(d + 1):
+            if s > 0:
+                j = order[s - 1]
+                v = X[r, j]
+                if v == v and v >= 0:
+                    x = np.int64(v)
+                    vj = n_values[j]
+                    cells[0] = level_base[j, 0] + x
+                    configs[0] = config_base[j, 0]
+                    config = 0
+                    reached = 0
+                    for L in range(1, n_parents[j] + 1):
+                        p = parents[j, L - 1]
+                        pv = X[r, p]
+                        if pv != pv or pv < 0:
+                            break
+                        config = config * n_values[p] + np.int64(pv)
+                        if config_count[config_base[j, L] + config] - w < min_count:
+                            break
+                        reached = L
+                        cells[L] = level_base[j, L] + config * vj + x
+                        configs[L] = config_base[j, L] + config
+                    for kk in range(k + 1):
+                        L = min(kk, reached)
+                        for c in range(K):
+                            own = w if c == y else 0.0
+                            jll[kk, c] += _log_ratio(
+                                counts[cells[L], c] - own + pseudo[j],
+                                config_class[configs[L], c] - own + vj * pseudo[j],
+                                vj,
+                            )
+            for kk in range(k + 1):
+                top = -np.inf
+                best = 0
+                for c in range(K):
+                    if jll[kk, c] > top:
+                        top = jll[kk, c]
+                        best = c
+                norm = 0.0
+                for c in range(K):
+                    post[c] = np.exp(jll[kk, c] - top) if top > -np.inf else 1.0
+                    norm += post[c]
+                sq = 0.0
+                for c in range(K):
+                    post[c] /= norm
+                    diff = post[c] - (1.0 if c == y else 0.0)
+                    sq += diff * diff
+                py = post[y]
+                partial[s, kk, 0] += w * (-np.log(py) if py > 0.0 else 745.0)
+                partial[s, kk, 1] += w * (1.0 if best != y else 0.0)
+                partial[s, kk, 2] += w * sq
+    return partial

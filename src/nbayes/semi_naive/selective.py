@@ -21,14 +21,19 @@ from typing import Any
 
 import numpy as np
 
+from .. import _threads
 from .._base import NaiveBayesClassifier
 from . import _kernels
-from .classifier import SemiNaiveClassifier, scoring_blocks
+from .classifier import SemiNaiveClassifier
 from .memory import DEFAULT_MAX_MEMORY
 from .network import KDB, StagedCounts
 from .parents import ParentCounts
 
 CRITERIA = ("log-loss", "error", "rmse")
+
+#: Training rows per leave-one-out block. The blocks do not depend on the number of threads and
+#: their sums are added in block order, so the losses are the same on any number of threads.
+LOSS_BLOCK_ROWS = 1024
 
 
 class SummedLosses:
@@ -118,15 +123,25 @@ class SelectiveKDB(KDB):
     ) -> None:
         """Add the leave-one-out losses of a batch of training rows (codes) to ``losses``."""
         counts = self._stats.parents
-        _, config_class, config_count = counts.tables(self._pseudo())
+        pseudo = self._pseudo()
+        _, config_class, config_count = counts.tables(pseudo)
         order = np.asarray(counts.structure.order, dtype=np.int64)
-        _kernels.leave_one_out_losses(
-            X, np.ascontiguousarray(cls, dtype=np.int64),
-            np.ascontiguousarray(weight, dtype=np.float64), counts.n_values, counts.parents,
-            counts.n_parents, order, counts.level_base, counts.config_base, counts.counts,
-            config_class, config_count, self.class_count_, self._pseudo(),
-            float(self.min_count), losses, scoring_blocks(X.shape[0]),
-        )  # fmt: skip
+        cls = np.ascontiguousarray(cls, dtype=np.int64)
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        k = losses.shape[1] - 1
+        n, d = X.shape
+        threads = _threads.plan(n * d * (k + 1) * self.class_count_.shape[0])
+        parts = [(a, min(n, a + LOSS_BLOCK_ROWS)) for a in range(0, n, LOSS_BLOCK_ROWS)]
+
+        def block(start: int, stop: int) -> np.ndarray:
+            return _kernels.leave_one_out_losses(
+                X, cls, weight, counts.n_values, counts.parents, counts.n_parents, order,
+                counts.level_base, counts.config_base, counts.counts, config_class, config_count,
+                self.class_count_, pseudo, float(self.min_count), k, start, stop,
+            )  # fmt: skip
+
+        for part in _threads.run(block, parts, threads):
+            losses += part
 
     def _choose(self, losses: np.ndarray) -> None:
         self.leave_one_out_losses_ = losses
