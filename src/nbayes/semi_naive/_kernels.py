@@ -15,12 +15,16 @@ Layouts shared by every kernel (v_j = values of attribute j, K classes):
 
 A value is missing when it is NaN or negative, and is skipped. At prediction a code ≥ v_j was
 never seen in fitting: it is skipped as missing too, and counted.
+
+The counting and scoring kernels do one range ``start ≤ t < stop`` of their outer index (rows,
+attributes, pairs, triples) and are serial: their callers share the ranges among threads
+(:mod:`nbayes._threads`), each output cell written by one range only, so the numbers are the
+same on any number of threads.
 Every kernel is cached once per install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._jit import kernel
@@ -44,11 +48,6 @@ def _observed(X, r, n_values, attr, code):  # pragma: no cover - compiled
         code[m] = c
         m += 1
     return m, unseen
-
-
-@kernel
-def _bounds(t, n_blocks, n):  # pragma: no cover - compiled
-    return t * n // n_blocks, (t + 1) * n // n_blocks
 
 
 @kernel
@@ -507,35 +506,31 @@ def _aode_row(
     _logsumexp_rows(score, n_par, K, out_row, np.log(n_par if uniform else weight_total))
 
 
-@kernel(parallel=True)
+@kernel
 def aode_scores(
     X, offsets, n_values, pair_base, log_single, forward, backward, freq, min_count,
-    parent_weight, critical, pair_freq, out, n_blocks,
+    parent_weight, critical, pair_freq, out, start, stop,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """AODE (weighted, with subsumption resolution when ``critical`` ≥ 0) per row into out;
-    returns the number of codes unseen in fitting."""
-    n, d = X.shape
+    """AODE (weighted, with subsumption resolution when ``critical`` ≥ 0) of the rows
+    start ≤ r < stop into out; returns the number of codes unseen in fitting among them."""
+    d = X.shape[1]
     K = out.shape[1]
-    unseen = np.zeros(n_blocks, np.int64)
-    for t in numba.prange(n_blocks):
-        attr = np.empty(d, np.int64)
-        code = np.empty(d, np.int64)
-        keep = np.ones(d, np.bool_)
-        score = np.empty((d, K))
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
-            m, u = _observed(X, r, n_values, attr, code)
-            unseen[t] += u
-            keep[:] = True
-            if critical >= 0:
-                _subsume(
-                    attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
-                )
-            _aode_row(
-                attr, code, m, keep, offsets, n_values, pair_base, log_single, forward, backward,
-                freq, min_count, parent_weight, score, out[r],
-            )  # fmt: skip
-    return unseen.sum()
+    unseen = 0
+    attr = np.empty(d, np.int64)
+    code = np.empty(d, np.int64)
+    keep = np.ones(d, np.bool_)
+    score = np.empty((d, K))
+    for r in range(start, stop):
+        m, u = _observed(X, r, n_values, attr, code)
+        unseen += u
+        keep[:] = True
+        if critical >= 0:
+            _subsume(attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep)
+        _aode_row(
+            attr, code, m, keep, offsets, n_values, pair_base, log_single, forward, backward,
+            freq, min_count, parent_weight, score, out[r],
+        )  # fmt: skip
+    return unseen
 
 
 @kernel
@@ -550,27 +545,27 @@ def _observed_column(C, r, attr, code):  # pragma: no cover - compiled
     return m
 
 
-@kernel(parallel=True)
+@kernel
 def a2de_scores(
     C, offsets, n_values, pair_base, pair_index, triple_base, triple_list, log_single, forward,
     backward, joint, first, middle, last, freq, pair_freq, min_count, critical, out, block_rows,
+    start, stop,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """A2DE per row: out[r, c] = log [ (1/|S|) Σ_{(i,j) ∈ S} P(x_i, x_j | c)
+    """A2DE of the rows start ≤ r < stop: out[r, c] = log [ (1/|S|) Σ_{(i,j) ∈ S} P(x_i, x_j | c)
     Π_{l ∉ {i,j}} P(x_l | c, x_i, x_j) ], S the super-parent pairs with N(x_i, x_j) ≥ min_count;
     AODE for the row when S is empty.
 
-    C holds the codes by attribute (−1: missing or unseen). Rows are scored in blocks: for each
-    triple (i, j, l) its three table blocks are read once for the whole block of rows, and each
-    row's term is added to the scores of its three super-parent pairs, (i, j) with child l,
-    (i, l) with child j and (j, l) with child i."""
-    d, n = C.shape
+    C holds the codes by attribute (−1: missing or unseen). Rows are scored in blocks of
+    ``block_rows``: for each triple (i, j, l) its three table blocks are read once for the whole
+    block of rows, and each row's term is added to the scores of its three super-parent pairs,
+    (i, j) with child l, (i, l) with child j and (j, l) with child i. A row's score does not
+    depend on the other rows of its block."""
+    d = C.shape[0]
     K = out.shape[1]
     P = max(pair_base.shape[0] * (pair_base.shape[0] - 1) // 2, 1)
-    n_blocks = (n + block_rows - 1) // block_rows
     parent_weight = np.ones(d)
-    for t in numba.prange(n_blocks):
-        r0 = t * block_rows
-        B = min(n, r0 + block_rows) - r0
+    for r0 in range(start, stop, block_rows):
+        B = min(stop, r0 + block_rows) - r0
         score = np.zeros((P, B, K))
         eligible = np.zeros((P, B), np.bool_)
         kept = np.zeros((d, B), np.bool_)
@@ -655,50 +650,49 @@ def a2de_scores(
                 out[r, c] = top + np.log(total) - np.log(n_par)
 
 
-@kernel(parallel=True)
+@kernel
 def hnb_scores(
-    X, offsets, n_values, pair_base, log_single, forward, backward, cmi, out, n_blocks
+    X, offsets, n_values, pair_base, log_single, forward, backward, cmi, out, start, stop
 ):  # pragma: no cover - compiled
-    """Hidden naive Bayes (Zhang, Jiang & Su 2005) per row:
+    """Hidden naive Bayes (Zhang, Jiang & Su 2005) of the rows start ≤ r < stop:
 
         out[r, c] = Σ_j log Σ_{i≠j} W_ij P(x_j | c, x_i),
         W_ij = I(X_i; X_j | C) / Σ_{i'≠j} I(X_i'; X_j | C)
 
-    over the observed i, j; where every weight of j is 0, log P(x_j | c) instead."""
-    n, d = X.shape
+    over the observed i, j; where every weight of j is 0, log P(x_j | c) instead. Returns the
+    number of codes unseen in fitting among those rows."""
+    d = X.shape[1]
     K = out.shape[1]
-    unseen = np.zeros(n_blocks, np.int64)
-    for t in numba.prange(n_blocks):
-        attr = np.empty(d, np.int64)
-        code = np.empty(d, np.int64)
-        mix = np.empty(K)
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
-            m, u = _observed(X, r, n_values, attr, code)
-            unseen[t] += u
-            for c in range(K):
-                out[r, c] = 0.0
-            for b in range(m):
-                j = attr[b]
-                total = 0.0
-                mix[:] = 0.0
-                for a in range(m):
-                    if a == b:
-                        continue
-                    w = cmi[attr[a], j]
-                    if w <= 0.0:
-                        continue
-                    total += w
-                    p, fwd = _pair_term(a, b, attr, code, n_values, pair_base, forward, backward)
-                    for c in range(K):
-                        mix[c] += w * np.exp(forward[p, c] if fwd else backward[p, c])
-                g = offsets[j] + code[b]
+    unseen = 0
+    attr = np.empty(d, np.int64)
+    code = np.empty(d, np.int64)
+    mix = np.empty(K)
+    for r in range(start, stop):
+        m, u = _observed(X, r, n_values, attr, code)
+        unseen += u
+        for c in range(K):
+            out[r, c] = 0.0
+        for b in range(m):
+            j = attr[b]
+            total = 0.0
+            mix[:] = 0.0
+            for a in range(m):
+                if a == b:
+                    continue
+                w = cmi[attr[a], j]
+                if w <= 0.0:
+                    continue
+                total += w
+                p, fwd = _pair_term(a, b, attr, code, n_values, pair_base, forward, backward)
                 for c in range(K):
-                    if total > 0.0:
-                        out[r, c] += np.log(mix[c] / total) if mix[c] > 0.0 else -np.inf
-                    else:
-                        out[r, c] += log_single[g, c]
-    return unseen.sum()
+                    mix[c] += w * np.exp(forward[p, c] if fwd else backward[p, c])
+            g = offsets[j] + code[b]
+            for c in range(K):
+                if total > 0.0:
+                    out[r, c] += np.log(mix[c] / total) if mix[c] > 0.0 else -np.inf
+                else:
+                    out[r, c] += log_single[g, c]
+    return unseen
 
 
 @kernel
@@ -724,38 +718,37 @@ def _network_cell(
     return cell
 
 
-@kernel(parallel=True)
+@kernel
 def network_scores(
     X, n_values, parents, depth, level_base, config_base, config_count, log_table, min_count,
-    out, n_blocks,
+    out, start, stop,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """out[r, c] = Σ_j log P(x_j | c, x_π(j)) over the observed attributes with depth[j] ≥ 0
-    (depth[j] < 0: attribute left out), each at the level :func:`_network_cell` picks."""
-    n, d = X.shape
+    """out[r, c] = Σ_j log P(x_j | c, x_π(j)) for the rows start ≤ r < stop, over the observed
+    attributes with depth[j] ≥ 0 (depth[j] < 0: attribute left out), each at the level
+    :func:`_network_cell` picks. Returns the number of codes unseen in fitting among those rows."""
+    d = X.shape[1]
     K = out.shape[1]
-    unseen = np.zeros(n_blocks, np.int64)
-    for t in numba.prange(n_blocks):
-        start, stop = _bounds(t, n_blocks, n)
-        for r in range(start, stop):
+    unseen = 0
+    for r in range(start, stop):
+        for c in range(K):
+            out[r, c] = 0.0
+        for j in range(d):
+            v = X[r, j]
+            if v != v or v < 0:
+                continue
+            x = np.int64(v)
+            if x >= n_values[j]:
+                unseen += 1
+                continue
+            if depth[j] < 0:
+                continue
+            cell = _network_cell(
+                X, r, j, x, n_values, parents, depth[j], level_base, config_base,
+                config_count, min_count,
+            )  # fmt: skip
             for c in range(K):
-                out[r, c] = 0.0
-            for j in range(d):
-                v = X[r, j]
-                if v != v or v < 0:
-                    continue
-                x = np.int64(v)
-                if x >= n_values[j]:
-                    unseen[t] += 1
-                    continue
-                if depth[j] < 0:
-                    continue
-                cell = _network_cell(
-                    X, r, j, x, n_values, parents, depth[j], level_base, config_base,
-                    config_count, min_count,
-                )  # fmt: skip
-                for c in range(K):
-                    out[r, c] += log_table[cell, c]
-    return unseen.sum()
+                out[r, c] += log_table[cell, c]
+    return unseen
 
 
 @kernel

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _threads
 from . import _kernels
 from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import mutual_information
@@ -119,12 +120,19 @@ class _Averaged(SemiNaiveClassifier):
         forward, backward = stats.conditionals(pseudo)
         freq, pair_freq = stats.frequencies()
         critical = -1.0 if self.subsumption is None else float(self.subsumption)
+        n, d = X.shape
+        K = out.shape[1]
         if self._order == 1:
-            return _kernels.aode_scores(
-                X, offsets, stats.n_values, base, log_single, forward, backward, freq,
-                float(self.min_count), self._parent_weights(), critical, pair_freq, out,
-                scoring_blocks(X.shape[0]),
-            )  # fmt: skip
+            parent_weight = self._parent_weights()
+            threads, parts = scoring_blocks(n, d * d * K)  # each super-parent with each child
+
+            def aode(start: int, stop: int) -> int:
+                return _kernels.aode_scores(
+                    X, offsets, stats.n_values, base, log_single, forward, backward, freq,
+                    float(self.min_count), parent_weight, critical, pair_freq, out, start, stop,
+                )  # fmt: skip
+
+            return int(sum(_threads.run(aode, parts, threads)))
         v = np.maximum(stats.n_values, 1).astype(np.float64)
         alpha = float(self.alpha)
         pseudo_pair = (
@@ -135,13 +143,23 @@ class _Averaged(SemiNaiveClassifier):
         joint = stats.joints(pseudo_pair)
         first, middle, last = stats.triple_conditionals(pseudo)
         _, triple_list = stats.lists()
-        columns = np.empty((X.shape[1], X.shape[0]), dtype=np.int32)
+        columns = np.empty((d, n), dtype=np.int32)
         unseen = column_codes(X, stats.n_values, columns)
-        _kernels.a2de_scores(
-            columns, offsets, stats.n_values, base, stats.pair_index(), triple_base, triple_list,
-            log_single, forward, backward, joint, first, middle, last, freq, pair_freq,
-            float(self.min_count), critical, out, a2de_block_rows(X.shape[1], out.shape[1]),
-        )  # fmt: skip
+        pair_index = stats.pair_index()
+        block_rows = a2de_block_rows(d, K)
+        # each triple adds to three super-parent pairs; each pair is set up once
+        threads, parts = scoring_blocks(
+            n, (3 * triple_list.shape[0] + d * d) * K, minimum=max(64, block_rows // 2)
+        )
+
+        def a2de(start: int, stop: int) -> None:
+            _kernels.a2de_scores(
+                columns, offsets, stats.n_values, base, pair_index, triple_base, triple_list,
+                log_single, forward, backward, joint, first, middle, last, freq, pair_freq,
+                float(self.min_count), critical, out, block_rows, start, stop,
+            )  # fmt: skip
+
+        _threads.run(a2de, parts, threads)
         return unseen
 
 

@@ -34,9 +34,9 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numba
 import numpy as np
 
+from .. import _threads
 from .._base import NaiveBayesClassifier, class_index
 from .._dispatch import dask_aware
 from .._json import from_json
@@ -67,9 +67,13 @@ class Encoded:
         self.names = np.asarray(names, dtype=object)
 
 
-def scoring_blocks(n_rows: int) -> int:
-    """Parallel blocks of rows for a scoring kernel."""
-    return int(max(1, min(n_rows // 64, 4 * numba.get_num_threads())))
+def scoring_blocks(
+    n_rows: int, work_per_row: float, *, minimum: int = 64
+) -> tuple[int, list[tuple[int, int]]]:
+    """Threads for a scoring kernel whose rows cost about ``work_per_row`` inner-loop steps each,
+    and the blocks of rows (at least ``minimum`` each) they share (:mod:`nbayes._threads`)."""
+    threads = _threads.plan(n_rows * work_per_row)
+    return threads, _threads.blocks(n_rows, threads, minimum=minimum)
 
 
 class SemiNaiveClassifier(NaiveBayesClassifier):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _threads
 from . import _kernels
 from .classifier import SemiNaiveClassifier, scoring_blocks
 from .information import conditional_mutual_information
@@ -56,10 +57,18 @@ class HNB(SemiNaiveClassifier):
         pseudo = self._pseudo()
         offsets, base, _ = stats.layout()
         forward, backward = stats.conditionals(pseudo)
-        return _kernels.hnb_scores(
-            X, offsets, stats.n_values, base, stats.single_log_prob(pseudo), forward, backward,
-            conditional_mutual_information(stats), out, scoring_blocks(X.shape[0]),
-        )  # fmt: skip
+        log_single = stats.single_log_prob(pseudo)
+        cmi = conditional_mutual_information(stats)
+        n, d = X.shape
+        threads, parts = scoring_blocks(n, d * d * out.shape[1])  # each child with each parent
+
+        def hnb(start: int, stop: int) -> int:
+            return _kernels.hnb_scores(
+                X, offsets, stats.n_values, base, log_single, forward, backward, cmi, out, start,
+                stop,
+            )  # fmt: skip
+
+        return int(sum(_threads.run(hnb, parts, threads)))
 
     def _describe_structure(self, names: list[str]) -> list[str]:
         cmi = conditional_mutual_information(self._pairs)

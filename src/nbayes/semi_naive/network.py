@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _threads
 from .._base import NaiveBayesClassifier
 from .._state import nest, section
 from . import _kernels
@@ -116,11 +117,19 @@ class _Network(SemiNaiveClassifier):
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
         counts = self._parent_counts()
         log_table, _, config_count = counts.tables(self._pseudo())
-        return _kernels.network_scores(
-            X, counts.n_values, counts.parents, self._depth(counts), counts.level_base,
-            counts.config_base, config_count, log_table, float(self.min_count), out,
-            scoring_blocks(X.shape[0]),
-        )  # fmt: skip
+        depth = self._depth(counts)
+        n, d = X.shape
+        # per attribute: its parents' configuration, then a table row over the classes
+        levels = int(counts.n_parents.max(initial=0))
+        threads, parts = scoring_blocks(n, d * (out.shape[1] + levels))
+
+        def score(start: int, stop: int) -> int:
+            return _kernels.network_scores(
+                X, counts.n_values, counts.parents, depth, counts.level_base, counts.config_base,
+                config_count, log_table, float(self.min_count), out, start, stop,
+            )  # fmt: skip
+
+        return int(sum(_threads.run(score, parts, threads)))
 
     def _explain_lines(self, codes, names, show):
         from .explain import network_lines
