@@ -113,8 +113,11 @@ def test_a_large_enough_table_is_counted_and_scored_on_two_threads(monkeypatch):
     """No lowered threshold: 8,000 rows × 24 attributes is work enough for two threads."""
     with threadpoolctl.threadpool_limits(limits=1):
         assert _threads.plan(1e12) == 1
+    # a Dask LocalCluster started earlier in this process (its nannies run here) left
+    # OMP_NUM_THREADS=1 in os.environ (distributed.nanny.pre-spawn-environ)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     if _threads.limit() < 2:
-        pytest.skip("this process may use one CPU only")
+        pytest.skip("the CPUs or thread limits of this process allow one thread only")
     X, y, test = _problem(8000, 24, seed=1)
     calls = _record(monkeypatch)
     with threadpoolctl.threadpool_limits(limits=1):
