@@ -24,7 +24,7 @@ import numpy as np
 from .. import _threads
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget
-from .pairs import PairCounts, code_chunks, top_codes
+from .pairs import SCATTER_STEPS, PairCounts, code_chunks, top_codes
 from .structure import Structure
 
 
@@ -155,7 +155,8 @@ class ParentCounts:
         """Add a chunk of codes by attribute (d, rows), the attributes shared among threads
         (each owns the blocks of its levels; :mod:`nbayes._threads`)."""
         d, n = C.shape
-        threads = _threads.plan(n * (d + int(self.n_parents.sum())))  # one cell per level
+        levels = d + int(self.n_parents.sum())  # one cell per level of each attribute
+        threads = _threads.plan(SCATTER_STEPS * n * levels)
 
         def count(start: int, stop: int) -> None:
             _kernels.count_parents(
