@@ -580,12 +580,18 @@ def test_a_batch_whose_keys_are_all_known_is_added_in_place_with_the_same_sums()
     np.testing.assert_array_equal(fast.keys, np.arange(6.0))
     np.testing.assert_array_equal(fast.weight, slow.weight)
     np.testing.assert_array_equal(fast.total, slow.total)
-    # a key never seen is not added in place: the general path takes it
-    values = np.full(n, 7.0)
+    # a key never seen joins the union in its place, with the same sums as the sorting path
+    values = np.where(batches[0][0] == 2.0, 7.0, batches[0][0])
+    fast.add(values, batches[0][1], batches[0][2])
     new = sk._reduce_on_grid(values, batches[0][1], batches[0][2], sk.EXACT, k)[3]
-    before = fast.weight
-    assert fast._add_in_place(*new) is False
-    assert fast.weight is before
+    slow._store(*(np.concatenate(p) for p in zip(slow._entries(), new, strict=True)))
+    np.testing.assert_array_equal(fast.keys, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
+    np.testing.assert_array_equal(fast.weight, slow.weight)
+    np.testing.assert_array_equal(fast.total, slow.total)
+    # a union beyond max_bins is left to the sorting path, which coarsens the grid
+    small = sk.FeatureSketch(k, 4)
+    assert small._add_counted(*new) is False
+    assert small.keys.size == 0
 
 
 def test_explanations_stay_exact_when_a_missing_term_is_minus_infinity():

@@ -192,32 +192,40 @@ class FeatureSketch:
                 with np.errstate(over="ignore", invalid="ignore"):
                     total = weight * values
                 new = (pool(values, self.level), cls, weight, total)
-            elif self._add_in_place(*new):
+            elif self._add_counted(*new):
                 return
             self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
         except ValueError:  # the sums overflowed: nothing was stored
             self.minimum, self.maximum = before
             raise
 
-    def _add_in_place(
+    def _add_counted(
         self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
     ) -> bool:
-        """Add reduced entries (each (key, class) once) whose keys are all stored already, as
-        most batches of a stream are once its grid has settled: W and T grow where they are,
-        with no sort and no coarsening. Each sum is the stored one plus the batch's, as
-        :meth:`_store` would give. False (nothing changed) where a key is new."""
+        """Add reduced entries (each (key, class) once, keys in order) without sorting the
+        stored ones again, as most batches of a stream allow once its grid has settled: where
+        every key is stored, W and T grow where they are; where a few are new and the union
+        still fits in ``max_bins``, the stored rows are moved to their places in the union.
+        Each sum is the stored one plus the batch's, as :meth:`_store` would give. False
+        (nothing changed) where the union would need a coarser grid."""
         stored = self.keys
-        if not stored.size:
-            return False
         at = np.searchsorted(stored, keys)
-        if at[-1] >= stored.size or not np.array_equal(stored[at], keys):
-            return False
-        sums = self.total.copy()  # arrays are replaced, never written into (they may be shared)
+        if at.size and at[-1] < stored.size and np.array_equal(stored[at], keys):
+            union, counts, sums = stored, self.weight.copy(), self.total.copy()
+        else:
+            union = np.union1d(stored, keys)
+            if union.size > self.max_bins:
+                return False
+            at = np.searchsorted(union, keys)
+            moved = np.searchsorted(union, stored)
+            counts = np.zeros((union.size, self.n_classes))
+            sums = np.zeros((union.size, self.n_classes))
+            counts[moved], sums[moved] = self.weight, self.total
+        # (copies: a sketch's arrays are replaced, never written into, as they may be shared)
         sums[at, cls] += total
         check_finite_sums(sums, "a value sketch", estimator="sketch")  # before any change
-        counts = self.weight.copy()
         counts[at, cls] += weight
-        self.weight, self.total = counts, sums
+        self.keys, self.weight, self.total = union, counts, sums
         return True
 
     def merge(self, other: FeatureSketch, positions: np.ndarray) -> None:
