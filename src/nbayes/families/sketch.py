@@ -305,20 +305,13 @@ class FeatureSketch:
             or self.total.shape != (m, n_classes)
         ):
             raise ValueError("sketch arrays have inconsistent shapes.")
-        if m > 1 and not np.all(self.keys[1:] > self.keys[:-1]):
-            raise ValueError("sketch keys must be strictly increasing.")
-        if np.any(self.weight < 0) or self.max_bins < 2 or m > max(self.max_bins, 0):
-            raise ValueError("sketch weights or sizes are invalid.")
-        if self.level != EXACT and not -1100 <= self.level <= 1100:
-            raise ValueError("sketch grid level is invalid.")
-        low, high = self.minimum, self.maximum
-        if m == 0:
-            if not (low == np.inf and high == -np.inf):
-                raise ValueError("an empty sketch must have the range (inf, -inf).")
-        elif not (np.isfinite(low) and np.isfinite(high) and low <= high):
-            raise ValueError("a sketch's range must be two finite numbers, in order.")
-        if np.any(np.abs(self.keys) > MAX_ABS_VALUE) or not np.isfinite(self.weight.sum()):
-            raise ValueError("a sketch holds values or weights beyond the float range.")
+        _check_packed(  # the rules of packed sketches, for this one column
+            self.keys,
+            self.weight,
+            np.array([0, m]),
+            np.array([[self.level, self.max_bins]], dtype=np.int64),
+            np.array([[self.minimum, self.maximum]]),
+        )
 
     @classmethod
     def from_state(cls, state: dict[str, np.ndarray], prefix: str) -> FeatureSketch:
@@ -428,8 +421,11 @@ def _check_packed(
     meta: np.ndarray,
     bounds: np.ndarray,
 ) -> None:
-    """:meth:`FeatureSketch.check` for every column of packed sketches at once (offsets
-    already known to run from 0 to len(keys), never decreasing)."""
+    """The rules of a consistent sketch (strictly increasing keys, weights >= 0, sizes within
+    max_bins, a grid level in range, a range (inf, -inf) when empty and finite and in order
+    otherwise, values and weights within the float range) for every column of packed sketches
+    at once; :meth:`FeatureSketch.check` applies them to one column. The offsets are already
+    known to run from 0 to len(keys), never decreasing."""
     sizes = np.diff(offsets)  # safe: offsets are in order and within the arrays
     levels, max_bins = meta[:, 0], meta[:, 1]
     increasing = keys[1:] > keys[:-1]
