@@ -7,13 +7,14 @@ Missing values are None, NaN, null, pandas NA and NaT, and any user marker such 
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
+
+from .schema import column_kind
 
 
 def _pandas_column(name: str, column: Any, markers: Sequence[str] = ()) -> pl.Series:
@@ -219,11 +220,11 @@ def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
         if name in with_nan:
             column = probe = column.fill_nan(None)
         # Polars 2 compares only values of one type: each marker in the column's own type
-        kind = _marker_kind(dtype)
-        if kind == "string":
+        kind = column_kind(dtype)
+        if kind == "string":  # a categorical's values are compared as strings
             chosen = text_markers
-        elif kind == "categorical":
-            chosen, probe = text_markers, column.cast(pl.String)
+            if isinstance(dtype, (pl.Categorical, pl.Enum)):
+                probe = column.cast(pl.String)
         elif kind == "int":
             chosen = [int(m) for m in number_markers if float(m).is_integer()]
         elif kind == "float":
@@ -235,19 +236,6 @@ def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:
         if chosen or name in with_nan:
             expressions.append(column.alias(name))
     return frame.with_columns(expressions) if expressions else frame
-
-
-@functools.lru_cache(maxsize=64)  # asked per column; Polars' type comparisons are slow
-def _marker_kind(dtype: pl.DataType) -> str:
-    """Which markers can be in a column of this type: "string", "categorical", "int",
-    "float" or "other"."""
-    if dtype == pl.String:
-        return "string"
-    if isinstance(dtype, (pl.Categorical, pl.Enum)):
-        return "categorical"
-    if dtype.is_integer():
-        return "int"
-    return "float" if dtype.is_float() else "other"
 
 
 def _columns_with_nan(frame: pl.DataFrame, names: list[str]) -> set[str]:

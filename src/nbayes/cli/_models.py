@@ -8,7 +8,6 @@ SMS). :class:`Learner` gives both one interface over table batches.
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 import warnings
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import polars as pl
 
 from ..model import NaiveBayes
 from ..readers import DataError
+from ..schema import column_kind
 from ..text import TextClassifier
 from ._args import UsageError
 from ._reading import DOCUMENT_LABEL, column, is_documents
@@ -231,15 +231,13 @@ def learner_of(model: Any, args: argparse.Namespace, columns: list[str]) -> Lear
 
 
 def _string_columns(frame: pl.DataFrame) -> set[str]:
-    """The names of the string columns (types tested once per type: a wide table has many)."""
+    """The names of the string (and categorical) columns, by the schema's cached type test:
+    a wide table has many columns and few types."""
     return {
-        name for name, dtype in zip(frame.columns, frame.dtypes, strict=True) if _is_text(dtype)
+        name
+        for name, dtype in zip(frame.columns, frame.dtypes, strict=True)
+        if column_kind(dtype) == "string"
     }
-
-
-@functools.lru_cache(maxsize=64)  # Polars' type comparisons are slow, and asked per column
-def _is_text(dtype: pl.DataType) -> bool:
-    return dtype == pl.String
 
 
 def _free_text(values: pl.Series) -> bool:
