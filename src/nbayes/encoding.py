@@ -161,8 +161,8 @@ class CategoricalEncoder:
                 continue
             low, lut = table
             values = casted.get_column(self.names[j]).to_numpy()  # int64, or float with NaN
-            unseen = _kernels.lookup_codes(values, low, lut, UNSEEN, out, k)
-            if learn and unseen:
+            met = _kernels.lookup_codes(values, low, lut, UNSEEN, out, k)  # values unseen
+            if learn and met:
                 unseen = casted.get_column(self.names[j]).filter(pl.Series(out[:, k] == UNSEEN))
                 new[j] = unseen.unique(maintain_order=True).to_list()
         if general:

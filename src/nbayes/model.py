@@ -746,11 +746,13 @@ class NaiveBayes(NaiveBayesClassifier):
                 for name, choice in zip(group.names, group.choices(settings), strict=True):
                     if choice.family in COUNTED:
                         out[name] = float(choice.alpha)
-            elif isinstance(group, CategoricalColumns):
-                alphas = np.broadcast_to(group.alphas(settings), (len(group.names),))
-                out.update(zip(group.names, (float(a) for a in alphas), strict=True))
-            elif isinstance(group, IntervalColumns):
-                alphas = np.broadcast_to(settings.alpha_for(group.names), (len(group.names),))
+            elif isinstance(group, (CategoricalColumns, IntervalColumns)):
+                alphas = (
+                    group.alphas(settings)  # chosen per column with alpha="auto"
+                    if isinstance(group, CategoricalColumns)
+                    else settings.alpha_for(group.names)
+                )
+                alphas = np.broadcast_to(alphas, (len(group.names),))
                 out.update(zip(group.names, (float(a) for a in alphas), strict=True))
         return {s.name: out[s.name] for s in self.schema_ if s.name in out}
 
