@@ -139,13 +139,15 @@ class AutoStatistics:
         if X.shape[0] == 0:
             return
         self.sketches.accumulate(X, cls, weight)
+        counted = self.moments.pooled_count  # replaced, not written into, by accumulate
         self.moments.accumulate(X, cls, weight)
-        absent = np.isnan(X)
-        columns = np.flatnonzero(absent.any(axis=0))
-        if columns.size:  # M_{c,j} += Σ_i w_i [y_i = c][x_ij missing], all columns at once
+        # the values each column observed in the batch, as the moments counted them (exact
+        # whole numbers): a batch without missing values needs no pass to find them
+        lacking = np.flatnonzero(self.moments.pooled_count - counted < X.shape[0])
+        if lacking.size:  # M_{c,j} += Σ_i w_i [y_i = c][x_ij missing], those columns at once
             by_class = np.zeros((X.shape[0], self.missing.shape[0]))
             by_class[np.arange(X.shape[0]), cls] = weight
-            self.missing[:, columns] += by_class.T @ absent[:, columns]
+            self.missing[:, lacking] += by_class.T @ np.isnan(X[:, lacking])
         self._cache.clear()
 
     def merge(self, other: AutoStatistics, positions: np.ndarray) -> None:
