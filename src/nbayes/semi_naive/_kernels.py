@@ -728,22 +728,20 @@ def network_scores(
     :func:`_network_cell` picks. Returns the number of codes unseen in fitting among those rows."""
     d = X.shape[1]
     K = out.shape[1]
+    attr = np.empty(d, np.int64)
+    code = np.empty(d, np.int64)
     unseen = 0
     for r in range(start, stop):
+        m, u = _observed(X, r, n_values, attr, code)
+        unseen += u
         for c in range(K):
             out[r, c] = 0.0
-        for j in range(d):
-            v = X[r, j]
-            if v != v or v < 0:
-                continue
-            x = np.int64(v)
-            if x >= n_values[j]:
-                unseen += 1
-                continue
+        for b in range(m):
+            j = attr[b]
             if depth[j] < 0:
                 continue
             cell = _network_cell(
-                X, r, j, x, n_values, parents, depth[j], level_base, config_base,
+                X, r, j, code[b], n_values, parents, depth[j], level_base, config_base,
                 config_count, min_count,
             )  # fmt: skip
             for c in range(K):
