@@ -1,6 +1,6 @@
 """The compiled kernels of prediction against independent NumPy / SciPy computations: the
 vectorised exp, the log-sum-exp normalisation, the blocked table gather, the sparse product and
-the Gaussian log-likelihood as one matrix product."""
+the expanded Gaussian log-likelihood."""
 
 from __future__ import annotations
 
@@ -170,8 +170,8 @@ def test_normalize_rows_shares_the_posterior_among_infinite_scores():
 
 
 def test_gaussian_rows_near_the_float_limit_are_never_nan():
-    """Near the float limit x'² and x'·μ'/σ² overflow; depending on the order in which BLAS
-    adds them the one-GEMM form may give inf − inf = NaN, and such rows are then summed term by
+    """Near the float limit x'² and x'·μ'/σ² overflow; depending on the order in which they
+    are added the expanded form may give inf − inf = NaN, and such rows are then summed term by
     term (``_direct``). Either way the result is −inf, never NaN, and ``_direct`` agrees with
     the densities on ordinary rows."""
     rng = np.random.default_rng(8)
@@ -181,10 +181,7 @@ def test_gaussian_rows_near_the_float_limit_are_never_nan():
     X_test = np.array([[1.7e308, 0.0, 0.0], [-1.7e308, 1.7e308, np.nan], [0.5, -0.2, np.nan]])
     expected = np.array(
         [
-            [
-                np.nansum(norm.logpdf(row, model.theta_[c], np.sqrt(model.var_[c])))
-                for c in range(2)
-            ]
+            [np.nansum(norm.logpdf(row, model.theta_[c], np.sqrt(model.var_[c]))) for c in range(2)]
             for row in X_test[2:]
         ]
     )
@@ -195,3 +192,33 @@ def test_gaussian_rows_near_the_float_limit_are_never_nan():
         assert not np.isnan(got).any()
         assert np.all(got[:2] == -np.inf)
         np.testing.assert_allclose(got[2:], expected, rtol=1e-10)
+
+
+def test_gaussian_rows_are_the_sum_of_the_densities_of_their_observed_values():
+    """The expanded kernel scores rows four at a time; a row's result is the sum of its
+    observed features' log densities whatever its place in a group of four (rows with and
+    without missing values side by side, a last group of fewer than four) and is bit for bit
+    the same when the rows are scored one by one."""
+    from nbayes.families.gaussian import _expanded_rows
+
+    rng = np.random.default_rng(11)
+    n, d, k = 11, 6, 5
+    model = nbayes.GaussianNB().fit(rng.normal(size=(300, d)) * 50 + 1e4, rng.integers(0, k, 300))
+    X = rng.normal(size=(n, d)) * 50 + 1e4
+    X[[1, 4, 10], [0, 5, 2]] = np.nan
+    X[6] = np.nan  # nothing observed: every class scores 0
+    expected = np.array(
+        [
+            [np.nansum(norm.logpdf(row, model.theta_[c], np.sqrt(model.var_[c]))) for c in range(k)]
+            for row in X
+        ]
+    )
+    coefficients = model._stats._coefficients(model.var_smoothing)
+    together = np.empty((n, k))
+    assert _expanded_rows(X, *coefficients, together, 0, n) == 0
+    np.testing.assert_allclose(together, expected, rtol=1e-11)
+    np.testing.assert_array_equal(together[6], 0.0)
+    alone = np.empty((n, k))
+    for i in range(n):
+        _expanded_rows(X, *coefficients, alone, i, i + 1)
+    np.testing.assert_array_equal(alone, together)

@@ -571,8 +571,8 @@ def test_random_small_problems_match_sklearn(name, problem):
         return
     tolerance = np.full((X_test.shape[0], 1), ATOL)
     if name == "GaussianNB":
-        # nbayes expands −½(x − μ)²/σ² around the pooled mean m into matrix products; terms of
-        # size ((x − m)² + (μ − m)²)/σ² then cancel, and leave a few ulps of that size. Random
+        # nbayes expands −½(x − μ)²/σ² around the pooled mean m into terms in x' and x'²; terms
+        # of size ((x − m)² + (μ − m)²)/σ² then cancel, and leave a few ulps of that size. Random
         # degenerate data (a class of one row: σ² = ε) makes them large, so the round-off
         # allowed is that size times 1e-14 (a documented property of the design)
         m = X.mean(axis=0)

@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 import threadpoolctl
 
+import nbayes
 from nbayes import _kernels, _threads
 
 BIG = 1e12  # work large enough that only limits, never the size, decide
@@ -173,6 +174,9 @@ def test_kernels_give_the_same_numbers_on_any_number_of_threads(monkeypatch):
     csr = sp.random(n, 500, density=0.05, format="csr", random_state=2)
     wide = np.log(rng.random((500, k)))
     lp = np.log(rng.dirichlet(np.ones(k)))
+    gaussian = nbayes.GaussianNB().fit(rng.normal(size=(200, d)), rng.integers(0, k, 200))
+    measured = rng.normal(size=(n, d))
+    measured[rng.random((n, d)) < 0.05] = np.nan
 
     def compute() -> list:
         gathered = np.zeros((n, k))
@@ -181,7 +185,8 @@ def test_kernels_give_the_same_numbers_on_any_number_of_threads(monkeypatch):
         _kernels.csr_times_table(csr.indptr, csr.indices, csr.data, wide, product)
         posterior = np.empty((n, k))
         _kernels.normalize_rows(gathered, lp, False, posterior)
-        return [gathered, unseen, product, posterior]
+        densities = gaussian._stats.log_likelihood(measured, gaussian.var_smoothing)
+        return [gathered, unseen, product, posterior, densities]
 
     serial = compute()
     used = _forced(monkeypatch, 2)

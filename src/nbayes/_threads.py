@@ -20,7 +20,7 @@ work, and ``limit()`` is the smallest of
 * ``OMP_NUM_THREADS`` (its first entry);
 * the thread limits that threadpoolctl reports for the OpenMP and BLAS libraries loaded in this
   process, when threadpoolctl has been imported (``with threadpool_limits(1): ...`` makes every
-  nbayes kernel serial; the GEMMs of the Gaussian family follow BLAS's own limit);
+  nbayes kernel serial);
 * the CPUs in this process's affinity mask and the container's CPU quota (cgroup ``cpu.max``);
 * 1 while another nbayes kernel is already running on several threads in this process: the
   caller is parallel already (joblib's threading backend, Dask's threaded workers, a thread pool),

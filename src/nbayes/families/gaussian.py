@@ -31,9 +31,9 @@ var_smoothing = 0) is floored at machine epsilon times the feature's pooled vari
 point mass that keeps results finite; only a feature constant over all rows, whose term is the
 same for every class, falls back to machine epsilon itself.
 
-Prediction expands the exponent so that a chunk's log-likelihood is one matrix product of
-[x'², x', 1] (with the observed-value mask in place of 1 when values are missing) and the
-stacked per-class weights:
+Prediction expands the exponent, so that a row's log-likelihood under every class is, feature
+by feature, two multiply-adds per class on [x'², x'] and per-class weights computed once
+(a compiled kernel; only the constants of observed features are summed when values are missing):
 
     Σ_j log P(x_j|c) = Σ_j [−½ log(2πσ²) − ½ μ'²/σ²]  +  Σ_j x'_j μ'/σ²  −  ½ Σ_j x'_j² / σ²
 
@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .. import _threads
 from .._jit import kernel
 from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup, Settings, format_table
@@ -95,6 +96,81 @@ def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
                 f = x - umean[j]
                 UM2[j] += f * f
     return W, mean, M2, U, umean, UM2
+
+
+#: The fewest rows a thread takes at a time when a Gaussian log-likelihood is shared.
+ROWS_PER_BLOCK = 256
+
+#: Features summed into a partial sum before it is added to a row's total: summing d terms one
+#: after another accumulates round-off ∝ d, in partial sums ∝ FEATURES_PER_SUM + d / it.
+FEATURES_PER_SUM = 128
+
+
+@kernel
+def _expanded_rows(
+    X, shift, quadratic, linear, constant, total, out, start, stop
+):  # pragma: no cover - compiled
+    """out[i, c] = Σ_j (q_jc x'_ij² + l_jc x'_ij + k_jc) over the observed j of row i, with
+    x' = x − shift, for start ≤ i < stop; returns how many rows came out NaN (the expansion
+    overflowed: inf − inf).
+
+    A row with no missing value starts from Σ_j k_jc (``total``); a row with some adds the
+    constants k_jc of its observed features only. Four rows are scored at once, so that each
+    feature's (q, l) row of K values is read once for the four; the terms of every
+    ``FEATURES_PER_SUM`` features are summed apart, then added to the row's total.
+    """
+    d = X.shape[1]
+    K = quadratic.shape[1]
+    acc = np.empty((4, K))
+    part = np.zeros((4, K))
+    centred = np.zeros(4)
+    squared = np.zeros(4)
+    partial = np.zeros(4, dtype=np.bool_)
+    broken = 0
+    for first in range(start, stop, 4):
+        rows = min(4, stop - first)
+        for r in range(4):
+            partial[r] = False
+            if r < rows:
+                for j in range(d):
+                    if X[first + r, j] != X[first + r, j]:
+                        partial[r] = True
+                        break
+            for c in range(K):
+                acc[r, c] = 0.0 if partial[r] else total[c]
+        for j in range(d):
+            for r in range(4):
+                x = X[first + r, j] if r < rows else shift[j]
+                if x != x:  # missing: no term
+                    centred[r] = 0.0
+                else:
+                    centred[r] = x - shift[j]
+                    if partial[r]:
+                        for c in range(K):
+                            part[r, c] += constant[j, c]
+                squared[r] = centred[r] * centred[r]
+            a0, a1, a2, a3 = centred[0], centred[1], centred[2], centred[3]
+            b0, b1, b2, b3 = squared[0], squared[1], squared[2], squared[3]
+            for c in range(K):
+                q = quadratic[j, c]
+                lin = linear[j, c]
+                part[0, c] += q * b0 + lin * a0
+                part[1, c] += q * b1 + lin * a1
+                part[2, c] += q * b2 + lin * a2
+                part[3, c] += q * b3 + lin * a3
+            if (j + 1) % FEATURES_PER_SUM == 0 or j == d - 1:
+                for r in range(4):
+                    for c in range(K):
+                        acc[r, c] += part[r, c]
+                        part[r, c] = 0.0
+        for r in range(rows):
+            nan = False
+            for c in range(K):
+                value = acc[r, c]
+                nan = nan or value != value
+                out[first + r, c] = value
+            broken += nan
+    return broken
 
 
 def chan_merge(
@@ -264,12 +340,13 @@ class GaussianMoments:
 
     def _coefficients(
         self, var_smoothing: float, ddof: int = 0, rule: str = "max"
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(shift m, W, W with a constant row per feature): the weights of one matrix product.
+    ) -> tuple[np.ndarray, ...]:
+        """(shift m, quadratic, linear, constant, constant total): the per-class terms of the
+        expanded exponent, each (d, K) C-ordered (the last (K,)).
 
-        W stacks, per class (columns), the quadratic −½/σ² (d rows), the linear μ'/σ² (d rows)
-        and Σ_j [−½ log(2πσ²) − ½ μ'²/σ²] (one row); the second form has the constant of each
-        feature on its own row instead (d rows), for rows with missing values.
+        quadratic −½/σ², linear μ'/σ² and constant −½ log(2πσ²) − ½ μ'²/σ² of feature j and
+        class c sit at [j, c] (the layout the scoring kernel reads feature by feature), and the
+        constant total Σ_j is what a row with no missing value starts from.
         """
         key = ("coefficients", float(var_smoothing), int(ddof), rule)
         cached = self._cache.get(key)
@@ -279,16 +356,17 @@ class GaussianMoments:
         # a zero variance (a constant class and var_smoothing = 0) would divide by zero: floor it
         # (see variance_floor), a near point mass, so that results stay finite and never NaN
         var = np.maximum(var, self.variance_floor())
-        shift = self.pooled_mean
+        shift = np.ascontiguousarray(self.pooled_mean, dtype=np.float64)
         centred = theta - shift
         quadratic = -0.5 / var  # (K, d)
         linear = centred / var
         constant = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * centred * centred / var
-        terms = np.concatenate((quadratic.T, linear.T))
         result = (
             shift,
-            np.ascontiguousarray(np.concatenate((terms, constant.sum(axis=1)[None, :]))),
-            np.ascontiguousarray(np.concatenate((terms, constant.T))),
+            np.ascontiguousarray(quadratic.T),
+            np.ascontiguousarray(linear.T),
+            np.ascontiguousarray(constant.T),
+            constant.sum(axis=1),
         )
         self._cache[key] = result
         return result
@@ -298,28 +376,24 @@ class GaussianMoments:
     ) -> np.ndarray:
         """Σ_j log N(x_j; μ_{c,j}, σ²_{c,j}) over observed j, shape (rows, K).
 
-        One matrix product: [x'², x', 1] @ W, or [x'², x', o] @ W' when values are missing
-        (o_j = 1 where x_j is observed, and x' = 0 where it is not).
+        The expanded exponent (see the module's docstring) summed feature by feature for each
+        row by :func:`_expanded_rows`, on as many threads as the work pays for
+        (:mod:`nbayes._threads`); each row's sum runs over j in increasing order, so the result
+        does not depend on the threads or on how the rows are blocked.
         """
-        shift, weights, weights_missing = self._coefficients(var_smoothing, ddof, rule)
+        shift, quadratic, linear, constant, total = self._coefficients(var_smoothing, ddof, rule)
         n, d = X.shape
-        design = np.empty((n, 2 * d + 1))
-        centred = design[:, d : 2 * d]
-        np.subtract(X, shift, out=centred)
-        missing = np.isnan(centred)
-        if missing.any():
-            design = np.empty((n, 3 * d))
-            design[:, d : 2 * d] = np.where(missing, 0.0, centred)
-            centred = design[:, d : 2 * d]
-            np.logical_not(missing, out=design[:, 2 * d :], casting="unsafe")
-            weights = weights_missing
-        else:
-            design[:, 2 * d] = 1.0
-        with np.errstate(over="ignore", invalid="ignore"):
-            np.square(centred, out=design[:, :d])
-            out = design @ weights
-        broken = np.isnan(out).any(axis=1)
-        if broken.any():  # the expansion overflowed (inf − inf): those rows term by term
+        K = quadratic.shape[1]
+        out = np.empty((n, K))
+        threads = _threads.plan(n * d * K)
+        parts = _threads.blocks(n, threads, minimum=ROWS_PER_BLOCK)
+
+        def body(start: int, stop: int) -> int:
+            return _expanded_rows(X, shift, quadratic, linear, constant, total, out, start, stop)
+
+        if sum(_threads.run(body, parts, threads)):
+            # the expansion overflowed (inf − inf) on some rows: those rows term by term
+            broken = np.isnan(out).any(axis=1)
             out[broken] = self._direct(X[broken], var_smoothing, ddof, rule)
         return out
 
