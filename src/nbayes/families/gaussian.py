@@ -58,7 +58,11 @@ from ._tidy import tidy_frame
 
 @kernel
 def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
-    """Two passes over a batch: per-class W, mean, M2 and per-feature unweighted n, mean, M2."""
+    """Two passes over a batch: per-class W, mean, M2 and per-feature unweighted n, mean, M2.
+
+    A missing value (NaN) adds zeros instead of being skipped by a branch, so that the compiler
+    vectorises the loop over features (adding 0.0 leaves every sum as it was).
+    """
     n, d = X.shape
     W = np.zeros((n_classes, d))
     S = np.zeros((n_classes, d))
@@ -69,11 +73,13 @@ def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
         w = weight[i]
         for j in range(d):
             x = X[i, j]
-            if x == x:
-                W[c, j] += w
-                S[c, j] += w * x
-                U[j] += 1.0
-                US[j] += x
+            observed = x == x
+            value = x if observed else 0.0
+            w_observed = w if observed else 0.0
+            W[c, j] += w_observed
+            S[c, j] += w_observed * value
+            U[j] += 1.0 if observed else 0.0
+            US[j] += value
     mean = np.zeros((n_classes, d))
     for c in range(n_classes):
         for j in range(d):
@@ -90,11 +96,11 @@ def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
         w = weight[i]
         for j in range(d):
             x = X[i, j]
-            if x == x:
-                e = x - mean[c, j]
-                M2[c, j] += w * e * e
-                f = x - umean[j]
-                UM2[j] += f * f
+            observed = x == x
+            e = x - mean[c, j] if observed else 0.0
+            f = x - umean[j] if observed else 0.0
+            M2[c, j] += w * e * e
+            UM2[j] += f * f
     return W, mean, M2, U, umean, UM2
 
 
