@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from ._base import NaiveBayesClassifier
 from ._validation import (
+    MAX_ABS_VALUE,
     _sparse_position,
     check_alpha,
     check_ddof,
@@ -32,6 +33,7 @@ from ._validation import (
     check_positive_number,
     check_values,
     feature_label,
+    largest_magnitude,
 )
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .families import bernoulli, complement, multinomial, poisson
@@ -590,6 +592,8 @@ class GaussianNB(NaiveBayesClassifier):
         if fitting:
             self._incoming_dtype = np.dtype(np.float32 if X.dtype == np.float32 else np.float64)
         X = X if X.dtype == np.float64 else X.astype(np.float64)
+        if fitting and largest_magnitude(X) <= MAX_ABS_VALUE:
+            return X  # one look: no inf (it would exceed the limit) and nothing too large
         check_values(
             X, estimator=self._name, names=self._names(), allow_nan=True, nonnegative=False
         )
