@@ -394,8 +394,14 @@ def test_changing_smoothing_after_fit_takes_effect(cls, name, old, new, kind):
 
 
 # ------------------------------------------------------------------------ warnings, once per call
-def _many_chunks_problem():
-    """Enough features that one prediction call runs over several row chunks."""
+def _many_chunks_problem(monkeypatch=None):
+    """Enough features that one prediction call runs over several row chunks (CategoricalNB
+    scores its codes in place, so its chunks hold only the scores: with ``monkeypatch``, chunks
+    of 300 rows for it too)."""
+    if monkeypatch is not None:
+        from nbayes import _base
+
+        monkeypatch.setattr(_base, "CHUNK_BYTES", 8 * 4 * 300)  # 0 columns, K = 2: 300 rows
     d = 5000
     rng = np.random.default_rng(9)
     X = rng.integers(0, 2, (20, d))
@@ -404,8 +410,8 @@ def _many_chunks_problem():
     return X, y, Z
 
 
-def test_one_unseen_category_warning_per_call_with_the_total_count():
-    X, y, Z = _many_chunks_problem()
+def test_one_unseen_category_warning_per_call_with_the_total_count(monkeypatch):
+    X, y, Z = _many_chunks_problem(monkeypatch)
     model = nbayes.CategoricalNB().fit(X, y)
     Z[:, 0] = 5
     Z[700, 3] = 9
@@ -420,10 +426,21 @@ def test_one_unseen_category_warning_per_call_with_the_total_count():
     Z[:, 0] = 1
     with pytest.raises(ValueError, match=r"first at row 700\)"):  # counted from the first row
         error.predict(Z)
+    # a mask slice of 1000 bytes (200 rows of 5000 codes): the first unseen code in a later
+    # slice of a later chunk, and the counts summed over the slices
+    from nbayes import estimators
+
+    monkeypatch.setattr(estimators, "UNSEEN_MASK_BYTES", 1000)
+    Z[700, 3] = 1
+    Z[[250, 950], 4] = 7
+    per_feature = estimators.report_unseen(Z, model.n_categories_, None, "m", raise_error=False)
+    assert per_feature[4] == 2 and per_feature.sum() == 2
+    with pytest.raises(ValueError, match=r"first at row 250\); per feature: feature 4: 1\."):
+        error.predict(Z)  # the chunk of rows 0-299 stops the call
 
 
-def test_one_zero_likelihood_warning_per_call_with_the_total_count():
-    X, y, Z = _many_chunks_problem()
+def test_one_zero_likelihood_warning_per_call_with_the_total_count(monkeypatch):
+    X, y, Z = _many_chunks_problem(monkeypatch)
     X[:, 0] = y  # class c always has feature 0 = c
     X[:, 1] = 1 - y
     model = nbayes.CategoricalNB(alpha=0.0).fit(X, y)

@@ -358,9 +358,10 @@ class CategoricalNB(_DiscreteNB):
         return category_codes(X, estimator=self._name, names=self._names())
 
     def _chunk_columns(self, prepared: np.ndarray) -> int:
-        # a chunk of codes is a view, scored in place; only unseen codes make a (rows, d)
-        # boolean array: d / 8 float columns. Long chunks let the gather reuse its table.
-        return max(16, prepared.shape[1] // 8)
+        # a chunk of codes is a view, scored in place, and unseen codes are counted in slices
+        # (report_unseen): a chunk holds only its (rows, K) scores. Long chunks let the gather
+        # reuse its table and start fewer parallel runs.
+        return 0
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
         notes: dict = {}
@@ -471,6 +472,10 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
     return X
 
 
+#: Bytes of the boolean mask of unseen codes that :func:`report_unseen` builds at a time.
+UNSEEN_MASK_BYTES = 4 * 2**20
+
+
 def report_unseen(
     X: np.ndarray,
     n_categories: np.ndarray,
@@ -481,12 +486,22 @@ def report_unseen(
     first_row: int = 0,
 ) -> np.ndarray:
     """Count the codes ≥ S_j per feature; with ``raise_error`` raise if there are any, naming
-    each feature, how often, and the first row (X's row 0 being row ``first_row`` of the call)."""
-    with np.errstate(invalid="ignore"):
-        unseen = X >= n_categories
-    per_feature = unseen.sum(axis=0)
-    if raise_error and per_feature.any():
-        i = first_row + int(np.argmax(unseen.any(axis=1)))
+    each feature, how often, and the first row (X's row 0 being row ``first_row`` of the call).
+
+    The rows are compared in slices of at most ``UNSEEN_MASK_BYTES`` of mask, so that a long
+    chunk of codes (scored in place, with no copy) never needs a mask of its whole size."""
+    n, d = X.shape
+    per_feature = np.zeros(d, dtype=np.int64)
+    first = -1
+    step = max(1, UNSEEN_MASK_BYTES // max(1, d))
+    for start in range(0, n, step):
+        with np.errstate(invalid="ignore"):
+            unseen = X[start : start + step] >= n_categories
+        per_feature += unseen.sum(axis=0)
+        if raise_error and first < 0 and unseen.any():
+            first = start + int(np.argmax(unseen.any(axis=1)))
+    if raise_error and first >= 0:
+        i = first_row + first
         raise ValueError(
             f"{estimator}: category codes not seen in fitting (first at row {i}); per feature: "
             f"{_unseen_detail(per_feature, names)}. Set unknown='ignore' or 'smooth' to accept "
