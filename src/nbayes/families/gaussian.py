@@ -131,19 +131,19 @@ def _expanded_rows(
     part = np.zeros((4, K))
     centred = np.zeros(4)
     squared = np.zeros(4)
-    partial = np.zeros(4, dtype=np.bool_)
+    lacking = np.zeros(4, dtype=np.bool_)
     broken = 0
     for first in range(start, stop, 4):
         rows = min(4, stop - first)
         for r in range(4):
-            partial[r] = False
+            lacking[r] = False
             if r < rows:
                 for j in range(d):
                     if X[first + r, j] != X[first + r, j]:
-                        partial[r] = True
+                        lacking[r] = True
                         break
             for c in range(K):
-                acc[r, c] = 0.0 if partial[r] else total[c]
+                acc[r, c] = 0.0 if lacking[r] else total[c]
         for j in range(d):
             for r in range(4):
                 x = X[first + r, j] if r < rows else shift[j]
@@ -151,7 +151,7 @@ def _expanded_rows(
                     centred[r] = 0.0
                 else:
                     centred[r] = x - shift[j]
-                    if partial[r]:
+                    if lacking[r]:
                         for c in range(K):
                             part[r, c] += constant[j, c]
                 squared[r] = centred[r] * centred[r]
