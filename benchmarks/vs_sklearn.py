@@ -373,6 +373,17 @@ def worker(name: str, quick: bool, memory: bool) -> None:
     print(json.dumps(result))
 
 
+#: The noisy neighbour: one core kept busy until this script ends, however it ends (a killed
+#: parent leaves the loop an orphan, whose parent then changes).
+BUSY_LOOP = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:
+    for _ in range(1_000_000):
+        pass
+"""
+
+
 def run_config(name: str, config: dict, runs: int, quick: bool, memory: bool) -> list[dict]:
     env = dict(os.environ)
     for variable in THREAD_VARIABLES:
@@ -381,7 +392,7 @@ def run_config(name: str, config: dict, runs: int, quick: bool, memory: bool) ->
             env[variable] = str(config["threads"])
     busy = None
     if config["busy"]:
-        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP])
     try:
         results = []
         for r in range(runs):
