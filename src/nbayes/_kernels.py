@@ -33,8 +33,8 @@ SMALL_TABLE_BYTES = 32 * 2**10
 #: Bytes of the (rows, K) scores a gather block accumulates. For each feature the block's scores
 #: are read and written in row order, which the hardware prefetcher follows even from L3, while
 #: every block fetches each feature's part of the table afresh, at random: longer blocks fetch
-#: the table fewer times. 1 MiB ran fastest of 256 KiB – 2 MiB on a machine with a 512 KiB L2
-#: (``benchmarks/vs_sklearn.py``, categorical predict_proba on one thread).
+#: the table fewer times. On a machine with a 512 KiB L2, blocks of 1 MiB and 2 MiB ran alike
+#: and about a quarter faster than 256 KiB (categorical predict_proba on one thread).
 BLOCK_SCORE_BYTES = 2**20
 
 #: Bytes of scores a thread's share of a gather holds at least: shares stay shorter than a
@@ -143,11 +143,14 @@ def gather_codes(X, offsets, n_categories, table, unknown_table, unknown_mode, o
     """
     n, d = X.shape
     K = table.shape[1]
-    small = table.nbytes <= SMALL_TABLE_BYTES
-    rows_per_block = 1 if small else max(64, BLOCK_SCORE_BYTES // (8 * max(K, 1)))
-    share = 1 if small else max(64, SHARE_SCORE_BYTES // (8 * max(K, 1)))
+
+    def rows_holding(score_bytes: int) -> int:  # 1: the row loop, for a table in L1
+        small = table.nbytes <= SMALL_TABLE_BYTES
+        return 1 if small else max(64, score_bytes // (8 * max(K, 1)))
+
+    rows_per_block = rows_holding(BLOCK_SCORE_BYTES)
     threads = _threads.plan(n * d * max(K, 1))
-    parts = _threads.blocks(n, threads, minimum=max(256, share))
+    parts = _threads.blocks(n, threads, minimum=max(256, rows_holding(SHARE_SCORE_BYTES)))
 
     def body(start: int, stop: int) -> int:
         return gather_rows(
