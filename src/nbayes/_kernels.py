@@ -95,45 +95,103 @@ def count_codes(X, cls, weight, offsets, counts):  # pragma: no cover - compiled
             counts[c, offsets[j] + np.int64(v)] += w
 
 
+@kernel(inline="always")
+def table_row(X, i, j, offsets, n_categories):  # pragma: no cover - compiled
+    """The table row of x_ij, offsets[j] + x_ij, or -1 for a missing value (NaN or a negative
+    code) or a code ≥ n_categories[j], never seen in fitting."""
+    v = X[i, j]
+    if v != v or v < 0:
+        return -1
+    code = np.int64(v)
+    return offsets[j] + code if code < n_categories[j] else -1
+
+
+@kernel(inline="always")
+def add_code(
+    X, i, j, offsets, n_categories, table, unknown_table, unknown_mode, out
+):  # pragma: no cover - compiled
+    """out[i, :] += table[offsets[j] + x_ij, :] for one value, or unknown_table[j, :] for a code
+    never seen in fitting (``unknown_mode`` 1; skipped with 0); a missing value (NaN or a
+    negative code) adds nothing. Returns 1 for an unseen code, else 0."""
+    row = table_row(X, i, j, offsets, n_categories)
+    K = table.shape[1]
+    if row >= 0:
+        for k in range(K):
+            out[i, k] += table[row, k]
+        return 0
+    v = X[i, j]
+    if v != v or v < 0:
+        return 0
+    if unknown_mode == 1:
+        for k in range(K):
+            out[i, k] += unknown_table[j, k]
+    return 1
+
+
 @kernel
 def gather_rows(
     X, offsets, n_categories, table, unknown_table, unknown_mode, out, start, stop, rows_per_block
 ):  # pragma: no cover - compiled
     """out[i, :] += Σ_j table[offsets[j] + x_ij, :] for rows start ≤ i < stop.
 
-    Blocked for the cache: for each block of ``rows_per_block`` rows, feature j's part of the
-    table (S_j rows of K values) is read for every row of the block before feature j + 1, so it
-    stays in the L1 cache while the block's scores stream through L2 in row order; with
-    ``rows_per_block`` 1 this is the plain row-by-row loop (best when the whole table fits in
-    L1). Each score is summed over j in increasing order either way, so the result does not
-    depend on the blocking or on how rows are shared among threads.
+    Blocked for the cache: for each block of ``rows_per_block`` rows, the table parts of
+    eight features at a time (S_j rows of K values each) are read for every row of the block
+    before the next eight, so they stay in L1/L2 while the block's scores stream through L2 in
+    row order; with ``rows_per_block`` 1 this is the plain row-by-row loop (best when the whole
+    table fits in L1). A row's scores are loaded and stored once per eight features, not once
+    per feature: the eight terms are added in registers, left to right, which rounds exactly as
+    adding them one by one. Each score is thus summed over j in increasing order whatever the
+    blocking or the sharing of rows among threads, and the result never depends on either.
 
     A code ≥ n_categories[j] was never seen in fitting: with ``unknown_mode`` 0 it is skipped,
-    with 1 it takes ``unknown_table[j, :]``. NaN or a negative code is missing (skipped).
+    with 1 it takes ``unknown_table[j, :]``. NaN or a negative code is missing (skipped). Eight
+    features holding such a value are added one at a time (:func:`add_code`).
     Returns the number of unseen codes met.
     """
     d = X.shape[1]
     K = table.shape[1]
+    grouped = d - d % 8
     unseen = 0
     for first in range(start, stop, rows_per_block):
         last = min(stop, first + rows_per_block)
-        for j in range(d):
-            base = offsets[j]
-            size = n_categories[j]
+        for j in range(0, grouped, 8):
             for i in range(first, last):
-                v = X[i, j]
-                if v != v or v < 0:
-                    continue
-                code = np.int64(v)
-                if code >= size:
-                    unseen += 1
-                    if unknown_mode == 1:
-                        for k in range(K):
-                            out[i, k] += unknown_table[j, k]
-                    continue
-                row = base + code
-                for k in range(K):
-                    out[i, k] += table[row, k]
+                r0 = table_row(X, i, j, offsets, n_categories)
+                r1 = table_row(X, i, j + 1, offsets, n_categories)
+                r2 = table_row(X, i, j + 2, offsets, n_categories)
+                r3 = table_row(X, i, j + 3, offsets, n_categories)
+                r4 = table_row(X, i, j + 4, offsets, n_categories)
+                r5 = table_row(X, i, j + 5, offsets, n_categories)
+                r6 = table_row(X, i, j + 6, offsets, n_categories)
+                r7 = table_row(X, i, j + 7, offsets, n_categories)
+                if (r0 | r1 | r2 | r3 | r4 | r5 | r6 | r7) >= 0:
+                    for k in range(K):
+                        out[i, k] = (
+                            out[i, k]
+                            + table[r0, k]
+                            + table[r1, k]
+                            + table[r2, k]
+                            + table[r3, k]
+                            + table[r4, k]
+                            + table[r5, k]
+                            + table[r6, k]
+                            + table[r7, k]
+                        )
+                else:
+                    for q in range(j, j + 8):
+                        unseen += add_code(
+                            X, i, q, offsets, n_categories, table, unknown_table, unknown_mode, out
+                        )
+        for j in range(grouped, d):
+            for i in range(first, last):
+                row = table_row(X, i, j, offsets, n_categories)
+                if row >= 0:
+                    for k in range(K):
+                        out[i, k] += table[row, k]
+                else:
+                    unseen += add_code(
+                        X, i, j, offsets, n_categories, table, unknown_table, unknown_mode, out
+                    )
     return unseen
 
 
