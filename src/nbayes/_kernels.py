@@ -30,11 +30,12 @@ _JIT = {"cache": True, "nogil": True}
 #: Bytes of a table small enough to stay in the L1 data cache whatever the gather order.
 SMALL_TABLE_BYTES = 32 * 2**10
 
-#: Bytes of the (rows, K) scores a gather block accumulates. For each feature the block's scores
-#: are read and written in row order, which the hardware prefetcher follows even from L3, while
-#: every block fetches each feature's part of the table afresh, at random: longer blocks fetch
-#: the table fewer times. On a machine with a 512 KiB L2, blocks of 1 MiB and 2 MiB ran alike
-#: and about a quarter faster than 256 KiB (categorical predict_proba on one thread).
+#: Bytes of the (rows, K) scores a gather block accumulates. For each eight features the
+#: block's scores are read and written in row order, which the hardware prefetcher follows even
+#: from L3, while every block fetches each feature's part of the table afresh, at random: longer
+#: blocks fetch the table fewer times. On a machine with a 512 KiB L2, blocks of 1 MiB and
+#: 2 MiB ran alike and about a quarter faster than 256 KiB (categorical predict_proba on one
+#: thread).
 BLOCK_SCORE_BYTES = 2**20
 
 #: Bytes of scores a thread's share of a gather holds at least: shares stay shorter than a
