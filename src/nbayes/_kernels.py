@@ -254,7 +254,7 @@ def csr_rows_times_table(indptr, indices, data, table, out, start, stop):  # pra
     that is often larger than the caches: the row of entry p + PREFETCH is requested while
     entry p is added, so its memory latency overlaps useful work. Every cache line of that
     row is requested (a row of K = 20 doubles spans three); requesting only the first made
-    the product about a quarter slower on one thread.
+    the product 30-50 % slower on one thread (CSR 100,000 × 200,000 and 40,000 × 120,000).
     """
     K = table.shape[1]
     end = indptr[stop]
