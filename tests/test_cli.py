@@ -260,7 +260,10 @@ def test_demo_prints_the_buys_computer_figures(capsys):
     ):
         assert figure in out
     assert "decision: yes" in out
-    assert re.search(r"accuracy +0\.95", out)
+    # mushroom: the textbook model's accuracy is 0.95; calibrated, above it
+    accuracy = float(re.search(r"accuracy +(0\.\d+)", out).group(1))
+    assert 0.95 < accuracy < 1.0
+    assert "calibration (a = " in out
 
 
 def test_predict_reads_with_the_models_missing_markers(tmp_path: Path, capsys):

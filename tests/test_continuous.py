@@ -132,7 +132,7 @@ def test_a_class_with_a_single_value_gets_the_pooled_bandwidth():
     x = np.where(y == "b", 3.0, x)  # class b: every value 3.0, so its own rule gives h = 0
     # (3.0 holds 60% of the weight: a point mass unless point masses are off, which this
     # pure-kernel rule needs; tests/test_defaults_kde.py covers the point mass)
-    model = nbayes.NaiveBayes(families={"x": "kde"}, point_masses=None)
+    model = nbayes.NaiveBayes(calibration=None, families={"x": "kde"}, point_masses=None)
     model.fit(pl.DataFrame({"x": x}), y)
     pooled = silverman(x)
     query = np.array([2.0, 3.0, 3.5])
@@ -168,7 +168,7 @@ def check_interval_probabilities(model, name, x, y, cuts, alpha, weights=None):
 @pytest.mark.parametrize("bins", [2, 5, 10])
 def test_equal_width_cuts_and_probabilities(bins):
     x, y = two_classes(6)
-    model = nbayes.NaiveBayes(families={"x": "equal-width"}, bins=bins, alpha=0.5)
+    model = nbayes.NaiveBayes(calibration=None, families={"x": "equal-width"}, bins=bins, alpha=0.5)
     model.fit(pl.DataFrame({"x": x}), y)
     cuts = model_cuts(model, "x")
     np.testing.assert_allclose(cuts, np.linspace(x.min(), x.max(), bins + 1)[1:-1], rtol=1e-15)
@@ -314,10 +314,10 @@ def test_integer_sample_weights_equal_repeated_rows_for_every_method():
     x, y = two_classes(11, n=80)
     repeat = np.random.default_rng(12).integers(1, 4, x.shape[0])
     for family in ("kde", "equal-width", "equal-frequency", "mdl"):
-        weighted = nbayes.NaiveBayes(families={"x": family}).fit(
+        weighted = nbayes.NaiveBayes(calibration=None, families={"x": family}).fit(
             pl.DataFrame({"x": x}), y, sample_weight=repeat.astype(float)
         )
-        repeated = nbayes.NaiveBayes(families={"x": family}).fit(
+        repeated = nbayes.NaiveBayes(calibration=None, families={"x": family}).fit(
             pl.DataFrame({"x": np.repeat(x, repeat)}), np.repeat(y, repeat)
         )
         query = pl.DataFrame({"x": np.linspace(x.min() - 1, x.max() + 1, 25)})

@@ -103,7 +103,7 @@ def test_a_column_that_decides_the_class_gets_a_small_alpha_and_noise_keeps_lapl
 @pytest.mark.parametrize("alpha", [1.0, 0.5, 0.0, {"decided": 0.25}])
 def test_an_explicit_alpha_is_used_as_given(alpha):
     frame, y = table(0, n=400, signal=0.95)
-    model = nbayes.NaiveBayes(alpha=alpha).fit(frame, y)
+    model = nbayes.NaiveBayes(calibration=None, alpha=alpha).fit(frame, y)
     expected = alpha if not isinstance(alpha, dict) else None
     for name in frame.columns:
         lam = expected if expected is not None else alpha.get(name, 1.0)
@@ -171,8 +171,8 @@ def test_merge_and_partial_fit_choose_the_alpha_of_one_fit(problem):
 
 def test_merged_models_choose_alpha_from_the_merged_counts():
     frame, y = table(2, n=400, signal=1.0)
-    whole = nbayes.NaiveBayes().fit(frame, y)
-    halves = [nbayes.NaiveBayes().fit(frame[i::2], y[i::2]) for i in range(2)]
+    whole = nbayes.NaiveBayes(calibration=None).fit(frame, y)
+    halves = [nbayes.NaiveBayes(calibration=None).fit(frame[i::2], y[i::2]) for i in range(2)]
     merged = nbayes.merge(*halves)
     assert merged.alpha_ == whole.alpha_
     assert_same_predictions(whole, merged, frame)

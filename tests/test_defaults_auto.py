@@ -422,27 +422,29 @@ def counts_table(seed: int = 1, n: int = 300) -> tuple[pl.DataFrame, np.ndarray]
 
 def test_a_count_can_be_smoothed_across_neighbouring_codes(tmp_path):
     frame, y = counts_table()
-    model = nbayes.NaiveBayes().fit(frame, y)
+    model = nbayes.NaiveBayes(calibration=None).fit(frame, y)
     assert model.families_ == {"legs": "kde"}
     c = choice(model, "legs")
     assert c.candidate == _auto.SMOOTH and not c.point_masses
     assert "kde without point masses" in c.reason() and "(chosen)" in c.reason()
     assert c.scores[_auto.SMOOTH] > max(v for k, v in c.scores.items() if k != _auto.SMOOTH)
     # the same numbers as the family named, without point masses for that column
-    named = nbayes.NaiveBayes(families={"legs": "kde"}, point_masses={"legs": None}).fit(frame, y)
+    named = nbayes.NaiveBayes(
+        calibration=None, families={"legs": "kde"}, point_masses={"legs": None}
+    ).fit(frame, y)
     np.testing.assert_allclose(
         model.predict_joint_log_proba(frame), named.predict_joint_log_proba(frame), rtol=1e-12
     )
     for fitted in (model, named):  # model files keep the per-column point masses
         loaded = nbayes.load(nbayes.save(fitted, tmp_path / "counts.nbm"))
         np.testing.assert_array_equal(loaded.predict_proba(frame), fitted.predict_proba(frame))
-    with_masses = nbayes.NaiveBayes(families={"legs": "kde"}).fit(frame, y)
+    with_masses = nbayes.NaiveBayes(calibration=None, families={"legs": "kde"}).fit(frame, y)
     assert not np.allclose(
         model.predict_joint_log_proba(frame), with_masses.predict_joint_log_proba(frame)
     )
     assert "legs  (kernel density" in model.summary()
     # point_masses=None everywhere: the two kernel densities are one, and only "kde" is scored
-    plain = nbayes.NaiveBayes(point_masses=None).fit(frame, y)
+    plain = nbayes.NaiveBayes(calibration=None, point_masses=None).fit(frame, y)
     assert _auto.SMOOTH not in choice(plain, "legs").scores
 
 

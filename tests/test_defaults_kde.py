@@ -67,10 +67,12 @@ def test_point_masses_keep_the_density_ratio_at_the_atom_honest():
     x, y = zero_inflated(1, n=2000)
     frame = pl.DataFrame({"x": x})
     shares = [np.mean(x[y == c] == 0) for c in ("a", "b")]
-    with_masses = nbayes.NaiveBayes(families={"x": "kde"}).fit(frame, y)
+    with_masses = nbayes.NaiveBayes(calibration=None, families={"x": "kde"}).fit(frame, y)
     ratio = np.exp(np.diff(log_likelihood(with_masses, np.array([0.0]))[0]))[0]
     assert ratio == pytest.approx(shares[1] / shares[0], rel=0.01)
-    plain = nbayes.NaiveBayes(families={"x": "kde"}, point_masses=None).fit(frame, y)
+    plain = nbayes.NaiveBayes(calibration=None, families={"x": "kde"}, point_masses=None).fit(
+        frame, y
+    )
     distorted = np.exp(np.diff(log_likelihood(plain, np.array([0.0]))[0]))[0]
     assert abs(math.log(distorted / ratio)) > 1.0  # more than e-fold off
 
@@ -81,7 +83,9 @@ def test_a_single_valued_class_is_a_point_mass():
     rng = np.random.default_rng(5)
     y = rng.choice(["a", "b"], 120, p=[0.4, 0.6])
     x = np.where(y == "a", np.round(rng.normal(0.0, 1.0, 120), 1), 3.0)
-    model = nbayes.NaiveBayes(families={"x": "kde"}).fit(pl.DataFrame({"x": x}), y)
+    model = nbayes.NaiveBayes(calibration=None, families={"x": "kde"}).fit(
+        pl.DataFrame({"x": x}), y
+    )
     got = log_likelihood(model, np.array([3.0, 0.5]))
     n_a, n_b = np.sum(y == "a"), np.sum(y == "b")
     assert got[0, 1] == pytest.approx(math.log((n_b + 1) / (n_b + 2)), rel=1e-12)
@@ -97,7 +101,9 @@ def test_pooled_bandwidth_is_one_rule_on_all_classes(rule):
     rng = np.random.default_rng(2)
     y = rng.choice(["a", "b"], 200)
     x = np.where(y == "a", rng.normal(0.0, 1.0, 200), rng.normal(2.0, 4.0, 200)).round(3)
-    model = nbayes.NaiveBayes(families={"x": "kde"}, bandwidth=rule).fit(pl.DataFrame({"x": x}), y)
+    model = nbayes.NaiveBayes(calibration=None, families={"x": "kde"}, bandwidth=rule).fit(
+        pl.DataFrame({"x": x}), y
+    )
     if rule.startswith("silverman"):
         h = silverman(x)
     else:

@@ -79,8 +79,10 @@ def test_integer_weights_equal_repeated_rows_for_every_continuous_family(continu
     weight = rng.integers(0, 5, 30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        weighted = nbayes.NaiveBayes(continuous=continuous).fit(X, y, sample_weight=weight)
-        repeated = nbayes.NaiveBayes(continuous=continuous).fit(
+        weighted = nbayes.NaiveBayes(calibration=None, continuous=continuous).fit(
+            X, y, sample_weight=weight
+        )
+        repeated = nbayes.NaiveBayes(calibration=None, continuous=continuous).fit(
             X.repeat(weight, axis=0), y.repeat(weight)
         )
     assert weighted.families_ == repeated.families_

@@ -203,8 +203,7 @@ def test_family_inference_follows_the_schema_table():
     }
     # with one family for numbers, integers of few values are categorical by the rule
     families = {
-        s.name: s.family
-        for s in nbayes.NaiveBayes(continuous="gaussian").fit(frame, y).schema_
+        s.name: s.family for s in nbayes.NaiveBayes(continuous="gaussian").fit(frame, y).schema_
     }
     assert families == {
         "string": "categorical",
@@ -259,14 +258,16 @@ def test_family_overrides():
     }
     # the override decides the arithmetic: zip as categorical gives CategoricalNB's numbers
     codes = np.unique(frame["zip"].to_numpy(), return_inverse=True)[1]
-    zip_only = nbayes.NaiveBayes(families={"zip": "categorical"}).fit(frame.select("zip"), y)
+    zip_only = nbayes.NaiveBayes(calibration=None, families={"zip": "categorical"}).fit(
+        frame.select("zip"), y
+    )
     reference = CategoricalNB(alpha=1.0).fit(codes[:, None], y)
     np.testing.assert_allclose(
         zip_only.predict_proba(frame), reference.predict_proba(codes[:, None]), rtol=1e-12
     )
     # n_visits as Poisson: rate (Σx + α)/(N_c + α), the log-likelihood by hand
     visits = frame["n_visits"].to_numpy().astype(float)
-    poisson = nbayes.NaiveBayes(families={"n_visits": "poisson"}, alpha=1.0)
+    poisson = nbayes.NaiveBayes(calibration=None, families={"n_visits": "poisson"}, alpha=1.0)
     poisson.fit(frame.select("n_visits"), y)
     from scipy.stats import poisson as poisson_dist
 
@@ -287,7 +288,7 @@ def test_categorical_columns_match_sklearn_categoricalnb():
     y = rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2])
     weight = rng.uniform(0.5, 2.0, n)
     for alpha in (1.0, 0.5, 0.01):
-        ours = nbayes.NaiveBayes(alpha=alpha).fit(frame, y, sample_weight=weight)
+        ours = nbayes.NaiveBayes(calibration=None, alpha=alpha).fit(frame, y, sample_weight=weight)
         theirs = CategoricalNB(alpha=alpha).fit(codes, y, sample_weight=weight)
         np.testing.assert_array_equal(ours.classes_, theirs.classes_)
         np.testing.assert_allclose(
@@ -308,7 +309,9 @@ def test_gaussian_columns_match_sklearn_gaussiannb():
     frame = pl.DataFrame({f"g{j}": X[:, j] for j in range(3)})
     weight = rng.uniform(0.5, 2.0, n)
     for var_smoothing in (1e-9, 1e-2):
-        ours = nbayes.NaiveBayes(continuous="gaussian", var_smoothing=var_smoothing)
+        ours = nbayes.NaiveBayes(
+            calibration=None, continuous="gaussian", var_smoothing=var_smoothing
+        )
         ours.fit(frame, y, sample_weight=weight)
         alone = [
             GaussianNB(var_smoothing=var_smoothing).fit(X[:, [j]], y, sample_weight=weight)
@@ -338,7 +341,7 @@ def test_mixed_table_is_the_sum_of_the_two_sklearn_models_minus_one_prior():
             "r1": real[:, 1],
         }
     )
-    ours = nbayes.NaiveBayes(alpha=0.5, continuous="gaussian").fit(frame, y)
+    ours = nbayes.NaiveBayes(calibration=None, alpha=0.5, continuous="gaussian").fit(frame, y)
     categorical = CategoricalNB(alpha=0.5).fit(codes, y)
     # each Gaussian column smoothed on its own scale: GaussianNB on that column alone
     gaussian = [GaussianNB().fit(real[:, [j]], y) for j in range(2)]

@@ -70,7 +70,7 @@ def split(n: int, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
 def fit_part(params: dict, frame: pl.DataFrame, y: np.ndarray, w: np.ndarray | None):
     """fit() when it can (two classes, every column observed), else partial_fit on a new model,
     which takes a batch with one class or an empty column."""
-    model = nbayes.NaiveBayes(**params)
+    model = nbayes.NaiveBayes(**params, calibration=None)
     fittable = len(np.unique(y)) >= 2 and all(
         frame[c].null_count() < frame.height for c in frame.columns
     )
@@ -149,7 +149,7 @@ def run(problem: dict, params: dict, distinct: bool) -> tuple[nbayes.NaiveBayes,
     assume(all(frame[c].null_count() < frame.height for c in frame.columns))
     rng = np.random.default_rng(problem["seed"] + 1)
     w = rng.uniform(0.1, 5.0, problem["n"]) if problem["weighted"] else None
-    whole = nbayes.NaiveBayes(**params).fit(frame, y, sample_weight=w)
+    whole = nbayes.NaiveBayes(**params, calibration=None).fit(frame, y, sample_weight=w)
     parts = split(problem["n"], problem["parts"], rng)
 
     def take(rows):
@@ -157,7 +157,7 @@ def run(problem: dict, params: dict, distinct: bool) -> tuple[nbayes.NaiveBayes,
 
     pieces = [fit_part(params, *take(rows)) for rows in parts]
     merged = nbayes.merge(*pieces)
-    streamed = nbayes.NaiveBayes(**params)
+    streamed = nbayes.NaiveBayes(**params, calibration=None)
     for rows in parts:
         part, labels, weights = take(rows)
         streamed.partial_fit(part, labels, sample_weight=weights)
@@ -204,7 +204,7 @@ def test_merge_keeps_the_inputs_unchanged_and_unions_classes_and_vocabularies():
     frame, y = make_table(80, 7, missing=True, distinct=False)
     first = frame.filter(pl.Series(y != "c"))
     second = frame.filter(pl.Series(y != "a"))
-    params = {"families": FAMILIES}
+    params = {"families": FAMILIES, "calibration": None}
     a = nbayes.NaiveBayes(**params).fit(first, y[y != "c"])
     b = nbayes.NaiveBayes(**params).fit(second, y[y != "a"])
     before_a, before_b = canonical(a), canonical(b)

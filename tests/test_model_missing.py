@@ -123,7 +123,7 @@ def test_every_kind_of_missing_value_gives_the_same_model():
 def test_fitting_uses_only_the_observed_values():
     frame, y = base_table(1)
     alpha = 0.5
-    model = nbayes.NaiveBayes(alpha=alpha).fit(frame, y)
+    model = nbayes.NaiveBayes(calibration=None, alpha=alpha).fit(frame, y)
     # the prior counts every row, whatever is missing in it
     np.testing.assert_array_equal(model.class_count_, [np.sum(y == c) for c in CLASSES])
     log_prior = np.log([np.mean(y == c) for c in CLASSES])
@@ -175,7 +175,7 @@ def test_fitting_uses_only_the_observed_values():
 )
 def test_a_missing_feature_scores_as_a_model_without_that_column(families):
     frame, y = base_table(2)
-    model = nbayes.NaiveBayes(families=families, var_smoothing=0.0).fit(frame, y)
+    model = nbayes.NaiveBayes(calibration=None, families=families, var_smoothing=0.0).fit(frame, y)
     queries, _ = base_table(3, n=40)
     queries = queries.fill_null(strategy="forward").fill_null(strategy="backward")
     for name in frame.columns:
@@ -361,7 +361,9 @@ def test_adult_with_missing_values_and_mixed_types(shared_data):
     assert len(train) == 32561 and len(test) == 16281
     # one Gaussian for every number, missing values skipped and Laplace's λ (the defaults
     # choose per column: checked at the end)
-    model = nbayes.NaiveBayes(missing_values="?", continuous="gaussian", missing="skip", alpha=1.0)
+    model = nbayes.NaiveBayes(
+        calibration=None, missing_values="?", continuous="gaussian", missing="skip", alpha=1.0
+    )
     model.fit(train, target="income")
     jll = model.predict_joint_log_proba(test)
     families = {s.name: s.family for s in model.schema_}
@@ -404,10 +406,10 @@ def test_adult_with_missing_values_and_mixed_types(shared_data):
     # Kohavi (1996), naive Bayes on this split: 83.88% (the benchmark's peer figure); the plain
     # Gaussian model is a little below it, the MDL-discretised one (Weka's -D) above it
     assert 0.82 < accuracy < 0.8388
-    discretised = nbayes.NaiveBayes(missing_values="?", continuous="mdl")
+    discretised = nbayes.NaiveBayes(calibration=None, missing_values="?", continuous="mdl")
     discretised.fit(train, target="income")
     assert discretised.score(test, target="income") > 0.8388
     # the default chooses each numeric column's family (MDL intervals for the capital columns)
-    default = nbayes.NaiveBayes(missing_values="?").fit(train, target="income")
+    default = nbayes.NaiveBayes(calibration=None, missing_values="?").fit(train, target="income")
     assert default.families_["capital-gain"] != "gaussian"
     assert default.score(test, target="income") > 0.8388

@@ -47,9 +47,9 @@ def sklearn_text(frame: pl.DataFrame, query: list[str], alpha: float = 1.0) -> n
 def test_text_column_is_scikit_learns_hashed_multinomial(alpha):
     frame = table()
     query = ["claim your free prize", "lunch tonight?", "nothing known here", ""]
-    model = nbayes.NaiveBayes(families={"body": "text-multinomial"}, alpha=alpha).fit(
-        frame.drop("length"), target="label"
-    )
+    model = nbayes.NaiveBayes(
+        calibration=None, families={"body": "text-multinomial"}, alpha=alpha
+    ).fit(frame.drop("length"), target="label")
     ours = model.predict_joint_log_proba(pl.DataFrame({"body": query}))
     np.testing.assert_allclose(ours, sklearn_text(frame, query, alpha), rtol=1e-10)
 
@@ -57,7 +57,9 @@ def test_text_column_is_scikit_learns_hashed_multinomial(alpha):
 def test_text_with_a_numeric_column_adds_the_gaussian_log_density():
     frame = table(1)
     query = pl.DataFrame({"body": ["free prize", "see you at lunch"], "length": [25.0, 18.0]})
-    model = nbayes.NaiveBayes(families={"body": "text-multinomial"}).fit(frame, target="label")
+    model = nbayes.NaiveBayes(calibration=None, families={"body": "text-multinomial"}).fit(
+        frame, target="label"
+    )
     gaussian = SkGaussianNB().fit(
         frame.select("length").to_numpy(), frame.get_column("label").to_numpy()
     )
@@ -71,8 +73,10 @@ def test_text_with_a_numeric_column_adds_the_gaussian_log_density():
 
 def test_missing_text_contributes_nothing():
     frame = table(2)
-    model = nbayes.NaiveBayes(families={"body": "text-multinomial"}).fit(frame, target="label")
-    without = nbayes.NaiveBayes().fit(frame.drop("body"), target="label")
+    model = nbayes.NaiveBayes(calibration=None, families={"body": "text-multinomial"}).fit(
+        frame, target="label"
+    )
+    without = nbayes.NaiveBayes(calibration=None).fit(frame.drop("body"), target="label")
     rows = pl.DataFrame(
         {"body": [None, None], "length": [15.0, 30.0]},
         schema={"body": pl.String, "length": pl.Float64},
@@ -130,12 +134,12 @@ def test_text_family_needs_strings():
 # ---------------------------------------------------------------------- the default text family
 @pytest.mark.parametrize("alpha", [None, 0.5])
 def test_text_family_is_text_classifiers_default_model_plus_the_prior(alpha):
-    """"text": TextClassifier's features (binary 1-2-grams, unit length) and complement weights,
+    """ "text": TextClassifier's features (binary 1-2-grams, unit length) and complement weights,
     with λ = 0.03 unless alpha names the column; the table adds log P(c) (Rennie et al.'s eq. 6)."""
     frame = table(6)
     query = ["claim your free prize", "lunch tonight?", "nothing known here", ""]
     params = {} if alpha is None else {"alpha": {"body": alpha}}
-    model = nbayes.NaiveBayes(families={"body": "text"}, **params).fit(
+    model = nbayes.NaiveBayes(calibration=None, families={"body": "text"}, **params).fit(
         frame.drop("length"), target="label"
     )
     reference = nbayes.TextClassifier(alpha=0.03 if alpha is None else alpha).fit(

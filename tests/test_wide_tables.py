@@ -227,7 +227,7 @@ def test_a_wide_mixed_file_through_the_command_line_is_the_table_fitted_in_memor
     model_path, out = tmp_path / "m.nbm", tmp_path / "p.csv"
     assert main(["fit", str(data), "--target", "y", "--missing", "?", "-o", str(model_path)]) == 0
     frame = pl.read_csv(data, null_values="?")
-    in_memory = NaiveBayes(missing_values="?").fit(frame, target="y")
+    in_memory = NaiveBayes(missing_values="?", calibration=None).fit(frame, target="y")
     from_file = load(model_path)
     assert_same_statistics(from_file, in_memory)
     assert main(["predict", str(model_path), str(data), "--missing", "?", "-o", str(out)]) == 0

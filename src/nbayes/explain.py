@@ -11,6 +11,10 @@ and, for the two most probable classes a and b, each feature's contribution to t
 
 sorted by size, so the features that decided the case come first. A missing feature contributes
 nothing and is listed as such. For a continuous feature P(x_j | c) is a density, marked p(·).
+
+A calibrated model (temperature a, offsets b_c; see :mod:`nbayes.calibration`) scores
+a · [log P(c) + Σ_j log P(x_j | c)] + b_c: the table shows that line too, and the contributions
+list the calibration's own term, (a − 1) · [the textbook log-odds of a against b] + b_a − b_b.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Explanation:
     log_likelihood: np.ndarray  # (d, K): log P(x_j | c); NaN where x_j is missing
     posterior: np.ndarray
     decision: object
+    calibration: tuple[float, np.ndarray] | None = None  # (a, b): temperature and offsets
 
     @property
     def prior(self) -> np.ndarray:
@@ -67,6 +72,16 @@ class Explanation:
         return np.exp(self.log_evidence + self.log_prior)
 
     @property
+    def calibrated_log_joint(self) -> np.ndarray:
+        """a · [log P(c) + Σ_j log P(x_j | c)] + b_c (the textbook log P(x | c) P(c) when the
+        model is not calibrated)."""
+        textbook = self.log_evidence + self.log_prior
+        if self.calibration is None:
+            return textbook
+        weight, offset = self.calibration
+        return weight * textbook + offset
+
+    @property
     def top_two(self) -> tuple[int, int]:
         order = np.argsort(-self.posterior, kind="stable")
         return int(order[0]), int(order[min(1, len(order) - 1)])
@@ -83,6 +98,11 @@ class Explanation:
             ):
                 if not np.isnan(row[a]):
                     terms.append((f"{name}={value}", float(row[a] - row[b])))
+            if self.calibration is not None:
+                weight, offset = self.calibration
+                joint = self.log_evidence + self.log_prior
+                term = (weight - 1.0) * (joint[a] - joint[b]) + offset[a] - offset[b]
+                terms.append((f"calibration (a = {weight:.3g})", float(term)))
         return sorted(terms, key=lambda t: -abs(t[1]) if np.isfinite(t[1]) else -np.inf)
 
     def __repr__(self) -> str:
@@ -125,6 +145,8 @@ class Explanation:
         out.append(line("P(x | c) = ∏ P(x_j | c)", self.product))
         out.append(line("Σ log P(x_j | c)", self.log_evidence))
         out.append(line("P(x | c) P(c)", self.joint))
+        if self.calibration is not None:
+            out.append(line("a [log P(c) + Σ log P(x_j | c)] + b_c", self.calibrated_log_joint))
         out.append(line("P(c | x)", self.posterior))
         out.append("")
         out.append(f"decision: {self.decision}")

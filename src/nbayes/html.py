@@ -86,6 +86,8 @@ def explanation_html(explanation: Any) -> str:
     rows.append(["P(x | c) = ∏ P(x_j | c)", *explanation.product])
     rows.append(["Σ log P(x_j | c)", *explanation.log_evidence])
     rows.append(["P(x | c) P(c)", *explanation.joint])
+    if explanation.calibration is not None:
+        rows.append(["a [log P(c) + Σ log P(x_j | c)] + b_c", *explanation.calibrated_log_joint])
     rows.append(["P(c | x)", *explanation.posterior])
     parts = [STYLE, '<div class="nbayes">', table(["", *classes], rows)]
     parts.append(f'<p>decision: <span class="decided">{escape(str(explanation.decision))}</span>')
@@ -203,6 +205,13 @@ def model_html(model: Any) -> str:
     )
     parts = [STYLE, '<div class="nbayes">', head]
     parts.append(table(["", *(str(c) for c in classes)], [["P(c)", *prior]]))
+    fitted = getattr(model, "calibration_", None)
+    if fitted is not None and not fitted.is_identity:
+        parts.append(
+            f"<p>calibrated scores a · [log P(c) + Σ<sub>j</sub> log P(x<sub>j</sub> | c)] + "
+            f"b<sub>c</sub>, a = {fitted.weight:.4g}</p>"
+        )
+        parts.append(table(["", *(str(c) for c in classes)], [["b_c", *fitted.offset]]))
     tables = model.tables(grid=2)
     chosen = model.families_
     for name, frame in tables.items():

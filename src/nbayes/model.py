@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from ._json import from_json, to_json
 from ._locks import synchronized
 from ._state import nest, section
 from ._validation import check_alpha, check_ddof, check_positive_number, check_sample_weight
+from .calibration import FOLDS, Calibration, choose_calibration, cross_fitting_folds
 from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
@@ -51,6 +53,9 @@ from .labels import (
 from .priors import validate_prior
 from .schema import ColumnSpec, conform, infer_schema, lacking_columns
 from .tables import apply_missing, missing_markers, to_frame
+
+#: The values of the ``calibration`` parameter.
+CALIBRATION_MODES = ("auto", None)
 
 #: Column value types a model file may name (the schema's dtype for each column).
 _DTYPE_NAMES = {
@@ -189,6 +194,19 @@ class NaiveBayes(NaiveBayesClassifier):
     max_bins : int, default 2048
         Distinct values a continuous column's sketch keeps exactly before pooling on a grid
         (see :mod:`nbayes.families.sketch`); only kde and interval columns use it.
+    calibration : "auto" or None, default "auto"
+        ``"auto"``: :meth:`fit` scores every row with a model fitted without it (5 folds,
+        stratified by class) and chooses among the textbook scores, a temperature a, and a with
+        an offset b_c per class, by held-out conditional log-likelihood (one standard error for
+        a, as for the columns; two for the offsets, which move decisions): the score of class c
+        becomes a · [log P(c) + Σ_j log P(x_j | c)] + b_c, which undoes evidence counted more
+        than once by columns that repeat each other (see :mod:`nbayes.calibration`). a alone
+        changes no decision; the offsets (fitted only with a prior estimated from the data)
+        may. ``calibration_`` and ``summary()`` show the choice and why. Only :meth:`fit`
+        calibrates, as it alone holds the rows a second time: :meth:`partial_fit`,
+        :meth:`merge`, streaming, Dask and ``nbayes fit`` give the textbook scores (those of
+        ``calibration=None``), and a model they change loses its calibration. Needs 100 rows
+        or more, and two of each class. None: the textbook classifier.
     """
 
     def __init__(
@@ -210,6 +228,7 @@ class NaiveBayes(NaiveBayesClassifier):
         bandwidth: str | float = "silverman",
         point_masses: float | dict[str, float | None] | None = 0.1,
         max_bins: int = 2048,
+        calibration: str | None = "auto",
     ) -> None:
         self.families = families
         self.continuous = continuous
@@ -227,6 +246,7 @@ class NaiveBayes(NaiveBayesClassifier):
         self.bandwidth = bandwidth
         self.point_masses = point_masses
         self.max_bins = max_bins
+        self.calibration = calibration
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
@@ -274,6 +294,10 @@ class NaiveBayes(NaiveBayesClassifier):
         ):
             raise ValueError(
                 f"max_int_categories must be an integer >= 0, got {self.max_int_categories!r}."
+            )
+        if self.calibration not in CALIBRATION_MODES:
+            raise ValueError(
+                f"calibration must be one of {CALIBRATION_MODES}, got {self.calibration!r}."
             )
         if not isinstance(self.max_bins, int) or self.max_bins < 2:
             raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")
@@ -447,8 +471,41 @@ class NaiveBayes(NaiveBayesClassifier):
         self._build(frame, len(classes), require_observed=True)
         self.classes_ = classes
         self.class_count_ = np.zeros(len(classes))
-        self._accumulate(self._encode(frame, fitting=True), cls.astype(np.intp).ravel(), weight)
+        cls = cls.astype(np.intp).ravel()
+        self._accumulate(self._encode(frame, fitting=True), cls, weight)
+        self.calibration_ = None
+        if self.calibration == "auto":
+            self.calibration_ = self._cross_fitted_calibration(frame, values, cls, weight)
         return self
+
+    def _cross_fitted_calibration(
+        self, frame: pl.DataFrame, labels: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> Calibration | None:
+        """Score each row with this model's settings and columns fitted without the row's fold,
+        and choose the calibration those scores support (None: too few rows, see
+        :func:`nbayes.calibration.cross_fitting_folds`)."""
+        fold = cross_fitting_folds(cls, weight, len(self.classes_))
+        if fold is None:
+            return None
+        params = {**copy.deepcopy(self.get_params()), "calibration": None}
+        params["families"] = {s.name: s.family for s in self.schema_}
+        if params["unknown"] == "error":  # a category met only in a held-out fold is expected
+            params["unknown"] = "ignore"
+        log_joint = np.zeros((frame.height, len(self.classes_)))
+        with warnings.catch_warnings():  # unseen categories, small classes: expected here
+            warnings.simplefilter("ignore")
+            for f in range(FOLDS):
+                held = np.flatnonzero(fold == f)
+                rest = np.flatnonzero(fold != f)
+                model = type(self)(**params).partial_fit(
+                    frame[rest], labels[rest], classes=self.classes_, sample_weight=weight[rest]
+                )
+                log_joint[held] = model._class_log_prior() + model._log_likelihood(
+                    model._encode(frame[held], fitting=False)
+                )
+        spec = self._prior_spec()
+        estimated = isinstance(spec, str) and spec in ("mle", "smoothed")
+        return choose_calibration(log_joint, cls, weight, fold, offsets=estimated)
 
     @dask_aware
     @synchronized
@@ -498,6 +555,15 @@ class NaiveBayes(NaiveBayesClassifier):
             self._union_classes(batch_classes)
         cls = np.searchsorted(self.classes_, values).astype(np.intp) if known is None else known
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
+        self.calibration_ = None  # fitted on the statistics before this batch
+        return self
+
+    def merge(self, *others: NaiveBayesClassifier) -> NaiveBayes:
+        """Add the statistics of models fitted on other rows (see
+        :meth:`NaiveBayesClassifier.merge`); the result has the textbook scores (no
+        calibration: that was fitted on one model's rows)."""
+        super().merge(*others)
+        self.calibration_ = None
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -531,6 +597,19 @@ class NaiveBayes(NaiveBayesClassifier):
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
             out += group.log_likelihood(block, settings)
         return out
+
+    def _scores(
+        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True
+    ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+        """The textbook scores of :meth:`NaiveBayesClassifier._scores`, calibrated
+        (a · [log P(c) + Σ_j log P(x_j | c)] + b_c) when ``calibration_`` says so."""
+        fitted = getattr(self, "calibration_", None)
+        scores = super()._scores(prepared, priors, prior_for_dead=prior_for_dead)
+        if fitted is None or fitted.is_identity:
+            yield from scores
+            return
+        for start, stop, jll, lp in scores:
+            yield start, stop, fitted.apply(jll), lp
 
     @dask_aware
     def score(
@@ -633,13 +712,25 @@ class NaiveBayes(NaiveBayesClassifier):
             rows.append(log_p)
         log_prior = self._class_log_prior(priors)
         log_likelihood = np.array(rows) if rows else np.zeros((0, len(self.classes_)))
+        fitted = getattr(self, "calibration_", None)
+        scaling = None if fitted is None or fitted.is_identity else (fitted.weight, fitted.offset)
         jll = log_prior + np.nansum(log_likelihood, axis=0)
+        if scaling is not None:
+            jll = scaling[0] * jll + scaling[1]
         post = normalise(jll[None, :], log_prior)[0]
         with warnings.catch_warnings():  # _input above has already warned about this row
             warnings.simplefilter("ignore", UnseenCategoryWarning)
             decision = self.predict(row, priors=priors)[0]
         return Explanation(
-            self.classes_, names, values, densities, log_prior, log_likelihood, post, decision
+            self.classes_,
+            names,
+            values,
+            densities,
+            log_prior,
+            log_likelihood,
+            post,
+            decision,
+            scaling,
         )
 
     # ------------------------------------------------------------------ model files
@@ -649,6 +740,8 @@ class NaiveBayes(NaiveBayesClassifier):
         meta["fit_columns"] = list(getattr(self, "_fit_columns", [s.name for s in self.schema_]))
         meta["groups"] = [group.meta() for group in self._stats.groups]
         meta["missing_markers"] = to_json(list(self._markers()))
+        fitted = getattr(self, "calibration_", None)
+        meta["calibration"] = None if fitted is None else fitted.to_json()
         arrays = {"class_count": self.class_count_}
         arrays.update(nest("stats", self._stats.state()))
         return meta, arrays
@@ -659,6 +752,7 @@ class NaiveBayes(NaiveBayesClassifier):
         # a file from before point masses: its kernel densities had none (other new parameters'
         # defaults are the old behaviour on old statistics)
         params.setdefault("point_masses", None)
+        params.setdefault("calibration", None)  # and no calibration
         model = cls(**params)
         model._check_params()
         model._restore_common(meta, arrays)
@@ -689,6 +783,10 @@ class NaiveBayes(NaiveBayesClassifier):
         ):
             raise ValueError("the missing-value markers must be a list of strings or numbers.")
         model.missing_markers_ = markers
+        fitted = meta.get("calibration")
+        model.calibration_ = (
+            None if fitted is None else Calibration.from_json(fitted, len(model.classes_))
+        )
         if len(meta["groups"]) != len(model._stats.groups):
             raise ValueError("the column groups do not match the schema.")
         stats = section("stats", arrays)
@@ -845,6 +943,9 @@ class NaiveBayes(NaiveBayesClassifier):
             f"class prior ({self._prior_name()})\n"
             + format_table(["P(c)"], self.classes_, [prior.tolist()]),
         ]
+        fitted = getattr(self, "calibration_", None)
+        if fitted is not None:
+            parts.append(_describe_calibration(fitted, self.classes_))
         order = {s.name: i for i, s in enumerate(self.schema_)}
         described = []
         for group in self._stats.groups:
@@ -870,6 +971,20 @@ class NaiveBayes(NaiveBayesClassifier):
         if not hasattr(self, "classes_"):
             return repr(self)
         return self.summary()
+
+
+def _describe_calibration(fitted: Calibration, classes: np.ndarray) -> str:
+    if fitted.is_identity:
+        head = "calibration: none, the textbook scores log P(c) + Σ_j log P(x_j | c)"
+    else:
+        head = (
+            f"calibration: score a · [log P(c) + Σ_j log P(x_j | c)] + b_c, a = {fitted.weight:.4g}"
+            + ("" if fitted.offset.any() else ", b = 0")
+        )
+    out = f"{head}, chosen from the data\n  why: {fitted.reason}"
+    if fitted.offset.any():
+        out += "\n" + format_table(["b_c"], classes, [fitted.offset.tolist()])
+    return out
 
 
 def _known_class_indices(classes: np.ndarray, values: np.ndarray) -> np.ndarray | None:

@@ -127,7 +127,11 @@ def text_classifier(args: argparse.Namespace) -> TextClassifier:
 
 def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
     """A NaiveBayes (or, with ``--model``, a SemiNaiveBayes) with ``families``,
-    ``--continuous``, ``--alpha``, ``--prior``, ``--missing`` and ``--bins``."""
+    ``--continuous``, ``--alpha``, ``--prior``, ``--missing`` and ``--bins``.
+
+    Without calibration: ``nbayes fit`` reads a file once, batch by batch, and calibrating
+    needs every row scored by a model fitted without it (a second look at all the rows), so
+    ``nbayes cv`` evaluates the model ``nbayes fit`` builds, the textbook scores."""
     if getattr(args, "model", "naive") != "naive":
         return semi_naive_model(args, families)
     return NaiveBayes(
@@ -137,6 +141,7 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         class_prior=args.prior,
         missing_values=args.missing or None,
         bins=args.bins,
+        calibration=None,
     )
 
 

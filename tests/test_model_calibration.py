@@ -1,0 +1,258 @@
+"""NaiveBayes's calibration (nbayes.calibration): score a · [log P(c) + Σ_j log P(x_j | c)] + b_c,
+with a and b fitted on cross-fitted scores, checked against a logistic regression, a hand
+softmax, models fitted by hand on the folds, and the textbook model it reduces to."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.optimize import check_grad
+from scipy.special import log_softmax
+from sklearn.linear_model import LogisticRegression
+
+import nbayes
+from nbayes.calibration import FOLDS, _objective, choose_calibration, cross_fitting_folds, fit
+
+RNG = np.random.default_rng(5)
+
+
+def redundant_table(
+    n: int = 3000, copies: int = 4, seed: int = 0
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """One informative categorical column repeated ``copies`` times (the textbook model counts
+    its evidence ``copies`` times), plus a weak one and an unrelated one."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.array(["no", "yes"]), n, p=[0.7, 0.3])
+    signal = np.where(rng.random(n) < np.where(y == "yes", 0.7, 0.3), "a", "b")
+    noise = np.where(rng.random(n) < np.where(y == "yes", 0.55, 0.45), "u", "v")
+    # an unrelated column of many values: rows mostly distinct, so the folds (dealt by row) fill
+    unrelated = rng.integers(0, 60, n).astype(str)
+    columns = {f"copy{k}": signal for k in range(copies)} | {"weak": noise, "other": unrelated}
+    return pl.DataFrame(columns), y
+
+
+def test_binary_fit_is_the_logistic_regression_on_the_log_odds():
+    # two classes: logit P(1 | x) = a (J_1 − J_0) + b_1, J the textbook log joint: a logistic
+    # regression on the textbook log-odds
+    n = 2000
+    truth = RNG.integers(0, 2, n)
+    log_odds = 1.7 * (truth - 0.5) + RNG.normal(0, 1.5, n)
+    log_joint = np.column_stack([-log_odds / 2, log_odds / 2]) - 3.0
+    a, b = fit(log_joint, truth, np.ones(n), "weight and offsets")
+    reference = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(log_odds[:, None], truth)
+    assert a == pytest.approx(reference.coef_[0, 0], rel=1e-5)
+    assert b[0] == 0.0
+    assert b[1] == pytest.approx(reference.intercept_[0], abs=1e-5)
+    # the temperature alone: the same regression through the origin
+    a_alone, b_alone = fit(log_joint, truth, np.ones(n), "weight")
+    through_origin = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000, fit_intercept=False)
+    through_origin.fit(log_odds[:, None], truth)
+    assert a_alone == pytest.approx(through_origin.coef_[0, 0], rel=1e-5)
+    assert not b_alone.any()
+
+
+def test_the_gradient_is_the_objectives():
+    n, k = 300, 4
+    truth = RNG.integers(0, k, n)
+    log_joint = RNG.normal(0, 2, (n, k))
+    log_joint[0, 2] = -np.inf  # a class impossible for one row: probability 0, no NaN
+    weight = RNG.uniform(0.5, 2.0, n)
+    for theta, offsets in ((np.array([0.7, 0.3, -0.2, 0.5]), True), (np.array([1.3]), False)):
+
+        def value(t, offsets=offsets):
+            return _objective(t, log_joint, truth, weight, offsets)[0]
+
+        def gradient(t, offsets=offsets):
+            return _objective(t, log_joint, truth, weight, offsets)[1]
+
+        assert check_grad(value, gradient, theta) < 1e-6
+
+
+def test_folds_are_stratified_and_need_a_hundred_rows_and_two_of_each_class():
+    cls = np.repeat([0, 1, 2], [7, 40, 300])
+    fold = cross_fitting_folds(cls, np.ones(len(cls)), 3)
+    for c in range(3):
+        per_fold = np.bincount(fold[cls == c], minlength=FOLDS)
+        assert per_fold.max() - per_fold.min() <= 1
+    np.testing.assert_array_equal(cross_fitting_folds(cls, np.ones(len(cls)), 3), fold)
+    assert cross_fitting_folds(np.repeat([0, 1], [1, 300]), np.ones(301), 2) is None
+    assert cross_fitting_folds(np.repeat([0, 1], [40, 59]), np.ones(99), 2) is None
+    # rows without weight neither count nor take a fold
+    weight = np.ones(347)
+    weight[:5] = 0
+    assert cross_fitting_folds(cls, weight, 3) is not None  # class 0 keeps 2 of 7 rows
+    weight[:6] = 0
+    assert cross_fitting_folds(cls, weight, 3) is None
+    weight = np.ones(347)
+    weight[-3:] = 0
+    assert (cross_fitting_folds(cls, weight, 3)[-3:] == -1).all()
+
+
+def test_offsets_that_lose_held_out_decisions_are_refused():
+    # scores with wild tails: 5% of the rows have a log-odds of 10^4 the wrong way. The
+    # likelihood then wants a tiny temperature and offsets that give every row the larger
+    # class; the offsets would lose held-out decisions, so only the temperature is kept
+    rng = np.random.default_rng(8)
+    n = 3000
+    truth = (rng.random(n) < 0.4).astype(np.intp)
+    log_odds = np.where(truth == 1, 3.0, -3.0) + rng.normal(0, 1.0, n)
+    wild = rng.random(n) < 0.05
+    log_odds[wild] = np.where(truth[wild] == 1, -1e4, 1e4)
+    log_joint = np.column_stack([-log_odds / 2, log_odds / 2])
+    fold = np.arange(n) % FOLDS
+    chosen = choose_calibration(log_joint, truth, np.ones(n), fold)
+    assert not chosen.offset.any() and chosen.weight < 1e-2
+    assert "weight -" in chosen.reason and "(chosen), weight and offsets" in chosen.reason
+    accuracies = re.search(r"accuracy (\d\.\d+), with the offsets (\d\.\d+)", chosen.reason)
+    assert float(accuracies.group(2)) < float(accuracies.group(1))
+    # what the offsets would have done: the likelihood prefers them
+    a, b = fit(log_joint, truth, np.ones(n), "weight and offsets")
+    assert np.mean((a * log_joint + b).argmax(axis=1) == truth) < 0.7
+
+
+def test_repeated_evidence_is_weighted_down_and_probabilities_follow_the_formula():
+    X, y = redundant_table()
+    model = nbayes.NaiveBayes().fit(X, y)
+    textbook = nbayes.NaiveBayes(calibration=None).fit(X, y)
+    fitted = model.calibration_
+    assert not fitted.is_identity
+    assert 0.15 < fitted.weight < 0.6  # the signal is counted 4 times: a near 1/4
+    # the same statistics; the scores: a [log P(c) + Σ_j log P(x_j | c)] + b_c
+    expected = log_softmax(
+        fitted.weight * textbook.predict_joint_log_proba(X) + fitted.offset, axis=1
+    )
+    np.testing.assert_allclose(model.predict_log_proba(X), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[expected.argmax(axis=1)])
+    # better probabilities on new rows than the textbook's
+    X_new, y_new = redundant_table(seed=1)
+    truth = np.searchsorted(model.classes_, y_new)
+    rows = np.arange(len(y_new))
+    assert model.predict_log_proba(X_new)[rows, truth].mean() > (
+        textbook.predict_log_proba(X_new)[rows, truth].mean() + 0.05
+    )
+
+
+def test_the_calibration_is_chosen_on_models_fitted_without_each_fold():
+    X, y = redundant_table(n=600, copies=3, seed=2)
+    weight = RNG.uniform(0.5, 1.5, len(y))
+    model = nbayes.NaiveBayes().fit(X, y, sample_weight=weight)
+    classes = model.classes_
+    cls = np.searchsorted(classes, y)
+    fold = cross_fitting_folds(cls, weight, len(classes))
+    log_joint = np.empty((len(y), 2))
+    for f in range(FOLDS):
+        held = fold == f
+        part = nbayes.NaiveBayes(calibration=None).fit(
+            X.filter(pl.Series(~held)), y[~held], sample_weight=weight[~held]
+        )
+        log_joint[held] = part.predict_joint_log_proba(X.filter(pl.Series(held)))
+    expected = choose_calibration(log_joint, cls, weight, fold)
+    assert model.calibration_.weight == pytest.approx(expected.weight, rel=1e-9)
+    np.testing.assert_allclose(model.calibration_.offset, expected.offset, atol=1e-9)
+    assert model.calibration_.reason == expected.reason
+
+
+def test_independent_columns_keep_the_textbook_scores():
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = rng.choice(np.array(["a", "b"]), n)
+    columns = {
+        f"x{j}": np.where(rng.random(n) < np.where(y == "a", 0.6, 0.4), "p", "q") for j in range(3)
+    }
+    X = pl.DataFrame(columns)
+    model = nbayes.NaiveBayes().fit(X, y)
+    assert model.calibration_.is_identity
+    assert "the textbook scores stay" in model.calibration_.reason
+    textbook = nbayes.NaiveBayes(calibration=None).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X), textbook.predict_proba(X))
+
+
+def test_partial_fit_merge_and_small_classes_give_the_textbook_scores():
+    X, y = redundant_table(n=1000)
+    textbook = nbayes.NaiveBayes(calibration=None).fit(X, y)
+    streamed = nbayes.NaiveBayes()
+    for start in range(0, 1000, 250):
+        streamed.partial_fit(X[start : start + 250], y[start : start + 250])
+    assert streamed.calibration_ is None
+    np.testing.assert_allclose(streamed.predict_proba(X), textbook.predict_proba(X), rtol=1e-12)
+    # a calibrated model changed by a batch or a merge loses its calibration
+    model = nbayes.NaiveBayes().fit(X[:500], y[:500])
+    assert model.calibration_ is not None
+    model.partial_fit(X[500:], y[500:])
+    assert model.calibration_ is None
+    merged = nbayes.NaiveBayes().fit(X[:500], y[:500])
+    merged.merge(nbayes.NaiveBayes().fit(X[500:], y[500:]))
+    assert merged.calibration_ is None
+    np.testing.assert_allclose(merged.predict_proba(X), textbook.predict_proba(X), rtol=1e-12)
+    # a class of one row: nothing to cross-fit
+    keep = np.r_[np.flatnonzero(y == "no"), np.flatnonzero(y == "yes")[:1]]
+    assert nbayes.NaiveBayes().fit(X[keep], y[keep]).calibration_ is None
+
+
+def test_rescaling_a_column_leaves_the_calibration_unchanged():
+    X, y = redundant_table(n=800)
+    rng = np.random.default_rng(4)
+    X = X.with_columns(pl.Series("x", rng.normal(np.where(y == "yes", 1.0, 0.0), 1.0)))
+    model = nbayes.NaiveBayes(continuous="gaussian").fit(X, y)
+    assert not model.calibration_.is_identity
+    for scale in (1e-10, 1e10):
+        scaled = X.with_columns(pl.col("x") * scale)
+        other = nbayes.NaiveBayes(continuous="gaussian").fit(scaled, y)
+        assert other.calibration_.weight == pytest.approx(model.calibration_.weight, rel=1e-9)
+        np.testing.assert_allclose(other.predict_proba(scaled), model.predict_proba(X), rtol=1e-9)
+
+
+def test_a_given_prior_keeps_its_offsets_at_zero_and_the_decisions_with_them():
+    X, y = redundant_table()
+    model = nbayes.NaiveBayes(class_prior="uniform").fit(X, y)
+    assert model.calibration_.weight < 0.6
+    assert not model.calibration_.offset.any()
+    textbook = nbayes.NaiveBayes(class_prior="uniform", calibration=None).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), textbook.predict(X))
+    # the same for priors given to one call
+    priors = [0.2, 0.8]
+    np.testing.assert_array_equal(
+        nbayes.NaiveBayes(class_prior="uniform").fit(X, y).predict(X, priors=priors),
+        textbook.predict(X, priors=priors),
+    )
+
+
+def test_a_model_file_keeps_the_calibration(tmp_path):
+    X, y = redundant_table()
+    model = nbayes.NaiveBayes().fit(X, y)
+    path = nbayes.save(model, tmp_path / "calibrated.nbm")
+    loaded = nbayes.load(path)
+    assert loaded.calibration_.weight == model.calibration_.weight
+    np.testing.assert_array_equal(loaded.calibration_.offset, model.calibration_.offset)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    assert "calibration: score" in loaded.summary()
+
+
+def test_explain_shows_the_calibration_term():
+    X, y = redundant_table()
+    model = nbayes.NaiveBayes().fit(X, y)
+    row = X[:1]
+    explanation = model.explain(row)
+    np.testing.assert_allclose(explanation.posterior, model.predict_proba(row)[0], rtol=1e-12)
+    a, b = explanation.top_two
+    log_odds = np.log(explanation.posterior[a]) - np.log(explanation.posterior[b])
+    assert sum(value for _, value in explanation.contributions) == pytest.approx(log_odds)
+    assert any(term.startswith("calibration (a = ") for term, _ in explanation.contributions)
+    assert "a [log P(c) + Σ log P(x_j | c)] + b_c" in str(explanation)
+
+
+def test_a_bad_calibration_parameter_is_named():
+    X, y = redundant_table(n=100)
+    with pytest.raises(ValueError, match="calibration must be one of"):
+        nbayes.NaiveBayes(calibration="platt").fit(X, y)
+
+
+def test_fitting_warns_nothing_of_its_own():
+    X, y = redundant_table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbayes.NaiveBayes().fit(X, y)
