@@ -70,7 +70,8 @@ def test_kde_is_a_normal_mixture_over_the_training_values(weighted):
 
 def test_kde_far_from_every_kernel_is_still_the_mixture():
     x, y = two_classes(2)
-    model = nbayes.NaiveBayes(families={"x": "kde"}, bandwidth=0.7).fit(pl.DataFrame({"x": x}), y)
+    model = nbayes.NaiveBayes(families={"x": "kde"}, bandwidth=0.7, calibration=None)
+    model.fit(pl.DataFrame({"x": x}), y)
     # 8 to 60 bandwidths beyond the data: every kernel term underflows in linear space
     far = np.concatenate([x.max() + 0.7 * np.array([8.0, 9.0, 20.0, 60.0]), [x.min() - 42.0]])
     got = log_likelihood(model, "x", far)

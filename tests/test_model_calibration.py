@@ -126,6 +126,10 @@ def test_repeated_evidence_is_weighted_down_and_probabilities_follow_the_formula
         fitted.weight * textbook.predict_joint_log_proba(X) + fitted.offset, axis=1
     )
     np.testing.assert_allclose(model.predict_log_proba(X), expected, rtol=1e-12, atol=1e-12)
+    # the joint log-likelihood stays the model's own
+    np.testing.assert_array_equal(
+        model.predict_joint_log_proba(X), textbook.predict_joint_log_proba(X)
+    )
     np.testing.assert_array_equal(model.predict(X), model.classes_[expected.argmax(axis=1)])
     # better probabilities on new rows than the textbook's
     X_new, y_new = redundant_table(seed=1)

@@ -298,9 +298,11 @@ class NaiveBayesClassifier(ParamsMixin):
         return self._prepare(self._validate_X(X, reset=False), fitting=False)
 
     def _scores(
-        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True
+        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True, joint: bool = False
     ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
-        """Yield (start, stop, jll, log prior) per row chunk.
+        """Yield (start, stop, jll, log prior) per row chunk (``joint``: the joint
+        log-likelihood itself is wanted, not scores for posteriors; the same here, see
+        ``NaiveBayes._scores``).
 
         Warnings are issued once, after the last chunk, with the counts of the whole call: about
         what the family noted (unseen categories) and, with ``prior_for_dead``, about the rows
@@ -323,11 +325,12 @@ class NaiveBayesClassifier(ParamsMixin):
         decision._warn_dead(dead)
 
     def _collect(
-        self, X: Any, priors: Any, transform, *, prior_for_dead: bool = True
+        self, X: Any, priors: Any, transform, *, prior_for_dead: bool = True, joint: bool = False
     ) -> np.ndarray:
         prepared = self._input(X)
         out = np.empty((prepared.shape[0], len(self.classes_)))
-        for start, stop, jll, lp in self._scores(prepared, priors, prior_for_dead=prior_for_dead):
+        chunks = self._scores(prepared, priors, prior_for_dead=prior_for_dead, joint=joint)
+        for start, stop, jll, lp in chunks:
             transform(jll, lp, out[start:stop])
         return out
 
@@ -335,13 +338,14 @@ class NaiveBayesClassifier(ParamsMixin):
     def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c) + Σ_j log P(x_j | c) for each row and class (unnormalised), shape (n, K).
 
-        A probability exactly 0 (λ = 0 and an unseen value) shows as −inf.
+        A probability exactly 0 (λ = 0 and an unseen value) shows as −inf. Always the model's
+        joint log-likelihood: a calibrated NaiveBayes's posteriors are softmax(a · this + b_c).
         """
 
         def copy(jll: np.ndarray, lp: np.ndarray, out: np.ndarray) -> None:
             out[...] = jll
 
-        return self._collect(X, priors, copy, prior_for_dead=False)
+        return self._collect(X, priors, copy, prior_for_dead=False, joint=True)
 
     @dask_aware
     def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:

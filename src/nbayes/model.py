@@ -91,6 +91,10 @@ class PreparedTable:
         start, stop, _ = rows.indices(self.shape[0])
         return PreparedTable([b[rows] for b in self.blocks], stop - start)
 
+    def take(self, rows: np.ndarray) -> PreparedTable:
+        """The rows at the positions ``rows``, in that order."""
+        return PreparedTable([b[rows] for b in self.blocks], len(rows))
+
 
 class TableStats:
     """The statistics of every column group of a model, merged group by group."""
@@ -472,37 +476,41 @@ class NaiveBayes(NaiveBayesClassifier):
         self.classes_ = classes
         self.class_count_ = np.zeros(len(classes))
         cls = cls.astype(np.intp).ravel()
-        self._accumulate(self._encode(frame, fitting=True), cls, weight)
+        table = self._encode(frame, fitting=True)
         self.calibration_ = None
-        if self.calibration == "auto":
-            self.calibration_ = self._cross_fitted_calibration(frame, values, cls, weight)
+        # the model with every column's values known and no statistics yet: the folds' models
+        unfitted = copy.deepcopy(self) if self.calibration == "auto" else None
+        self._accumulate(table, cls, weight)
+        if unfitted is not None:
+            self.calibration_ = self._cross_fitted_calibration(unfitted, table, cls, weight)
         return self
 
     def _cross_fitted_calibration(
-        self, frame: pl.DataFrame, labels: np.ndarray, cls: np.ndarray, weight: np.ndarray
+        self, unfitted: NaiveBayes, table: PreparedTable, cls: np.ndarray, weight: np.ndarray
     ) -> Calibration | None:
-        """Score each row with this model's settings and columns fitted without the row's fold,
-        and choose the calibration those scores support (None: too few rows, see
-        :func:`nbayes.calibration.cross_fitting_folds`)."""
+        """Score each row with the model of the other folds' rows, and choose the calibration
+        those scores support (None: too few rows, see
+        :func:`nbayes.calibration.cross_fitting_folds`). ``unfitted`` is this model before its
+        statistics (the same columns, families and encoded values): each fold's rows are
+        fitted once, on a copy of it, and the model without fold f is the merge of the other
+        four (statistics merge exactly), so the rows are encoded once and counted twice."""
         fold = cross_fitting_folds(cls, weight, len(self.classes_))
         if fold is None:
             return None
-        params = {**copy.deepcopy(self.get_params()), "calibration": None}
-        params["families"] = {s.name: s.family for s in self.schema_}
-        if params["unknown"] == "error":  # a category met only in a held-out fold is expected
-            params["unknown"] = "ignore"
-        log_joint = np.zeros((frame.height, len(self.classes_)))
-        with warnings.catch_warnings():  # unseen categories, small classes: expected here
+        parts = []
+        for f in range(FOLDS):
+            rows = np.flatnonzero(fold == f)
+            part = copy.deepcopy(unfitted)
+            part._accumulate(table.take(rows), cls[rows], weight[rows])
+            parts.append(part)
+        log_joint = np.zeros((table.shape[0], len(self.classes_)))
+        with warnings.catch_warnings():  # a fold's small classes: expected here
             warnings.simplefilter("ignore")
             for f in range(FOLDS):
+                others = [part for g, part in enumerate(parts) if g != f]
+                model = copy.deepcopy(others[0]).merge(*others[1:])
                 held = np.flatnonzero(fold == f)
-                rest = np.flatnonzero(fold != f)
-                model = type(self)(**params).partial_fit(
-                    frame[rest], labels[rest], classes=self.classes_, sample_weight=weight[rest]
-                )
-                log_joint[held] = model._class_log_prior() + model._log_likelihood(
-                    model._encode(frame[held], fitting=False)
-                )
+                log_joint[held] = model._class_log_prior() + model._log_likelihood(table.take(held))
         spec = self._prior_spec()
         estimated = isinstance(spec, str) and spec in ("mle", "smoothed")
         return choose_calibration(log_joint, cls, weight, fold, offsets=estimated)
@@ -599,13 +607,14 @@ class NaiveBayes(NaiveBayesClassifier):
         return out
 
     def _scores(
-        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True
+        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True, joint: bool = False
     ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
         """The textbook scores of :meth:`NaiveBayesClassifier._scores`, calibrated
-        (a · [log P(c) + Σ_j log P(x_j | c)] + b_c) when ``calibration_`` says so."""
+        (a · [log P(c) + Σ_j log P(x_j | c)] + b_c) when ``calibration_`` says so, except where
+        the joint log-likelihood itself is asked for (``joint``: predict_joint_log_proba)."""
         fitted = getattr(self, "calibration_", None)
         scores = super()._scores(prepared, priors, prior_for_dead=prior_for_dead)
-        if fitted is None or fitted.is_identity:
+        if joint or fitted is None or fitted.is_identity:
             yield from scores
             return
         for start, stop, jll, lp in scores:
