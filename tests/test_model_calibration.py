@@ -114,6 +114,18 @@ def test_offsets_that_lose_held_out_decisions_are_refused():
     assert np.mean((a * log_joint + b).argmax(axis=1) == truth) < 0.7
 
 
+def test_rows_impossible_under_their_folds_models_take_no_part():
+    n = 300
+    truth = np.arange(n) % 2
+    log_joint = np.zeros((n, 2))
+    log_joint[np.arange(n), truth] = -np.inf  # every row's class impossible: nothing to fit
+    chosen = choose_calibration(log_joint, truth, np.ones(n), np.arange(n) % FOLDS)
+    assert chosen.is_identity and "only 0 rows" in chosen.reason
+    log_joint[:250] = np.log([0.5, 0.5])  # 250 rows left: they decide
+    chosen = choose_calibration(log_joint, truth, np.ones(n), np.arange(n) % FOLDS)
+    assert "only" not in chosen.reason
+
+
 def test_repeated_evidence_is_weighted_down_and_probabilities_follow_the_formula():
     X, y = redundant_table()
     model = nbayes.NaiveBayes().fit(X, y)

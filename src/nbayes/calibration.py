@@ -216,6 +216,12 @@ def choose_calibration(
     alone (the class prior was given, not estimated: no decision changes). Rows without weight,
     and rows their fold's model finds impossible, take no part."""
     keep = (weight > 0) & np.isfinite(log_joint[np.arange(len(truth)), truth])
+    if keep.sum() < MIN_ROWS:
+        reason = (
+            f"only {int(keep.sum())} rows are possible under their fold's model (fewer than "
+            f"{MIN_ROWS}): the textbook scores stay"
+        )
+        return Calibration(1.0, np.zeros(log_joint.shape[1]), reason)
     log_joint, truth, weight, fold = log_joint[keep], truth[keep], weight[keep], fold[keep]
     forms = FORMS if offsets else FORMS[:2]
     held_out = {form: np.zeros(len(truth)) for form in forms}
