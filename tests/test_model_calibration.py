@@ -15,7 +15,7 @@ from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
 import nbayes
-from nbayes.calibration import FOLDS, _objective, choose_calibration, cross_fitting_folds, fit
+from nbayes.calibration import FOLDS, _Scores, choose_calibration, cross_fitting_folds, fit
 
 RNG = np.random.default_rng(5)
 
@@ -64,10 +64,10 @@ def test_the_gradient_is_the_objectives():
     for theta, offsets in ((np.array([0.7, 0.3, -0.2, 0.5]), True), (np.array([1.3]), False)):
 
         def value(t, offsets=offsets):
-            return _objective(t, log_joint, truth, weight, offsets)[0]
+            return _Scores(log_joint, truth, weight).objective(t, offsets)[0]
 
         def gradient(t, offsets=offsets):
-            return _objective(t, log_joint, truth, weight, offsets)[1]
+            return _Scores(log_joint, truth, weight).objective(t, offsets)[1]
 
         assert check_grad(value, gradient, theta) < 1e-6
 

@@ -478,25 +478,30 @@ class NaiveBayes(NaiveBayesClassifier):
         cls = cls.astype(np.intp).ravel()
         table = self._encode(frame, fitting=True)
         self.calibration_ = None
+        # None: not asked for, or too few rows (see nbayes.calibration.cross_fitting_folds)
+        fold = (
+            cross_fitting_folds(cls, weight, len(classes)) if self.calibration == "auto" else None
+        )
         # the model with every column's values known and no statistics yet: the folds' models
-        unfitted = copy.deepcopy(self) if self.calibration == "auto" else None
+        unfitted = copy.deepcopy(self) if fold is not None else None
         self._accumulate(table, cls, weight)
         if unfitted is not None:
-            self.calibration_ = self._cross_fitted_calibration(unfitted, table, cls, weight)
+            self.calibration_ = self._cross_fitted_calibration(unfitted, table, cls, weight, fold)
         return self
 
     def _cross_fitted_calibration(
-        self, unfitted: NaiveBayes, table: PreparedTable, cls: np.ndarray, weight: np.ndarray
-    ) -> Calibration | None:
+        self,
+        unfitted: NaiveBayes,
+        table: PreparedTable,
+        cls: np.ndarray,
+        weight: np.ndarray,
+        fold: np.ndarray,
+    ) -> Calibration:
         """Score each row with the model of the other folds' rows, and choose the calibration
-        those scores support (None: too few rows, see
-        :func:`nbayes.calibration.cross_fitting_folds`). ``unfitted`` is this model before its
-        statistics (the same columns, families and encoded values): each fold's rows are
-        fitted once, on a copy of it, and the model without fold f is the merge of the other
-        four (statistics merge exactly), so the rows are encoded once and counted twice."""
-        fold = cross_fitting_folds(cls, weight, len(self.classes_))
-        if fold is None:
-            return None
+        those scores support. ``unfitted`` is this model before its statistics (the same
+        columns, families and encoded values): each fold's rows are fitted once, on a copy of
+        it, and the model without fold f is the merge of the other four (statistics merge
+        exactly), so the rows are encoded once and counted twice."""
         parts = []
         for f in range(FOLDS):
             rows = np.flatnonzero(fold == f)
@@ -722,11 +727,11 @@ class NaiveBayes(NaiveBayesClassifier):
         log_prior = self._class_log_prior(priors)
         log_likelihood = np.array(rows) if rows else np.zeros((0, len(self.classes_)))
         fitted = getattr(self, "calibration_", None)
-        scaling = None if fitted is None or fitted.is_identity else (fitted.weight, fitted.offset)
-        jll = log_prior + np.nansum(log_likelihood, axis=0)
-        if scaling is not None:
-            jll = scaling[0] * jll + scaling[1]
-        post = normalise(jll[None, :], log_prior)[0]
+        calibrated = fitted is not None and not fitted.is_identity
+        jll = (log_prior + np.nansum(log_likelihood, axis=0))[None, :]
+        if calibrated:
+            fitted.apply(jll)
+        post = normalise(jll, log_prior)[0]
         with warnings.catch_warnings():  # _input above has already warned about this row
             warnings.simplefilter("ignore", UnseenCategoryWarning)
             decision = self.predict(row, priors=priors)[0]
@@ -739,7 +744,7 @@ class NaiveBayes(NaiveBayesClassifier):
             log_likelihood,
             post,
             decision,
-            scaling,
+            (fitted.weight, fitted.offset) if calibrated else None,
         )
 
     # ------------------------------------------------------------------ model files
