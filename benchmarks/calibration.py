@@ -1,0 +1,117 @@
+"""What NaiveBayes's default calibration costs at fit time: ``NaiveBayes().fit`` against
+``NaiveBayes(calibration=None).fit`` on the same rows, each fit in a fresh process, the two
+interleaved, ``--runs`` processes each (the table shows the median and the worst).
+
+Tables: UCI adult's training file (32,561 rows, 14 columns; needs ../shared/data, or
+``--data``) and a synthetic table of 1,000,000 rows (10 categorical, 4 numeric columns, 3
+classes). Prediction is not timed: it costs the same with and without calibration (a · J + b per
+chunk).
+
+    python benchmarks/calibration.py            # print
+    python benchmarks/calibration.py --write    # and record it in benchmarks/README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _report
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+
+#: One timed fit, in a fresh process: prints the seconds of ``fit`` alone.
+FIT = """
+import sys, time, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, {benchmarks!r})
+import numpy as np, polars as pl, nbayes
+if {table!r} == "adult":
+    import uci
+    from pathlib import Path
+    (X, y), _ = uci.adult(data=Path({data!r}))
+else:
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    y = rng.integers(0, 3, n)
+    columns = {{
+        f"c{{j}}": (rng.integers(0, 5, n) + y * (j % 3 == 0)).astype(str) for j in range(10)
+    }}
+    columns.update({{f"x{{j}}": rng.normal(y * 0.3, 1.0, n) for j in range(4)}})
+    X = pl.DataFrame(columns)
+nbayes.NaiveBayes(calibration=None).fit(X[:2000], y[:2000])  # compiled kernels loaded
+start = time.perf_counter()
+nbayes.NaiveBayes(calibration={calibration!r}).fit(X, y)
+print(time.perf_counter() - start)
+"""
+
+
+def fit_seconds(table: str, calibration: str | None, data: Path) -> float:
+    code = FIT.format(
+        benchmarks=str(ROOT / "benchmarks"), table=table, data=str(data), calibration=calibration
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="fresh processes per figure")
+    parser.add_argument("--data", type=Path, default=DATA, help="folder of the UCI data sets")
+    parser.add_argument(
+        "--write", action="store_true", help="record the table in benchmarks/README.md"
+    )
+    args = parser.parse_args()
+    tables = {"1,000,000 synthetic rows × 14 columns": "synthetic"}
+    if (args.data / "adult" / "adult.data").exists():
+        tables = {"UCI adult, 32,561 rows × 14 columns": "adult", **tables}
+    load = os.getloadavg()[0]
+    rows = []
+    for label, table in tables.items():
+        times: dict[str | None, list[float]] = {None: [], "auto": []}
+        for _ in range(args.runs):
+            for calibration in times:  # interleaved
+                times[calibration].append(fit_seconds(table, calibration, args.data))
+        ratios = [c / t for c, t in zip(times["auto"], times[None], strict=True)]
+        rows.append(
+            [
+                label,
+                *(
+                    f"{statistics.median(v):.2f} s ({max(v):.2f} s)"
+                    for v in (times[None], times["auto"])
+                ),
+                f"{statistics.median(ratios):.1f}× ({max(ratios):.1f}×)",
+            ]
+        )
+        print(" | ".join(rows[-1]), flush=True)
+    header = [
+        "table",
+        "`NaiveBayes(calibration=None).fit`, median (worst)",
+        "`NaiveBayes().fit` (calibrated)",
+        "ratio, median (worst pair)",
+    ]
+    body = (
+        "Command: `python benchmarks/calibration.py --write` — "
+        f"{_report.machine()}; each fit in a fresh process, {args.runs} per figure, the two "
+        f"interleaved; 1-minute load average {load:.1f} at the start and "
+        f"{os.getloadavg()[0]:.1f} at the end. The calibrated fit also fits the rows of each of "
+        "5 folds once, merges them four by four, scores every row with the model without its "
+        "fold, and chooses the calibration (nbayes.calibration).\n\n"
+        + _report.markdown_table(header, rows)
+    )
+    print(body)
+    if args.write:
+        _report.write_section("calibration-cost", body)
+
+
+if __name__ == "__main__":
+    main()
