@@ -221,3 +221,25 @@ def test_the_file_scan_finds_a_blank_next_to_a_separator_across_block_boundaries
     with pytest.raises(QuickReadAbandoned):
         TableReader(long, chunk_bytes=block, max_record_bytes=2000)._file_padded()
     assert TableReader(long, chunk_bytes=block, max_record_bytes=4000)._file_padded() is False
+
+
+@pytest.mark.parametrize("final_newline", [True, False])
+@pytest.mark.parametrize("limit", [2998, 2999, 3000, 3001])
+def test_the_mapped_scan_and_the_block_scan_agree_on_the_longest_record(
+    tmp_path: Path, limit: int, final_newline: bool
+):
+    from nbayes.readers import QuickReadAbandoned
+
+    records = [b"a,b", b"1," + b"2" * 2997, b"3,4", b"5," + b"6" * 2998, b"7,8"]
+    if not final_newline:  # the longest record last, with no line end after it
+        records[-1], records[3] = records[3], records[-1]
+    path = tmp_path / "records.csv"
+    path.write_bytes(b"\n".join(records) + (b"\n" if final_newline else b""))
+    longest = max(len(r) for r in records)  # 3000 bytes without a line end
+    reader = TableReader(path, chunk_bytes=1024, max_record_bytes=limit)
+    for scan in (reader._file_padded, reader._padded_blocks):  # mapped (no blank) and read
+        if limit < longest:
+            with pytest.raises(QuickReadAbandoned):
+                scan()
+        else:
+            assert scan() is False

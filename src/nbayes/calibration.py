@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from .families._selection import STANDARD_ERRORS, beats, margin, one_row
@@ -167,6 +166,9 @@ class _Scores:
 
 
 def _fit(scores: _Scores, form: str) -> tuple[float, np.ndarray]:
+    # imported here: it costs every streaming fit (which never calibrates) a tenth of a second
+    from scipy.optimize import minimize
+
     n_classes = scores.joint.shape[0]
     if form == "none":
         return 1.0, np.zeros(n_classes)
