@@ -139,3 +139,33 @@ def test_partial_fit_does_not_rebuild_tables_each_call():
         assert model._stats._cache == {}
     model.predict(rng.poisson(1, (3, 50)))
     assert model._stats._cache != {}
+
+
+def test_a_sketch_fed_in_row_blocks_equals_one_sketch_of_all_the_rows(monkeypatch):
+    """``fit`` adds a long column to its value sketch ROWS_PER_ADD rows at a time: the same
+    grid, keys and per-class weights and sums (to round-off) as one add of every row."""
+    from nbayes.families import sketch
+
+    rng = np.random.default_rng(5)
+    n = 40_000
+    X = np.column_stack(
+        [
+            rng.normal(size=n),  # distinct values: pooled on a grid
+            rng.integers(0, 7, n).astype(float),  # codes: exact
+            np.round(rng.exponential(size=n), 3),  # repeated values, some pooling
+        ]
+    )
+    X[rng.random(n) < 0.05, 0] = np.nan
+    cls, weight = rng.integers(0, 3, n), rng.random(n) + 0.5
+    sketches = {}
+    for rows in (3000, n):
+        monkeypatch.setattr(sketch, "ROWS_PER_ADD", rows)
+        sketches[rows] = sketch.ValueSketches(3, 3, max_bins=512)
+        sketches[rows].accumulate(X, cls, weight)
+    for blocks, whole in zip(sketches[3000].features, sketches[n].features, strict=True):
+        assert blocks.level == whole.level
+        np.testing.assert_array_equal(blocks.keys, whole.keys)
+        np.testing.assert_allclose(blocks.weight, whole.weight, rtol=1e-12)
+        np.testing.assert_allclose(blocks.total, whole.total, rtol=1e-12, atol=1e-9)
+        assert (blocks.minimum, blocks.maximum) == (whole.minimum, whole.maximum)
+    assert sketches[n].features[0].level != sketch.EXACT  # the grid case was exercised

@@ -42,6 +42,12 @@ def pool(values: np.ndarray, level: int) -> np.ndarray:
         return np.where(np.abs(scaled) >= 2.0**53, values, np.ldexp(np.floor(scaled), level))
 
 
+def _distinct_sorted(values: np.ndarray) -> int:
+    """How many distinct values a sorted array holds (pooling keeps sorted keys sorted: no
+    sort needed to count them)."""
+    return int(np.count_nonzero(values[1:] != values[:-1])) + int(values.size > 0)
+
+
 def _reduce(
     keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray, n_classes: int
 ):
@@ -262,7 +268,7 @@ class FeatureSketch:
         high = int(np.ceil(np.log2(span))) + 2 if span > 0 else low + 1  # ≤ 4 keys there
         while low < high:  # bisection: the number of keys falls as the grid widens
             middle = (low + high) // 2
-            if np.unique(pool(self.keys, middle)).shape[0] <= self.max_bins:
+            if _distinct_sorted(pool(self.keys, middle)) <= self.max_bins:
                 high = middle
             else:
                 low = middle + 1
@@ -335,6 +341,12 @@ class FeatureSketch:
 #: a wide table of few rows then costs NumPy work in proportion to its values, not one round of
 #: Python calls per column (100,000 columns of 200 rows: about 2.5 s instead of 20 s).
 _WIDE_COLUMNS = 16
+
+#: Rows a sketch adds at a time. The first rows of a column of distinct values are sorted to find
+#: its grid; the rest are counted on that grid (:func:`_reduce_on_grid`) rather than sorted in
+#: one large batch, which makes ``fit`` on a million rows several times faster. The sums are the
+#: same as for one batch up to floating-point order (see the module's docstring).
+ROWS_PER_ADD = 1 << 17
 _WIDE_ROWS = 1024
 _WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew per block
 
@@ -476,7 +488,9 @@ class ValueSketches:
         else:
             columns = np.ascontiguousarray(X.T)  # a column at a time: contiguous reads
             for sketch, values in zip(self.features, columns, strict=True):
-                sketch.add(values, cls, weight)  # NaN (missing) skipped there
+                for start in range(0, n, ROWS_PER_ADD):  # NaN (missing) skipped there
+                    stop = start + ROWS_PER_ADD
+                    sketch.add(values[start:stop], cls[start:stop], weight[start:stop])
         self._cache.clear()
 
     def merge(self, other: ValueSketches, positions: np.ndarray) -> None:
