@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -131,9 +132,10 @@ def test_streaming_equals_in_memory(tmp_path: Path, capsys):
     frame.write_csv(path)
     assert path.stat().st_size > 3 * 2**20
     model_path = tmp_path / "m.nbm"
-    assert run(["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1"], capsys)[0] == 0
+    fit = ["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1"]
+    assert run([*fit, "--calibration", "none"], capsys)[0] == 0  # batch by batch
     streamed = nbayes.load(model_path)
-    whole = nbayes.NaiveBayes().fit(pl.read_csv(path), target="y")
+    whole = nbayes.NaiveBayes(calibration=None).fit(pl.read_csv(path), target="y")
     assert_same_statistics(streamed, whole)
     # the counts of the categorical columns are exactly equal, not just close
     for a, b in zip(streamed._stats.groups, whole._stats.groups, strict=True):
@@ -142,6 +144,111 @@ def test_streaming_equals_in_memory(tmp_path: Path, capsys):
             np.testing.assert_array_equal(a.stats.counts, b.stats.counts)
     features = frame.drop("y")
     np.testing.assert_array_equal(streamed.predict(features), whole.predict(features))
+
+
+def echoed(n: int = 600, seed: int = 1) -> pl.DataFrame:
+    """Two classes, each informative column written three times: naive Bayes counts its
+    evidence three times, so its probabilities are over-confident, and ``NaiveBayes().fit``
+    calibrates them."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["no", "yes"], n, p=[0.7, 0.3])
+    shift = (y == "yes").astype(float)
+    x = rng.normal(shift, 1.2, n)
+    colour = np.where(rng.random(n) < 0.6 + 0.2 * shift, "red", "blue")
+    return pl.DataFrame(
+        {**{f"x{k}": x for k in range(3)}, **{f"colour{k}": colour for k in range(3)}, "y": y}
+    )
+
+
+def test_fit_reads_a_small_file_whole_and_calibrates_as_naive_bayes_fit(tmp_path: Path, capsys):
+    path = tmp_path / "echoed.csv"
+    echoed().write_csv(path)
+    frame = pl.read_csv(path)
+    features = frame.drop("y")
+    for option, calibration in (([], "auto"), (["--calibration", "none"], None)):
+        model_path = tmp_path / "m.nbm"
+        code, _, err = run(["fit", path, "--target", "y", "-o", model_path, *option], capsys)
+        assert code == 0 and "without calibration" not in err
+        model = nbayes.load(model_path)
+        expected = nbayes.NaiveBayes(calibration=calibration).fit(frame, target="y")
+        assert model.get_params()["calibration"] == calibration
+        if calibration is None:
+            assert model.calibration_ is None
+        else:  # the data calls for a calibration, and the file gets the one fit finds
+            assert not expected.calibration_.is_identity and expected.calibration_.weight < 0.8
+            assert model.calibration_.weight == expected.calibration_.weight
+            np.testing.assert_array_equal(model.calibration_.offset, expected.calibration_.offset)
+        np.testing.assert_allclose(
+            model.predict_proba(features), expected.predict_proba(features), rtol=1e-12
+        )
+
+
+def test_fit_streams_a_large_file_or_standard_input_uncalibrated_with_a_note(
+    tmp_path: Path, capsys, monkeypatch
+):
+    path = tmp_path / "echoed.csv"
+    echoed().write_csv(path)
+    frame = pl.read_csv(path)
+    model_path = tmp_path / "m.nbm"
+    fit = ["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1"]
+    monkeypatch.setattr("nbayes.cli.fit.CALIBRATION_MAX_BYTES", path.stat().st_size - 1)
+    code, _, err = run(fit, capsys)
+    assert code == 0
+    assert "echoed.csv (0 MiB) is fitted batch by batch, without calibration" in err
+    streamed = nbayes.load(model_path)
+    assert streamed.calibration_ is None and streamed.get_params()["calibration"] is None
+    textbook = nbayes.NaiveBayes(calibration=None).fit(frame, target="y")
+    np.testing.assert_allclose(streamed.predict_proba(frame), textbook.predict_proba(frame))
+
+    code, _, err = run([*fit, "--calibration", "always"], capsys)  # whole, whatever the size
+    assert code == 0 and "without calibration" not in err
+    assert not nbayes.load(model_path).calibration_.is_identity
+
+    data = io.BytesIO()
+    frame.write_csv(data)
+
+    class Stdin:
+        buffer = io.BytesIO(data.getvalue())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    code, _, err = run(["fit", "-", "--target", "y", "-o", model_path], capsys)
+    assert code == 0 and "standard input is fitted batch by batch, without calibration" in err
+    assert nbayes.load(model_path).calibration_ is None
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--model", "tan"], "--calibration applies to --model naive, not tan"),
+        (["--scheduler", "tcp://localhost:1"], "--calibration always needs every row"),
+    ],
+)
+def test_calibration_always_where_no_calibration_is_fitted_is_a_usage_error(
+    tmp_path: Path, csv_file: Path, capsys, options, message
+):
+    fit = ["fit", csv_file, "--target", "y", "-o", tmp_path / "m.nbm", "--calibration", "always"]
+    code, _, err = run([*fit, *options], capsys)
+    assert code == 2 and message in err
+
+
+def test_cross_validation_evaluates_the_calibrated_model(tmp_path: Path, capsys):
+    path = tmp_path / "echoed.csv"
+    echoed().write_csv(path)
+    frame = pl.read_csv(path)
+    labels = frame.get_column("y").to_numpy()
+    losses: dict = {"auto": [], None: []}
+    for test in stratified_folds(labels, 5, seed=0):
+        train = np.setdiff1d(np.arange(frame.height), test)
+        for calibration, scores in losses.items():
+            model = nbayes.NaiveBayes(calibration=calibration).fit(frame[train], target="y")
+            proba = model.predict_proba(frame[test].drop("y"))
+            truth = np.searchsorted(model.classes_, labels[test])
+            scores.append(-np.mean(np.log(proba[np.arange(len(test)), truth])))
+    for option, calibration in (([], "auto"), (["--calibration", "none"], None)):
+        _, out, _ = run(["cv", path, "--target", "y", "--folds", "5", "--json", *option], capsys)
+        got = [fold["log_loss"] for fold in json.loads(out)["settings"][0]["per_fold"]]
+        np.testing.assert_allclose(got, losses[calibration], rtol=1e-9)
+    assert np.mean(losses["auto"]) < np.mean(losses[None]) - 0.02  # calibration mattered
 
 
 def test_explain_row(tmp_path: Path, csv_file: Path, capsys):

@@ -129,9 +129,10 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
     """A NaiveBayes (or, with ``--model``, a SemiNaiveBayes) with ``families``,
     ``--continuous``, ``--alpha``, ``--prior``, ``--missing`` and ``--bins``.
 
-    Without calibration: ``nbayes fit`` reads a file once, batch by batch, and calibrating
-    needs every row scored by a model fitted without it (a second look at all the rows), so
-    ``nbayes cv`` evaluates the model ``nbayes fit`` builds, the textbook scores."""
+    Calibrated (``calibration="auto"``, as ``NaiveBayes()``) unless ``--calibration none``:
+    ``nbayes fit`` then reads the data whole and calls ``fit``; where it fits batch by batch
+    instead (a large file, standard input) it passes ``--calibration none`` here, so the model's
+    parameters say what it is."""
     if getattr(args, "model", "naive") != "naive":
         return semi_naive_model(args, families)
     return NaiveBayes(
@@ -141,7 +142,7 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         class_prior=args.prior,
         missing_values=args.missing or None,
         bins=args.bins,
-        calibration=None,
+        calibration=None if args.calibration == "none" else "auto",
     )
 
 
