@@ -51,7 +51,7 @@ def _tables() -> None:
     import nbayes
 
     rng = np.random.default_rng(1)
-    n = 60
+    n = 200  # at least calibration.MIN_ROWS: fit calibrates, compiling its objective
     table = {
         "colour": rng.choice(["red", "green", "blue"], n).tolist(),
         "size": rng.integers(0, 5, n).tolist(),
