@@ -183,24 +183,30 @@ def test_fit_reads_a_small_file_whole_and_calibrates_as_naive_bayes_fit(tmp_path
         )
 
 
-def test_fit_streams_a_large_file_or_standard_input_uncalibrated_with_a_note(
+def test_fit_streams_rows_beyond_the_limit_uncalibrated_with_a_note(
     tmp_path: Path, capsys, monkeypatch
 ):
+    from nbayes.readers import TableReader
+
     path = tmp_path / "echoed.csv"
-    echoed().write_csv(path)
+    echoed(60_000).write_csv(path)
     frame = pl.read_csv(path)
     model_path = tmp_path / "m.nbm"
     fit = ["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1"]
-    monkeypatch.setattr("nbayes.cli.fit.CALIBRATION_MAX_BYTES", path.stat().st_size - 1)
+    batches = [b.frame for b in TableReader(path, chunk_bytes=2**20, quick=True)]
+    assert len(batches) >= 3
+    # the limit passed at the second batch: the two held and the rest go through partial_fit
+    monkeypatch.setattr("nbayes.cli.fit.CALIBRATION_MAX_BYTES", batches[0].estimated_size())
     code, _, err = run(fit, capsys)
     assert code == 0
-    assert "echoed.csv (0 MiB) is fitted batch by batch, without calibration" in err
+    assert "echoed.csv holds more than 0 MiB of rows: fitted batch by batch, without" in err
     streamed = nbayes.load(model_path)
     assert streamed.calibration_ is None and streamed.get_params()["calibration"] is None
     textbook = nbayes.NaiveBayes(calibration=None).fit(frame, target="y")
+    assert_same_statistics(streamed, textbook)
     np.testing.assert_allclose(streamed.predict_proba(frame), textbook.predict_proba(frame))
 
-    code, _, err = run([*fit, "--calibration", "always"], capsys)  # whole, whatever the size
+    code, _, err = run([*fit, "--calibration", "always"], capsys)  # every row, whatever the size
     assert code == 0 and "without calibration" not in err
     assert not nbayes.load(model_path).calibration_.is_identity
 
@@ -212,8 +218,13 @@ def test_fit_streams_a_large_file_or_standard_input_uncalibrated_with_a_note(
 
     monkeypatch.setattr(sys, "stdin", Stdin)
     code, _, err = run(["fit", "-", "--target", "y", "-o", model_path], capsys)
-    assert code == 0 and "standard input is fitted batch by batch, without calibration" in err
+    assert code == 0 and "standard input holds more than" in err
     assert nbayes.load(model_path).calibration_ is None
+    monkeypatch.setattr("nbayes.cli.fit.CALIBRATION_MAX_BYTES", 2**30)  # small input: held
+    Stdin.buffer = io.BytesIO(data.getvalue())
+    code, _, err = run(["fit", "-", "--target", "y", "-o", model_path], capsys)
+    assert code == 0 and "without calibration" not in err
+    assert not nbayes.load(model_path).calibration_.is_identity
 
 
 @pytest.mark.parametrize(

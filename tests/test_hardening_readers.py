@@ -226,9 +226,14 @@ def test_the_file_scan_finds_a_blank_next_to_a_separator_across_block_boundaries
 @pytest.mark.parametrize("final_newline", [True, False])
 @pytest.mark.parametrize("limit", [2998, 2999, 3000, 3001])
 def test_the_mapped_scan_and_the_block_scan_agree_on_the_longest_record(
-    tmp_path: Path, limit: int, final_newline: bool
+    tmp_path: Path, limit: int, final_newline: bool, monkeypatch
 ):
+    import mmap
+
+    from nbayes import readers
     from nbayes.readers import QuickReadAbandoned
+
+    monkeypatch.setattr(readers, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)  # many windows
 
     records = [b"a,b", b"1," + b"2" * 2997, b"3,4", b"5," + b"6" * 2998, b"7,8"]
     if not final_newline:  # the longest record last, with no line end after it
@@ -243,3 +248,21 @@ def test_the_mapped_scan_and_the_block_scan_agree_on_the_longest_record(
                 scan()
         else:
             assert scan() is False
+
+
+@pytest.mark.parametrize("at", [0, 4095, 4096, 9000, -1])
+def test_the_mapped_scan_finds_a_blank_in_any_window(tmp_path: Path, at: int, monkeypatch):
+    import mmap
+
+    from nbayes import readers
+
+    monkeypatch.setattr(readers, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)
+    body = bytearray(b"a,b\n" + b"1,2\n" * 3000)  # 12 KB: three or more windows
+    body[at] = ord(" ")
+    path = tmp_path / "blank.csv"
+    path.write_bytes(bytes(body))
+    with open(path, "rb") as handle:
+        assert readers._holds_any(handle, len(body), [b" ", b"\t"])
+        assert not readers._holds_any(handle, len(body), [b"\t"])
+    reader = TableReader(path, chunk_bytes=1024)
+    assert reader._file_padded() is readers._padded(bytes(body), b",")

@@ -46,6 +46,7 @@ import warnings
 import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -399,32 +400,33 @@ class TableReader:
         without a line end, which Polars would hold whole; the careful reader names its line.
 
         A file with no blank at all (the usual case, and the one where reading it costs most)
-        is answered from a memory map by byte searches, nothing copied; any other file is read
-        through :meth:`_padded_blocks`.
+        is answered by byte searches in memory-mapped windows of MAPPED_BYTES, nothing copied
+        and no more than a window resident at a time; any other file is read through
+        :meth:`_padded_blocks`.
         """
         blanks = [blank for blank in (b" ", b"\t") if blank != self._sep]
         try:
-            with (
-                open(self.path, "rb") as handle,
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
-            ):
-                if not (self.strip and any(data.find(blank) >= 0 for blank in blanks)):
-                    self._check_record_lengths(data)
+            with open(self.path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if not (self.strip and _holds_any(handle, size, blanks)):
+                    self._check_record_lengths(handle, size)
                     return False
         except (OSError, ValueError):  # a file that cannot be mapped: read it instead
             pass
         return self._padded_blocks()
 
-    def _check_record_lengths(self, data: mmap.mmap) -> None:
+    def _check_record_lengths(self, handle: IO[bytes], size: int) -> None:
         """Raise QuickReadAbandoned unless every run of more than max_record_bytes bytes holds
         a line end: from each line end found, the next max_record_bytes + 1 bytes must hold
         another (searched from their far end, so most of them are never looked at)."""
         limit, start = self.max_record_bytes, 0
-        while len(data) - start > limit:
-            end = data.rfind(b"\n", start, start + limit + 1)
+        while size - start > limit:
+            stop = start + limit + 1
+            with _mapped(handle, start, stop) as (data, at):
+                end = data.rfind(b"\n", at, at + stop - start)
             if end < 0:
                 raise QuickReadAbandoned("a record longer than max_record_bytes")
-            start = end + 1
+            start += end - at + 1
 
     def _padded_blocks(self) -> bool:
         """:meth:`_file_padded`, reading the file into one reused buffer whose first byte is
@@ -988,6 +990,29 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: Bytes of a file mapped at a time by the quick reader's scan (the window's pages are resident
+#: while it is searched, and released after).
+MAPPED_BYTES = 64 * 2**20
+
+
+@contextmanager
+def _mapped(handle: IO[bytes], start: int, stop: int) -> Iterator[tuple[mmap.mmap, int]]:
+    """Bytes ``start:stop`` of an open file, memory-mapped read-only, and where ``start`` is in
+    the map (a map begins at a multiple of mmap.ALLOCATIONGRANULARITY)."""
+    base = start - start % mmap.ALLOCATIONGRANULARITY
+    with mmap.mmap(handle.fileno(), stop - base, offset=base, access=mmap.ACCESS_READ) as data:
+        yield data, start - base
+
+
+def _holds_any(handle: IO[bytes], size: int, needles: list[bytes]) -> bool:
+    """Whether the file holds any of the one-byte ``needles``, searched window by window."""
+    for start in range(0, size, MAPPED_BYTES):
+        with _mapped(handle, start, min(size, start + MAPPED_BYTES)) as (data, _):
+            if any(data.find(needle) >= 0 for needle in needles):
+                return True
+    return False
 
 
 def _padded(body: bytes, separator: bytes) -> bool:

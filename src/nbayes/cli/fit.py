@@ -4,19 +4,17 @@ a Dask cluster), and save it."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 
 import numpy as np
 import polars as pl
 
-from ..model import NaiveBayes
 from ..persist import save
 from ..readers import DataError, QuickReadAbandoned
 from ._args import CALIBRATION_MAX_BYTES, UsageError
 from ._models import Learner, learner_for, table_model
-from ._reading import Reader, located, open_reader, progress, require_target
+from ._reading import Batch, Reader, located, open_reader, progress, require_target
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,23 +50,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
-    """Read the data and fit: a calibrated NaiveBayes on the whole table with ``fit`` (see
-    :func:`_calibration_skipped`), anything else batch by batch with ``partial_fit``, memory
-    bounded by the chunk size.
+    """Read the data and fit: a NaiveBayes that calibrates on the whole table with ``fit`` (see
+    :func:`_fit_batches`), anything else batch by batch with ``partial_fit``, memory bounded by
+    the chunk size.
 
     A CSV file on disk is first read quickly by Polars' streaming engine; if that meets
     anything it cannot locate or repair, the fit starts over with the careful reader (which
     names lines, skips bad rows, replaces bad bytes). Warnings of an abandoned pass are dropped.
     """
-    skipped = _calibration_skipped(args)
-    if skipped:  # the model's parameters say what it is: not calibrated
-        args = argparse.Namespace(**{**vars(args), "calibration": "none"})
     reader = open_reader(args, quick=True)
     if reader.quick:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                learner = _fit_batches(args, reader, quiet=False, skipped=skipped)
+                learner = _fit_batches(args, reader, quiet=False)
             except QuickReadAbandoned:
                 caught = None
         if caught is not None:
@@ -79,63 +74,62 @@ def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
             return _checked_fit(args, learner, reader)
         reader = open_reader(args)
         return _checked_fit(args, _fit_batches(args, reader, quiet=True), reader)
-    return _checked_fit(args, _fit_batches(args, reader, quiet=False, skipped=skipped), reader)
+    return _checked_fit(args, _fit_batches(args, reader, quiet=False), reader)
 
 
-def _calibration_skipped(args: argparse.Namespace) -> str | None:
-    """Why ``--calibration auto`` fits a NaiveBayes batch by batch, uncalibrated (None when it
-    reads the data whole and calibrates): the data is standard input or a file larger than
-    CALIBRATION_MAX_BYTES. Calibrating scores every row with a model fitted without it, a
-    second look at all the rows that one pass over batches cannot give."""
-    if args.calibration != "auto":
-        return None
-    size = None if args.data == "-" else os.path.getsize(args.data)
-    if size is not None and size <= CALIBRATION_MAX_BYTES:
-        return None
-    what = "standard input is" if size is None else f"{args.data} ({size / 2**20:,.0f} MiB) is"
-    return (
-        f"nbayes: {what} fitted batch by batch, without calibration (--calibration always "
-        "reads it whole to calibrate; --calibration none asks for none)."
-    )
-
-
-def _fit_batches(
-    args: argparse.Namespace, reader: Reader, *, quiet: bool, skipped: str | None = None
-) -> Learner | None:
+def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Learner | None:
     """The learner fitted on every batch (None when there were none); the learner is chosen
-    from the first batch. ``quiet``: its notes were given by an abandoned quick pass;
-    ``skipped``: the note to give if the learner is a NaiveBayes left uncalibrated.
+    from the first batch. ``quiet``: its notes were given by an abandoned quick pass.
 
-    A NaiveBayes that calibrates keeps the batches and fits them together at the end: the
-    model ``NaiveBayes().fit`` gives on the whole table."""
+    A NaiveBayes that calibrates (``--calibration`` auto or always) holds the batches and fits
+    them together at the end, the model ``NaiveBayes().fit`` gives on the whole table: its
+    calibration scores every row with a model fitted without it, a second look at all the rows.
+    With auto, once the rows held take more than CALIBRATION_MAX_BYTES in memory, the model
+    fits them and the rest batch by batch instead, uncalibrated, with a note saying so."""
     learner = None
-    kept: list[pl.DataFrame] | None = None
+    held: list[Batch] | None = None  # the batches of a fit on the whole table
+    size = 0
     with progress(reader, "fit") as batches:
         for batch in batches:
             if learner is None:
                 target = require_target(args, reader.path, batch.frame.columns)
                 learner = learner_for(args, reader.path, batch.frame, target, quiet=quiet)
-                if isinstance(learner.model, NaiveBayes):
-                    if learner.model.calibration == "auto":
-                        kept = []
-                    elif skipped and not quiet:
-                        print(skipped, file=sys.stderr)
+                if getattr(learner.model, "calibration", None) == "auto":
+                    held = []
             else:
                 require_target(args, reader.path, batch.frame.columns)
-            if kept is not None:
-                kept.append(batch.frame)
-                continue
+            pending = [batch]
+            if held is not None:
+                held.append(batch)
+                size += batch.frame.estimated_size()
+                if size <= CALIBRATION_MAX_BYTES or args.calibration == "always":
+                    continue
+                learner.model.set_params(calibration=None)  # its parameters say what it is
+                if not quiet:
+                    print(_uncalibrated_note(reader), file=sys.stderr)
+                pending, held = held, None
+            for item in pending:
+                try:
+                    learner.partial_fit(item.frame)
+                except ValueError as error:
+                    raise located(error, reader, item) from error
+    if held:
+        table = pl.concat([batch.frame for batch in held], how="vertical_relaxed")
+        if table.get_column(learner.target).is_not_null().any():  # else _checked_fit says so
             try:
-                learner.partial_fit(batch.frame)
+                learner.fit(table)
             except ValueError as error:
-                raise located(error, reader, batch) from error
-    table = pl.concat(kept, how="vertical_relaxed") if kept else None
-    if table is not None and table.get_column(learner.target).is_not_null().any():
-        try:  # (no labelled row: left unfitted, for _checked_fit to say so as when streamed)
-            learner.fit(table)
-        except ValueError as error:
-            raise DataError(reader.path, str(error)) from error
+                raise DataError(reader.path, str(error)) from error
     return learner
+
+
+def _uncalibrated_note(reader: Reader) -> str:
+    what = "standard input" if reader.path == "-" else reader.path
+    return (
+        f"nbayes: {what} holds more than {CALIBRATION_MAX_BYTES // 2**20} MiB of rows: fitted "
+        "batch by batch, without calibration (--calibration always holds every row to "
+        "calibrate; --calibration none asks for none)."
+    )
 
 
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
