@@ -346,7 +346,7 @@ _WIDE_COLUMNS = 16
 #: its grid; the rest are counted on that grid (:func:`_reduce_on_grid`) rather than sorted in
 #: one large batch, which makes ``fit`` on a million rows several times faster. The sums are the
 #: same as for one batch up to floating-point order (see the module's docstring).
-ROWS_PER_ADD = 1 << 17
+ROWS_PER_ADD = 1 << 18
 _WIDE_ROWS = 1024
 _WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew per block
 
