@@ -266,3 +266,18 @@ def test_the_mapped_scan_finds_a_blank_in_any_window(tmp_path: Path, at: int, mo
         assert not readers._holds_any(handle, len(body), [b"\t"])
     reader = TableReader(path, chunk_bytes=1024)
     assert reader._file_padded() is readers._padded(bytes(body), b",")
+
+
+def test_a_number_padded_after_the_first_rows_abandons_the_quick_read(tmp_path: Path):
+    """A table of numbers is not scanned for blanks before Polars reads it: a padded number
+    stops Polars (or makes its column text, which is checked), and the careful reader strips."""
+    from nbayes.readers import QuickReadAbandoned, read_all
+
+    rows = "".join(f"{i % 7},{i}.5,{i % 2}\n" for i in range(5000))
+    path = tmp_path / "late.csv"
+    path.write_text("a,b,y\n" + rows + "3, 8.5 ,1\n")
+    with pytest.raises(QuickReadAbandoned):
+        list(TableReader(path, quick=True))
+    careful = read_all(TableReader(path))
+    assert careful.get_column("b").to_list()[-1] == 8.5
+    assert careful.height == 5001

@@ -365,9 +365,12 @@ class TableReader:
             if self.header
             else self._column_names(None, 1, len(self.names or fields))
         )
-        # whitespace to strip: looked for in the bytes once (fast), then per batch if present;
-        # the same pass abandons a file with a record longer than max_record_bytes
-        padded = self._file_padded()
+        # a record longer than max_record_bytes, which Polars would hold whole, abandons the
+        # file before Polars reads it; whitespace to strip is looked for in the bytes once a
+        # batch has text columns (fast), then per batch if present (a padded number is read
+        # as text, or stops Polars, which abandons the quick read)
+        self._scan_record_lengths()
+        padded: bool | None = None
         per_row = max(1.0, len(sample) / max(1, sample.count(b"\n")))
         rows = max(1000, int(self.chunk_bytes / per_row))
         lazy = pl.scan_csv(
@@ -383,6 +386,8 @@ class TableReader:
             for frame in lazy.collect_batches(chunk_size=rows):
                 if frame.width and frame.get_column(frame.columns[-1]).null_count():
                     raise QuickReadAbandoned("an empty last field: perhaps a row lacks fields")
+                if padded is None and pl.String in frame.schema.values():
+                    padded = self._file_padded()
                 if padded and _padded_strings(frame):
                     raise QuickReadAbandoned("whitespace around values, to be stripped")
                 self._check_near_misses(frame, None)
@@ -414,6 +419,17 @@ class TableReader:
         except (OSError, ValueError):  # a file that cannot be mapped: read it instead
             pass
         return self._padded_blocks()
+
+    def _scan_record_lengths(self) -> None:
+        """Raise QuickReadAbandoned at a run of more than max_record_bytes without a line end
+        (:meth:`_check_record_lengths` on a memory map, or :meth:`_padded_blocks`)."""
+        try:
+            with open(self.path, "rb") as handle:
+                self._check_record_lengths(handle, os.fstat(handle.fileno()).st_size)
+                return
+        except (OSError, ValueError):  # a file that cannot be mapped: read it instead
+            pass
+        self._padded_blocks()
 
     def _check_record_lengths(self, handle: IO[bytes], size: int) -> None:
         """Raise QuickReadAbandoned unless every run of more than max_record_bytes bytes holds
