@@ -130,9 +130,9 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
     ``--continuous``, ``--alpha``, ``--prior``, ``--missing`` and ``--bins``.
 
     Calibrated (``calibration="auto"``, as ``NaiveBayes()``) unless ``--calibration none``:
-    ``nbayes fit`` then reads the data whole and calls ``fit``; where it fits batch by batch
-    instead (a large file, standard input) it passes ``--calibration none`` here, so the model's
-    parameters say what it is."""
+    ``nbayes fit`` then holds the rows and calls ``fit`` on them all; where they grow too large
+    and it fits batch by batch instead, it sets ``calibration=None`` on the model, so the
+    model's parameters say what it is."""
     if getattr(args, "model", "naive") != "naive":
         return semi_naive_model(args, families)
     return NaiveBayes(

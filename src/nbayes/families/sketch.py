@@ -341,14 +341,14 @@ class FeatureSketch:
 #: a wide table of few rows then costs NumPy work in proportion to its values, not one round of
 #: Python calls per column (100,000 columns of 200 rows: about 2.5 s instead of 20 s).
 _WIDE_COLUMNS = 16
+_WIDE_ROWS = 1024
+_WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew per block
 
 #: Rows a sketch adds at a time. The first rows of a column of distinct values are sorted to find
 #: its grid; the rest are counted on that grid (:func:`_reduce_on_grid`) rather than sorted in
 #: one large batch, which makes ``fit`` on a million rows several times faster. The sums are the
 #: same as for one batch up to floating-point order (see the module's docstring).
 ROWS_PER_ADD = 1 << 18
-_WIDE_ROWS = 1024
-_WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew per block
 
 
 def _add_columns(
