@@ -69,9 +69,9 @@ TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb",
 
 #: ``--calibration``: NaiveBayes' own calibration, which holds every row: while they take at most
 #: ``CALIBRATION_MAX_BYTES`` in memory (``auto``; Polars' estimate of the table read), whatever
-#: their size, or never. A calibrated fit costs several streamed ones (five fold models, every row
-#: scored): at the limit, 395,000 rows of 21 numeric columns (a 45 MB CSV), it took 11 s and
-#: 550 MiB here against 4 s and 400 MiB streamed.
+#: their size, or never. A calibrated fit costs several uncalibrated ones (five fold models,
+#: every row scored: ``benchmarks/calibration.py`` measures it), so the limit keeps the default
+#: fit of a large file streamed.
 CALIBRATION_CHOICES = ("auto", "always", "none")
 CALIBRATION_MAX_BYTES = 64 * 2**20
 
