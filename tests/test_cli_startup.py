@@ -117,3 +117,22 @@ def test_a_new_family_needs_no_command_line_edit():
     assert "lognormal-test}" in help_text  # the end of --continuous's choices
     listed = one_line(help_text).split("(by name or position): ")[1].split(" (repeatable)")[0]
     assert "lognormal-test" in listed.split(", ")
+
+
+def test_fit_imports_the_models_only_once_it_has_rows(tmp_path):
+    """``nbayes fit`` reaches its data before importing the models (and with them Numba and
+    SciPy): an error in the file or the options is reported without them. The quick CSV
+    reader itself never needs Numba."""
+    assert set(loaded_after("import nbayes.cli.fit")) <= {"numpy", "polars"}
+    missing = tmp_path / "absent.csv"
+    out = tmp_path / "m.nbm"
+    failing = f"main(['fit', {str(missing)!r}, '--target', 'y', '-o', {str(out)!r}])"
+    assert set(loaded_after(failing)) <= {"numpy", "polars"}
+    data = tmp_path / "rows.csv"
+    data.write_text("a,b,y\n" + "".join(f"{i % 3},{i * 0.5},{i % 2}\n" for i in range(50)))
+    reading = (
+        "from nbayes.readers import TableReader\n"
+        f"rows = sum(b.frame.height for b in TableReader({str(data)!r}, quick=True))\n"
+        "assert rows == 50, rows"
+    )
+    assert set(loaded_after(reading)) <= {"numpy", "polars"}

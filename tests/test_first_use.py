@@ -3,6 +3,7 @@ per install, including an install that is read-only when it is used."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -149,3 +150,17 @@ def test_compile_runs_every_step(capsys):
     for step in precompile.STEPS:
         assert f"{step}:" in printed
     assert "kernels cached under" in printed
+    assert "bytecode:" in printed
+
+
+def test_compile_writes_the_bytecode_of_every_module(tmp_path):
+    install = tmp_path / "site"
+    shutil.copytree(PACKAGE, install / "nbayes", ignore=shutil.ignore_patterns("__pycache__"))
+    environment = {**os.environ, "PYTHONPATH": str(install), "PYTHONDONTWRITEBYTECODE": "1"}
+    code = "from nbayes import compile as c; print(c.byte_compile())"
+    assert run_python(code, environment).strip() == "True"
+    modules = sorted(install.rglob("*.py"))
+    assert len(modules) > 50
+    # where this interpreter looks for each module's bytecode before compiling its source
+    lacking = [p for p in modules if not Path(importlib.util.cache_from_source(p)).exists()]
+    assert not lacking, lacking[:5]

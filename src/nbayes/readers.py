@@ -54,8 +54,6 @@ from typing import IO, Any
 import numpy as np
 import polars as pl
 
-from . import _kernels
-
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 CHUNK_BYTES = 16 * 2**20
 #: The longest record (row, or JSON line) a reader accepts, unless told otherwise.
@@ -638,6 +636,8 @@ class TableReader:
         fields = np.empty(capacity, dtype=np.int64)
         lines = np.empty(capacity, dtype=np.int64)
         separator = self._sep[0]
+        from . import _kernels  # Numba, imported here: the quick reader never needs it
+
         if self.quote is None or buffer.find(self.quote.encode()) < 0:
             # no quoting anywhere: every newline ends a record
             count, used = _kernels.scan_plain_records(array, separator, at_end, ends, fields)

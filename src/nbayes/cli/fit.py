@@ -6,15 +6,20 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from ..persist import save
 from ..readers import DataError, QuickReadAbandoned
 from ._args import CALIBRATION_MAX_BYTES, UsageError
-from ._models import Learner, learner_for, table_model
 from ._reading import Batch, Reader, located, open_reader, progress, require_target
+
+if TYPE_CHECKING:
+    from ._models import Learner
+
+# The models (and with them Numba, SciPy and every estimator) are imported when the first batch
+# has been read, not with this module: a usage or data error is reported without them.
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
             f"the target has a single class ({model.classes_[0]!r}); a classifier needs at "
             "least two.",
         )
+    from ..persist import save
+
     if args.loss:
         owner = getattr(model, "model_", model) if args.model != "naive" else model
         owner.set_params(loss=read_loss(args.loss, model.classes_))
@@ -92,6 +99,8 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
     with progress(reader, "fit") as batches:
         for batch in batches:
             if learner is None:
+                from ._models import learner_for  # see the imports
+
                 target = require_target(args, reader.path, batch.frame.columns)
                 learner = learner_for(args, reader.path, batch.frame, target, quiet=quiet)
                 if getattr(learner.model, "calibration", None) == "auto":
@@ -152,6 +161,8 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     first = next(iter(open_reader(args)), None)
     if first is None:
         raise DataError(args.data, "the file has no data rows.")
+    from ._models import learner_for
+
     target = require_target(args, args.data, first.frame.columns)
     learner = learner_for(args, args.data, first.frame, target)
     try:
@@ -191,6 +202,7 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
             "apart and merges them (the textbook scores)."
         )
     from ..distributed import fit_files
+    from ._models import Learner, table_model
 
     args = argparse.Namespace(**{**vars(args), "calibration": "none"})  # merged: uncalibrated
     families = dict(args.family)
