@@ -43,6 +43,22 @@ def test_import_nbayes_imports_no_heavy_library():
     assert version == nbayes.__version__
 
 
+def test_estimators_and_text_import_no_table_machinery():
+    """The array estimators and TextClassifier import neither Polars nor SciPy's special
+    functions: those come with the table models (their column groups and encoders)."""
+    code = (
+        "import sys, nbayes\n"
+        "nbayes.GaussianNB, nbayes.CategoricalNB, nbayes.PoissonNB, nbayes.TextClassifier\n"
+        "print([m for m in ('polars', 'scipy.special', 'nbayes.encoding') if m in sys.modules])\n"
+        "nbayes.NaiveBayes\n"
+        "print('polars' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    loaded, table_model_brings_polars = run_python(code, env).splitlines()
+    assert loaded == "[]"
+    assert table_model_brings_polars == "True"
+
+
 def test_every_public_name_resolves():
     for name in nbayes.__all__:
         assert getattr(nbayes, name) is not None, name

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import polars as pl
 
-from ..encoding import NumericEncoder
 from ..exceptions import UnseenCategoryWarning
+
+if TYPE_CHECKING:  # Polars comes with the table models, not with the estimators
+    import polars as pl
 
 
 class Statistics(Protocol):
@@ -153,6 +154,8 @@ class ColumnGroup:
         self.names = list(names)
         if family:
             self.family = family
+        from ..encoding import NumericEncoder
+
         self.encoder = NumericEncoder(self.names, self.family)
 
     # ------------------------------------------------------------------ data → statistics

@@ -5,10 +5,12 @@ The columns each family's frames hold are documented in :mod:`nbayes.conditional
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def tidy_frame(
@@ -33,6 +35,8 @@ def tidy_frame(
         if array.shape != (k, rows):
             raise ValueError(f"{key}: shape {array.shape}, expected {(k, rows)}.")
         data[key] = array.reshape(k * rows)
+    import polars as pl  # the conditionals' tables only: not imported with the estimators
+
     return pl.DataFrame(data, strict=False)
 
 

@@ -23,17 +23,18 @@ of log P(a_jl | c) with one row per (j, l) and one column per class, and a row's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 import scipy.sparse as sp
 
 from .. import _kernels
-from ..encoding import CategoricalEncoder
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
 from ._tidy import tidy_frame
+
+if TYPE_CHECKING:  # Polars comes with the table models, not with the estimators
+    import polars as pl
 
 UNKNOWN_MODES = ("ignore", "smooth", "error")
 
@@ -247,6 +248,10 @@ class CategoricalColumns(ColumnGroup):
         dtypes: list[pl.DataType] | None = None,
         max_bins: int = 2048,
     ) -> None:
+        import polars as pl
+
+        from ..encoding import CategoricalEncoder
+
         super().__init__(names, n_classes, family=family)
         self.encoder = CategoricalEncoder(self.names, list(dtypes or [pl.String] * len(names)))
         self.stats = CategoricalCounts(n_classes, len(names))
@@ -493,6 +498,8 @@ class CategoricalColumns(ColumnGroup):
         self, classes: np.ndarray, settings: Settings, *, grid: int = 200
     ) -> dict[str, pl.DataFrame]:
         """value, count n_{c,v}, probability P_λ(v | c); values in the order first seen."""
+        import polars as pl
+
         table, _ = self.stats.log_prob(self.alphas(settings))
         offsets = self.stats.offsets
         out = {}

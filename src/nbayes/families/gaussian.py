@@ -43,10 +43,9 @@ from zero (|x| ≫ σ) do not lose digits to cancellation.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 
 from .. import _threads
 from .._jit import kernel
@@ -54,6 +53,9 @@ from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
 from ._tidy import tidy_frame
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @kernel

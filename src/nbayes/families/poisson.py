@@ -16,19 +16,19 @@ Missing values (NaN, dense input) are skipped: they add neither the rate nor the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 import scipy.sparse as sp
-from scipy.special import gammaln
 
-from ..encoding import NumericEncoder
 from ._group import ColumnGroup, Settings, format_table
 from ._registry import Family, register
 from ._tidy import tidy_frame
 from .counts import FeatureSums, LogTable, is_sparse, matmul
 from .multinomial import _key
+
+if TYPE_CHECKING:  # Polars, the encoders and SciPy's special functions are imported where used
+    import polars as pl
 
 
 def rates(stats: FeatureSums, class_count: np.ndarray, alpha: float | np.ndarray) -> np.ndarray:
@@ -50,6 +50,7 @@ def log_likelihood(
     alpha: float | np.ndarray,
 ) -> np.ndarray:
     """Σ_j log P(x_j | c), shape (rows, K)."""
+    from scipy.special import gammaln
 
     def tables() -> tuple[np.ndarray, LogTable]:
         rate = rates(stats, class_count, alpha)
@@ -79,6 +80,8 @@ class PoissonColumns(ColumnGroup):
 
     def __init__(self, names: list[str], n_classes: int, **options: Any) -> None:
         super().__init__(names, n_classes, **options)
+        from ..encoding import NumericEncoder  # see the imports
+
         self.encoder = NumericEncoder(self.names, self.family, nonnegative=True)
         self.stats = FeatureSums(n_classes, len(names), track_observed=True)
 
