@@ -596,6 +596,56 @@ def test_a_batch_whose_keys_are_all_known_is_added_in_place_with_the_same_sums()
     assert small.keys.size == 0
 
 
+@pytest.mark.parametrize("kind", ["codes", "pooled"])
+def test_grid_sums_added_on_stored_keys_equal_the_searched_addition(kind):
+    """The compiled addition of a batch whose keys are all stored finds each stored key's cell
+    by arithmetic; its sums are those of the searched addition, bit for bit, and a batch with
+    a key not stored is left to the search (nothing changed)."""
+    from nbayes.families import sketch as sk
+
+    rng = np.random.default_rng(24)
+    n, k = 6000, 4
+
+    if kind == "codes":
+        seen = rng.integers(-3, 9, n).astype(np.float64)
+    else:
+        seen = np.round(rng.normal(size=n) * 3, 1)
+    seen[rng.random(n) < 0.05] = np.nan
+
+    def batch(shift=0.0):  # values seen before (shuffled), new classes and weights
+        weight = np.where(rng.random(n) < 0.05, 0.0, rng.random(n) + 0.5)
+        return rng.permutation(seen) + shift, rng.integers(0, k, n), weight
+
+    sketch = sk.FeatureSketch(k, 64 if kind == "pooled" else 2048)
+    for _ in range(3):  # the grid settles
+        sketch.add(*batch())
+    assert (sketch.level == sk.EXACT) == (kind == "codes")
+    values, cls, weight = batch()
+    _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
+    searched = sk.FeatureSketch.of(
+        sketch.keys,
+        sketch.weight,
+        sketch.total,
+        level=sketch.level,
+        max_bins=sketch.max_bins,
+        minimum=sketch.minimum,
+        maximum=sketch.maximum,
+    )
+    assert searched._add_counted(*sk._grid_entries(grid, sketch.level, k))
+    keys = sketch.keys
+    assert sketch._add_on_grid(grid)
+    assert sketch.keys is keys
+    np.testing.assert_array_equal(sketch.weight, searched.weight)
+    np.testing.assert_array_equal(sketch.total, searched.total)
+    # beyond the stored keys: nothing changes here, and the search adds them
+    values, cls, weight = batch(shift=1000.0)
+    _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
+    if grid is not None:
+        weight_before = sketch.weight
+        assert not sketch._add_on_grid(grid)
+        assert sketch.weight is weight_before
+
+
 def test_explanations_stay_exact_when_a_missing_term_is_minus_infinity():
     # maximum likelihood (alpha=0): a class with no missing values has P(missing | c) = 0, and
     # the other columns' terms must not become NaN (−inf − −inf) on a row with a missing value

@@ -249,3 +249,54 @@ def test_gaussian_rows_are_the_sum_of_the_densities_of_their_observed_values():
     for i in range(n):
         _expanded_rows(X, *coefficients, alone, i, i + 1)
     np.testing.assert_array_equal(alone, together)
+
+
+def _magnitude_by_numpy(X: np.ndarray) -> float:
+    finite_or_inf = np.abs(X[~np.isnan(X)])
+    return float(finite_or_inf.max()) if finite_or_inf.size else 0.0
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.zeros((0, 3)),
+        np.full((3, 3), np.nan),
+        np.array([[np.nan, -5.0], [2.0, np.nan]]),
+        np.array([-np.inf, 1.0]),
+        np.array([np.nan, np.inf]),
+        np.array([-0.0]),
+        np.array([1.0, 2.0, 3.0, 4.0, -7.0]),  # the tail after the groups of four
+        np.random.default_rng(0).normal(size=(1001, 7)),
+        np.asfortranarray(np.random.default_rng(1).normal(size=(513, 9))),
+        np.random.default_rng(2).normal(size=(100, 10))[:, ::2],  # not contiguous: NumPy
+        np.arange(12, dtype=np.float32).reshape(3, 4) - 20,
+    ],
+)
+def test_largest_magnitude_leaves_out_nan_in_one_pass(X):
+    from nbayes._validation import largest_magnitude
+
+    got = largest_magnitude(X)
+    assert type(got) is float
+    assert got == _magnitude_by_numpy(X)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint8, np.uint64])
+def test_known_class_indices_by_table_equal_the_binary_search(dtype):
+    from nbayes.model import _known_class_indices
+
+    rng = np.random.default_rng(3)
+    signed = np.dtype(dtype).kind == "i"
+    for classes in ([0, 1, 2, 3, 4], [2, 7, 100], [5], [-100, 0, 100] if signed else [0, 120]):
+        classes = np.array(classes, dtype=dtype)
+        for values in (
+            rng.choice(classes, 1000),
+            np.array([], dtype=dtype),
+            np.append(rng.choice(classes, 10), classes[0] + 1).astype(dtype),  # a new label
+        ):
+            got = _known_class_indices(classes, values)
+            at = np.minimum(np.searchsorted(classes, values), classes.size - 1)
+            if not np.array_equal(classes[at], values):
+                assert got is None
+            else:
+                assert got is not None and got.dtype == np.intp
+                np.testing.assert_array_equal(got, at)

@@ -83,6 +83,28 @@ def prefetch(typingctx, array, row, column):  # pragma: no cover - compiled
 
 
 @kernel
+def largest_magnitude_flat(values):  # pragma: no cover - compiled
+    """max |x| over a 1-d float array, NaN left out (0 when there is no other value), in one
+    pass: four running maxima, so that the loop is not one chain of dependent comparisons."""
+    n = values.shape[0]
+    m0 = m1 = m2 = m3 = 0.0
+    stop = n - n % 4
+    for i in range(0, stop, 4):
+        a0 = abs(values[i])
+        a1 = abs(values[i + 1])
+        a2 = abs(values[i + 2])
+        a3 = abs(values[i + 3])
+        m0 = a0 if a0 > m0 else m0  # NaN compares false: left out
+        m1 = a1 if a1 > m1 else m1
+        m2 = a2 if a2 > m2 else m2
+        m3 = a3 if a3 > m3 else m3
+    for i in range(stop, n):
+        a = abs(values[i])
+        m0 = a if a > m0 else m0
+    return max(max(m0, m1), max(m2, m3))
+
+
+@kernel
 def count_codes(X, cls, weight, offsets, counts):  # pragma: no cover - compiled
     """counts[c, offsets[j] + v] += w_i for every row i of class c with x_ij = v (v ≥ 0)."""
     n, d = X.shape

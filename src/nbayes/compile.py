@@ -68,6 +68,12 @@ def _tables() -> None:
     for continuous in ("auto", "gaussian", "kde", "mdl"):
         model = nbayes.NaiveBayes(continuous=continuous).fit(table, y)
         model.predict_proba(table)
+    # batches of a stream: counted on each value sketch's grid once it has settled
+    stream = nbayes.NaiveBayes(calibration=None)
+    for _ in range(3):
+        rows = 1100  # at least the 1024 values a sketch counts rather than sorts
+        batch = {"x": rng.normal(size=rows).round(2), "k": rng.integers(0, 5, rows).astype(float)}
+        stream.partial_fit(batch, rng.choice(["a", "b"], rows))
 
 
 def _text() -> None:

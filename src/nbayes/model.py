@@ -1001,6 +1001,11 @@ def _describe_calibration(fitted: Calibration, classes: np.ndarray) -> str:
     return out
 
 
+#: Integer labels spanning at most this many values are looked up in a table (one read per
+#: row) rather than found by binary search.
+LABEL_TABLE_SIZE = 1 << 16
+
+
 def _known_class_indices(classes: np.ndarray, values: np.ndarray) -> np.ndarray | None:
     """Each label's index in the sorted ``classes`` when every label of the batch is one of
     them (most batches of a stream): one binary search per row instead of finding the batch's
@@ -1008,6 +1013,13 @@ def _known_class_indices(classes: np.ndarray, values: np.ndarray) -> np.ndarray 
     checks and explains)."""
     if values.dtype != classes.dtype or values.dtype.kind not in "iufb" or not classes.size:
         return None
+    if values.dtype.kind in "iu" and values.size:  # integer labels: a lookup table, not a search
+        low, high = int(classes[0]), int(classes[-1])
+        if high - low <= LABEL_TABLE_SIZE and low <= values.min() and values.max() <= high:
+            position = np.full(high - low + 1, -1, dtype=np.intp)
+            position[[int(c) - low for c in classes]] = np.arange(classes.size)
+            at = position[np.subtract(values, low, dtype=np.int64)]  # in [0, high - low]
+            return at if at.min() >= 0 else None
     at = np.searchsorted(classes, values)
     np.minimum(at, classes.size - 1, out=at)
     if not np.array_equal(classes[at], values):

@@ -104,17 +104,18 @@ def _grid_sums(values, cls, weight, factor, exact, n_classes):  # pragma: no cov
     return count, smallest, largest, low, W, T
 
 
-def _reduce_on_grid(
+def _sums_on_grid(
     values: np.ndarray, cls: np.ndarray, weight: np.ndarray, level: int, n_classes: int
-) -> tuple[int, float, float, tuple[np.ndarray, ...] | None]:
-    """A batch of one column (NaN values and rows of weight 0 left out) pooled on the grid of
-    width 2^level (:func:`pool`) and summed per key and class by counting rather than sorting,
-    where the keys span few grid cells (a column of codes, or any column once pooled): a batch
-    of a stream then costs two compiled passes, not a sort.
+) -> tuple[int, float, float, tuple[float, float, np.ndarray, np.ndarray] | None]:
+    """A batch of one column (NaN values and rows of weight 0 left out) summed per cell of the
+    grid of width 2^level (:func:`pool`) and class by counting rather than sorting, where the
+    keys span few grid cells (a column of codes, or any column once pooled): a batch of a
+    stream then costs two compiled passes, not a sort.
 
-    Returns (count, min, max, entries): the number of values kept, their range, and flat
-    (key, class, W, T) entries, or None where counting does not apply (few values, a wide
-    span, exact values that are not whole numbers, an extreme grid)."""
+    Returns (count, min, max, grid): the number of values kept, their range, and (lowest cell,
+    factor 2^-level, W, T) with W and T flat over slot = (cell − lowest) · K + class, or None
+    where counting does not apply (few values, a wide span, exact values that are not whole
+    numbers, an extreme grid)."""
     scale = 0 if level == EXACT else -level
     factor = math.ldexp(1.0, scale) if -1022 <= scale <= 1023 else 0.0  # 0: not a normal 2^k
     count, smallest, largest, low, W, T = _grid_sums(
@@ -122,9 +123,55 @@ def _reduce_on_grid(
     )
     if W.size == 0 or factor == 0.0:
         return count, smallest, largest, None
+    return count, smallest, largest, (low, factor, W, T)
+
+
+def _reduce_on_grid(
+    values: np.ndarray, cls: np.ndarray, weight: np.ndarray, level: int, n_classes: int
+) -> tuple[int, float, float, tuple[np.ndarray, ...] | None]:
+    """:func:`_sums_on_grid` with the grid as flat (key, class, W, T) entries of the used
+    slots, keys in order (or None where counting does not apply)."""
+    count, smallest, largest, grid = _sums_on_grid(values, cls, weight, level, n_classes)
+    if grid is None:
+        return count, smallest, largest, None
+    return count, smallest, largest, _grid_entries(grid, level, n_classes)
+
+
+def _grid_entries(grid: tuple, level: int, n_classes: int) -> tuple[np.ndarray, ...]:
+    """The used slots of a grid from :func:`_sums_on_grid` as (key, class, W, T), keys in order."""
+    low, _, W, T = grid
     used = np.flatnonzero(W)
+    scale = 0 if level == EXACT else -level
     key_of = np.ldexp(low + (used // n_classes).astype(np.float64), -scale)
-    return count, smallest, largest, (key_of, used % n_classes, W[used], T[used])
+    return key_of, used % n_classes, W[used], T[used]
+
+
+@kernel
+def _add_on_stored_keys(keys, weight, total, low, factor, W, T):  # pragma: no cover - compiled
+    """The stored (W, T) plus a batch's grid sums (:func:`_sums_on_grid`), where every used
+    slot's key is a stored key (the usual batch of a stream once its grid has settled): each
+    stored key's cell key · factor − low is found by arithmetic, not by a search, and each sum
+    is the stored one plus the batch's, as :meth:`FeatureSketch._add_counted` adds them.
+    Returns (W, T, complete): complete False (W and T then unusable) where a used slot's key
+    is not stored."""
+    n_classes = weight.shape[1]
+    cells = W.shape[0] // n_classes
+    counts = weight.copy()
+    sums = total.copy()
+    matched = 0
+    for r in range(keys.shape[0]):
+        position = keys[r] * factor - low
+        if position >= 0 and position < cells and position == math.floor(position):
+            at = int(position) * n_classes
+            for c in range(n_classes):
+                if W[at + c] != 0:
+                    counts[r, c] += W[at + c]
+                    sums[r, c] += T[at + c]
+                    matched += 1
+    used = 0
+    for s in range(W.shape[0]):
+        used += W[s] != 0
+    return counts, sums, matched == used
 
 
 class FeatureSketch:
@@ -182,7 +229,7 @@ class FeatureSketch:
         """Add values with their class indices and weights; NaN (missing) is skipped. A value
         of weight zero is not added (not even to the range): it must not move a cut point, as
         a row left out would not."""
-        count, smallest, largest, new = _reduce_on_grid(
+        count, smallest, largest, grid = _sums_on_grid(
             values, cls, weight, self.level, self.n_classes
         )
         if count == 0:
@@ -191,19 +238,38 @@ class FeatureSketch:
         self.minimum = min(self.minimum, float(smallest))
         self.maximum = max(self.maximum, float(largest))
         try:
-            if new is None:
+            if grid is None:
                 if count < values.shape[0]:
                     keep = (weight != 0) & ~np.isnan(values)
                     values, cls, weight = values[keep], cls[keep], weight[keep]
                 with np.errstate(over="ignore", invalid="ignore"):
                     total = weight * values
                 new = (pool(values, self.level), cls, weight, total)
-            elif self._add_counted(*new):
+            elif self._add_on_grid(grid):
                 return
+            else:
+                new = _grid_entries(grid, self.level, self.n_classes)
+                if self._add_counted(*new):
+                    return
             self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
         except ValueError:  # the sums overflowed: nothing was stored
             self.minimum, self.maximum = before
             raise
+
+    def _add_on_grid(self, grid: tuple[float, float, np.ndarray, np.ndarray]) -> bool:
+        """Add a batch's grid sums where every key they use is stored (compiled, no search):
+        the sums :meth:`_add_counted` gives. False (nothing changed) otherwise."""
+        if not self.keys.shape[0]:
+            return False
+        low, factor, W, T = grid
+        counts, sums, complete = _add_on_stored_keys(
+            self.keys, self.weight, self.total, low, factor, W, T
+        )
+        if not complete:
+            return False
+        check_finite_sums(sums, "a value sketch", estimator="sketch")  # before any change
+        self.weight, self.total = counts, sums
+        return True
 
     def _add_counted(
         self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
