@@ -9,6 +9,7 @@ the same choices and predictions as one fit (Hypothesis, as tests/test_model_mer
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 
@@ -622,15 +623,7 @@ def test_grid_sums_added_on_stored_keys_equal_the_searched_addition(kind):
     assert (sketch.level == sk.EXACT) == (kind == "codes")
     values, cls, weight = batch()
     _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
-    searched = sk.FeatureSketch.of(
-        sketch.keys,
-        sketch.weight,
-        sketch.total,
-        level=sketch.level,
-        max_bins=sketch.max_bins,
-        minimum=sketch.minimum,
-        maximum=sketch.maximum,
-    )
+    searched = copy.copy(sketch)  # the same arrays: a sketch replaces them, never writes into them
     assert searched._add_counted(*sk._grid_entries(grid, sketch.level, k))
     keys = sketch.keys
     assert sketch._add_on_grid(grid)
