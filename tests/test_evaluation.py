@@ -137,6 +137,27 @@ def test_figures_on_a_degenerate_and_a_small_hand_example():
     assert constant.pr_auc == pytest.approx(0.6)
 
 
+@pytest.mark.parametrize(
+    ("known", "unknown", "hint"),
+    [
+        ([">50K", "<=50K"], ["<=50K.", ">50K."], "a trailing period ('<=50K.' for '<=50K'"),
+        (["yes", "no"], [" yes", "no "], "surrounding spaces (' yes' for 'yes', 'no ' for 'no')"),
+        (["Spam", "Ham"], ["spam"], "letter case ('spam' for 'Spam')"),
+        (["a", "b"], ["c"], None),  # not a spelling of a known label
+        (["ab", "AB", "x"], ["Ab"], None),  # two known labels fit: no guess
+        (["a", "b"], ["a.", "c"], None),  # one of them fits no known label
+    ],
+)
+def test_unknown_labels_that_spell_known_ones_are_pointed_out(known, unknown, hint):
+    from nbayes.evaluation import _near_labels
+
+    text = _near_labels(unknown, known)
+    if hint is None:
+        assert text == ""
+    else:
+        assert hint in text
+
+
 def test_labels_the_model_does_not_know_are_errors_and_named():
     from sklearn import metrics
 
@@ -154,6 +175,7 @@ def test_labels_the_model_does_not_know_are_errors_and_named():
         metrics.f1_score(truth, predicted, average="macro", zero_division=0)
     )
     assert "2 rows have labels the model does not know (['b.'])" in report.notes[0]
+    assert "only by a trailing period ('b.' for 'b')" in report.notes[0]
     known = np.isin(truth, classes)
     assert report.log_loss == pytest.approx(
         metrics.log_loss(truth[known], proba[known], labels=classes)

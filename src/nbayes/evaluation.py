@@ -240,6 +240,7 @@ class Accumulator:
             notes.append(
                 f"{rows:,} rows have labels the model does not know ({unknown[:5]}); they "
                 "count as errors and are left out of the probability figures."
+                + _near_labels(unknown, [str(c) for c in self.model_classes])
             )
         if self.has_proba and self._truth:
             truth = np.concatenate(self._truth)
@@ -250,6 +251,33 @@ class Accumulator:
             scalars["total_cost"] = self._cost
             scalars["mean_cost"] = self._cost / n
         return Report(classes, n, scalars, precision, recall, f1, support, confusion, notes)
+
+
+#: Ways a published test file may write the training file's labels: UCI adult's test file
+#: ends each label with a period (">50K." for ">50K"), others pad or change case.
+LABEL_SPELLINGS = {
+    "a trailing period": lambda label: label.removesuffix("."),
+    "surrounding spaces": str.strip,
+    "letter case": str.casefold,
+}
+
+
+def _near_labels(unknown: list[str], known: list[str]) -> str:
+    """A hint where every unknown label is a known one but for one way of writing it (each
+    unknown label then matches exactly one known label), else the empty string."""
+    for what, spelling in LABEL_SPELLINGS.items():
+        written = {}
+        for label in known:
+            written.setdefault(spelling(label), []).append(label)
+        matches = [written.get(spelling(label), []) for label in unknown]
+        if all(len(match) == 1 for match in matches):
+            shown = zip(unknown[:3], matches[:3], strict=True)
+            pairs = ", ".join(f"{label!r} for {match[0]!r}" for label, match in shown)
+            return (
+                f" They differ from the model's classes only by {what} ({pairs}): write them "
+                "as the training data does."
+            )
+    return ""
 
 
 def _kappa(confusion: np.ndarray) -> float | None:
