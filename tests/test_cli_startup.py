@@ -136,3 +136,16 @@ def test_fit_imports_the_models_only_once_it_has_rows(tmp_path):
         "assert rows == 50, rows"
     )
     assert set(loaded_after(reading)) <= {"numpy", "polars"}
+
+
+def test_fit_prepares_the_models_on_a_thread_while_a_file_is_read():
+    statements = (
+        "import threading\n"
+        "from nbayes.cli import fit\n"
+        "fit._prepare_models()\n"
+        "for thread in threading.enumerate():\n"
+        "    if thread.name == 'nbayes-prepare':\n"
+        "        thread.join()\n"
+        "assert 'nbayes.cli._models' in sys.modules"
+    )
+    assert {"numba", "scipy"} <= set(loaded_after(statements))

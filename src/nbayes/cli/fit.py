@@ -4,7 +4,9 @@ a Dask cluster), and save it."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 import warnings
 from typing import TYPE_CHECKING
 
@@ -18,8 +20,9 @@ from ._reading import Batch, Reader, located, open_reader, progress, require_tar
 if TYPE_CHECKING:
     from ._models import Learner
 
-# The models (and with them Numba, SciPy and every estimator) are imported when the first batch
-# has been read, not with this module: a usage or data error is reported without them.
+# The models (and with them Numba, SciPy and every estimator) are not imported with this module
+# but where they are used, or on a thread while Polars reads the first batch of a file
+# (_prepare_models): a usage error or a missing file is reported without them.
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,6 +69,8 @@ def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
     names lines, skips bad rows, replaces bad bytes). Warnings of an abandoned pass are dropped.
     """
     reader = open_reader(args, quick=True)
+    if os.path.isfile(args.data):  # (a file that cannot be found is reported at once)
+        _prepare_models()
     if reader.quick:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -82,6 +87,24 @@ def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
         reader = open_reader(args)
         return _checked_fit(args, _fit_batches(args, reader, quiet=True), reader)
     return _checked_fit(args, _fit_batches(args, reader, quiet=False), reader)
+
+
+def _prepare_models() -> None:
+    """Import the models and set Numba up (about a second) on a thread while the first batch
+    is read: Polars parses without holding the GIL, so the two overlap instead of following
+    each other. The fit imports them again where it needs them (waiting for this import if it
+    is still running) and reports any error itself."""
+
+    def prepare() -> None:
+        try:
+            from .. import _kernels
+            from . import _models  # noqa: F401
+
+            _kernels.largest_magnitude_flat(np.zeros(1))  # the first kernel sets Numba up
+        except Exception:  # raised again, and reported, by the fit itself
+            pass
+
+    threading.Thread(target=prepare, name="nbayes-prepare", daemon=True).start()
 
 
 def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Learner | None:
