@@ -526,13 +526,13 @@ def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
     else:  # exact values that are not whole numbers: left to the sort
         level, values = sk.EXACT, rng.normal(size=n)
     total = weight * values
-    count, smallest, largest, grid = sk._reduce_on_grid(values, cls, weight, level, k)
+    count, smallest, largest, grid = sk._sums_on_grid(values, cls, weight, level, k)
     assert (count, smallest, largest) == (n, values.min(), values.max())
     if kind == "exact floats":
         assert grid is None
         return
     expected = sk._reduce(sk.pool(values, level), cls, weight, total, k)
-    got = sk._reduce(*grid, k)
+    got = sk._reduce(*sk._grid_entries(grid, level, k), k)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
     np.testing.assert_allclose(got[2], expected[2], rtol=1e-12, atol=1e-9)
@@ -577,7 +577,7 @@ def test_a_batch_whose_keys_are_all_known_is_added_in_place_with_the_same_sums()
         fast.add(values, cls, weight)
         in_place.append(fast.keys is before)  # the keys array is kept only in place
         # the general path: every stored entry and the batch's, summed again by sorting
-        new = sk._reduce_on_grid(values, cls, weight, sk.EXACT, k)[3]
+        new = sk._grid_entries(sk._sums_on_grid(values, cls, weight, sk.EXACT, k)[3], sk.EXACT, k)
         slow._store(*(np.concatenate(p) for p in zip(slow._entries(), new, strict=True)))
     assert in_place == [False, True, True]
     np.testing.assert_array_equal(fast.keys, np.arange(6.0))
@@ -586,7 +586,8 @@ def test_a_batch_whose_keys_are_all_known_is_added_in_place_with_the_same_sums()
     # a key never seen joins the union in its place, with the same sums as the sorting path
     values = np.where(batches[0][0] == 2.0, 7.0, batches[0][0])
     fast.add(values, batches[0][1], batches[0][2])
-    new = sk._reduce_on_grid(values, batches[0][1], batches[0][2], sk.EXACT, k)[3]
+    grid = sk._sums_on_grid(values, batches[0][1], batches[0][2], sk.EXACT, k)[3]
+    new = sk._grid_entries(grid, sk.EXACT, k)
     slow._store(*(np.concatenate(p) for p in zip(slow._entries(), new, strict=True)))
     np.testing.assert_array_equal(fast.keys, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
     np.testing.assert_array_equal(fast.weight, slow.weight)

@@ -104,42 +104,37 @@ def _grid_sums(values, cls, weight, factor, exact, n_classes):  # pragma: no cov
     return count, smallest, largest, low, W, T
 
 
+def _grid_factor(level: int) -> float:
+    """2^-level, the factor that maps a value to its grid cell (1 on the exact grid), or 0 where
+    that is not a normal float (counting then does not apply)."""
+    scale = 0 if level == EXACT else -level
+    return math.ldexp(1.0, scale) if -1022 <= scale <= 1023 else 0.0
+
+
 def _sums_on_grid(
     values: np.ndarray, cls: np.ndarray, weight: np.ndarray, level: int, n_classes: int
-) -> tuple[int, float, float, tuple[float, float, np.ndarray, np.ndarray] | None]:
+) -> tuple[int, float, float, tuple[float, np.ndarray, np.ndarray] | None]:
     """A batch of one column (NaN values and rows of weight 0 left out) summed per cell of the
     grid of width 2^level (:func:`pool`) and class by counting rather than sorting, where the
     keys span few grid cells (a column of codes, or any column once pooled): a batch of a
     stream then costs two compiled passes, not a sort.
 
     Returns (count, min, max, grid): the number of values kept, their range, and (lowest cell,
-    factor 2^-level, W, T) with W and T flat over slot = (cell − lowest) · K + class, or None
-    where counting does not apply (few values, a wide span, exact values that are not whole
-    numbers, an extreme grid)."""
-    scale = 0 if level == EXACT else -level
-    factor = math.ldexp(1.0, scale) if -1022 <= scale <= 1023 else 0.0  # 0: not a normal 2^k
+    W, T) with W and T flat over slot = (cell − lowest) · K + class, or None where counting
+    does not apply (few values, a wide span, exact values that are not whole numbers, an
+    extreme grid)."""
+    factor = _grid_factor(level)
     count, smallest, largest, low, W, T = _grid_sums(
         values, cls, weight, factor, level == EXACT, n_classes
     )
     if W.size == 0 or factor == 0.0:
         return count, smallest, largest, None
-    return count, smallest, largest, (low, factor, W, T)
-
-
-def _reduce_on_grid(
-    values: np.ndarray, cls: np.ndarray, weight: np.ndarray, level: int, n_classes: int
-) -> tuple[int, float, float, tuple[np.ndarray, ...] | None]:
-    """:func:`_sums_on_grid` with the grid as flat (key, class, W, T) entries of the used
-    slots, keys in order (or None where counting does not apply)."""
-    count, smallest, largest, grid = _sums_on_grid(values, cls, weight, level, n_classes)
-    if grid is None:
-        return count, smallest, largest, None
-    return count, smallest, largest, _grid_entries(grid, level, n_classes)
+    return count, smallest, largest, (low, W, T)
 
 
 def _grid_entries(grid: tuple, level: int, n_classes: int) -> tuple[np.ndarray, ...]:
     """The used slots of a grid from :func:`_sums_on_grid` as (key, class, W, T), keys in order."""
-    low, _, W, T = grid
+    low, W, T = grid
     used = np.flatnonzero(W)
     scale = 0 if level == EXACT else -level
     key_of = np.ldexp(low + (used // n_classes).astype(np.float64), -scale)
@@ -256,14 +251,14 @@ class FeatureSketch:
             self.minimum, self.maximum = before
             raise
 
-    def _add_on_grid(self, grid: tuple[float, float, np.ndarray, np.ndarray]) -> bool:
+    def _add_on_grid(self, grid: tuple[float, np.ndarray, np.ndarray]) -> bool:
         """Add a batch's grid sums where every key they use is stored (compiled, no search):
         the sums :meth:`_add_counted` gives. False (nothing changed) otherwise."""
         if not self.keys.shape[0]:
             return False
-        low, factor, W, T = grid
+        low, W, T = grid
         counts, sums, complete = _add_on_stored_keys(
-            self.keys, self.weight, self.total, low, factor, W, T
+            self.keys, self.weight, self.total, low, _grid_factor(self.level), W, T
         )
         if not complete:
             return False
@@ -411,7 +406,7 @@ _WIDE_ROWS = 1024
 _WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew per block
 
 #: Rows a sketch adds at a time. The first rows of a column of distinct values are sorted to find
-#: its grid; the rest are counted on that grid (:func:`_reduce_on_grid`) rather than sorted in
+#: its grid; the rest are counted on that grid (:func:`_sums_on_grid`) rather than sorted in
 #: one large batch, which makes ``fit`` on a million rows several times faster. The sums are the
 #: same as for one batch up to floating-point order (see the module's docstring).
 ROWS_PER_ADD = 1 << 18
