@@ -218,8 +218,9 @@ def test_the_file_scan_finds_a_blank_next_to_a_separator_across_block_boundaries
     assert _padded(path.read_bytes(), b",") is True
     long = tmp_path / "long.csv"  # a record longer than the limit, spanning blocks
     long.write_bytes(b"a,b\n" + b"x" * 3000 + b",1\n")
-    with pytest.raises(QuickReadAbandoned):
-        TableReader(long, chunk_bytes=block, max_record_bytes=2000)._file_padded()
+    with pytest.raises(QuickReadAbandoned):  # the guard run before Polars reads the file
+        TableReader(long, chunk_bytes=block, max_record_bytes=2000)._scan_record_lengths()
+    TableReader(long, chunk_bytes=block, max_record_bytes=4000)._scan_record_lengths()
     assert TableReader(long, chunk_bytes=block, max_record_bytes=4000)._file_padded() is False
 
 
@@ -242,12 +243,13 @@ def test_the_mapped_scan_and_the_block_scan_agree_on_the_longest_record(
     path.write_bytes(b"\n".join(records) + (b"\n" if final_newline else b""))
     longest = max(len(r) for r in records)  # 3000 bytes without a line end
     reader = TableReader(path, chunk_bytes=1024, max_record_bytes=limit)
-    for scan in (reader._file_padded, reader._padded_blocks):  # mapped (no blank) and read
-        if limit < longest:
+    if limit < longest:
+        for scan in (reader._scan_record_lengths, reader._padded_blocks):  # mapped and read
             with pytest.raises(QuickReadAbandoned):
                 scan()
-        else:
-            assert scan() is False
+    else:
+        reader._scan_record_lengths()  # no error
+        assert reader._padded_blocks() is False
 
 
 @pytest.mark.parametrize("at", [0, 4095, 4096, 9000, -1])

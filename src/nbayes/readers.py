@@ -399,20 +399,20 @@ class TableReader:
 
     def _file_padded(self) -> bool:
         """Whether a space or tab may touch a separator or a line end anywhere in the file
-        (with ``strip``). Raises QuickReadAbandoned at a run of more than max_record_bytes
-        without a line end, which Polars would hold whole; the careful reader names its line.
+        (with ``strip``). The record lengths were checked before Polars read the file
+        (:meth:`_scan_record_lengths`).
 
         A file with no blank at all (the usual case, and the one where reading it costs most)
         is answered by byte searches in memory-mapped windows of MAPPED_BYTES, nothing copied
         and no more than a window resident at a time; any other file is read through
         :meth:`_padded_blocks`.
         """
+        if not self.strip:
+            return False
         blanks = [blank for blank in (b" ", b"\t") if blank != self._sep]
         try:
             with open(self.path, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                if not (self.strip and _holds_any(handle, size, blanks)):
-                    self._check_record_lengths(handle, size)
+                if not _holds_any(handle, os.fstat(handle.fileno()).st_size, blanks):
                     return False
         except (OSError, ValueError):  # a file that cannot be mapped: read it instead
             pass
@@ -443,9 +443,10 @@ class TableReader:
             start += end - at + 1
 
     def _padded_blocks(self) -> bool:
-        """:meth:`_file_padded`, reading the file into one reused buffer whose first byte is
-        the previous block's last (a blank next to a separator may straddle two blocks): no
-        block is allocated or copied."""
+        """:meth:`_file_padded` and the record-length check of :meth:`_scan_record_lengths`
+        in one read of the file, into one reused buffer whose first byte is the previous
+        block's last (a blank next to a separator may straddle two blocks): no block is
+        allocated or copied. For a file that cannot be mapped, or that holds blanks."""
         padded = False
         run = 0  # bytes since the last line end
         buffer = bytearray(self.chunk_bytes + 1)
