@@ -8,7 +8,7 @@ need a kernel compiles it and saves it there if it can (otherwise in the user's 
 
 It also byte-compiles the package's modules, which an editable install, a read-only one or an
 environment with ``PYTHONDONTWRITEBYTECODE`` would otherwise compile from source in every
-process (about 0.3 s of each ``nbayes`` command).
+process.
 
 The kernels are compiled by running each model once on a few rows of each input kind, so the
 cached signatures are the ones real calls use (codes as uint8, int64 or float with NaN; CSR and
