@@ -300,3 +300,35 @@ def test_known_class_indices_by_table_equal_the_binary_search(dtype):
             else:
                 assert got is not None and got.dtype == np.intp
                 np.testing.assert_array_equal(got, at)
+
+
+@pytest.mark.parametrize("copy_limit", [0, None])  # never copied; copied when small (default)
+def test_gaussian_moments_are_the_same_bits_in_either_memory_layout(monkeypatch, copy_limit):
+    """The per-class moments of a column-major block (Polars' layout, copied to row-major
+    below ROW_MAJOR_COPY_BYTES) are those of the row-major block, bit for bit, and those of
+    a two-pass computation in NumPy to rounding."""
+    from nbayes.families import gaussian
+
+    if copy_limit is not None:
+        monkeypatch.setattr(gaussian, "ROW_MAJOR_COPY_BYTES", copy_limit)
+    rng = np.random.default_rng(5)
+    n, d, k = 3000, 7, 4
+    X = rng.normal(size=(n, d)) * 5 + 100
+    X[rng.random((n, d)) < 0.05] = np.nan
+    cls = rng.integers(0, k, n)
+    weight = rng.random(n) + 0.5
+    row_major, column_major = gaussian.GaussianMoments(k, d), gaussian.GaussianMoments(k, d)
+    row_major.accumulate(np.ascontiguousarray(X), cls, weight)
+    before = np.asfortranarray(X)
+    column_major.accumulate(before, cls, weight)
+    assert before.flags.f_contiguous  # the caller's array is left as it was
+    for name in ("weight", "mean", "m2", "pooled_count", "pooled_mean", "pooled_m2"):
+        np.testing.assert_array_equal(getattr(column_major, name), getattr(row_major, name))
+    observed = ~np.isnan(X)
+    for c in range(k):
+        w = np.where(observed & (cls == c)[:, None], weight[:, None], 0.0)
+        mean = (w * np.nan_to_num(X)).sum(0) / w.sum(0)
+        m2 = (w * np.nan_to_num(X - mean) ** 2).sum(0)
+        np.testing.assert_allclose(row_major.weight[c], w.sum(0), rtol=1e-12)
+        np.testing.assert_allclose(row_major.mean[c], mean, rtol=1e-12)
+        np.testing.assert_allclose(row_major.m2[c], m2, rtol=1e-9)

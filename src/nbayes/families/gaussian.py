@@ -58,6 +58,14 @@ if TYPE_CHECKING:
     import polars as pl
 
 
+#: A column-major block (Polars' layout) up to this size is copied to row-major before its
+#: moments are summed: the kernel reads a row at a time, its sums per class vectorised over the
+#: features, and the copy costs less than the strided reads it saves (about half the kernel's
+#: time on a 146,000 × 20 batch of a stream). The sums are the same either way: the kernel
+#: adds the values in the same order whatever the layout.
+ROW_MAJOR_COPY_BYTES = 64 * 2**20
+
+
 @kernel
 def _batch_moments(X, cls, weight, n_classes):  # pragma: no cover - compiled
     """Two passes over a batch: per-class W, mean, M2 and per-feature unweighted n, mean, M2.
@@ -215,6 +223,8 @@ class GaussianMoments:
         """Add a batch of float rows (NaN = missing)."""
         if X.shape[0] == 0:
             return
+        if X.nbytes <= ROW_MAJOR_COPY_BYTES:
+            X = np.ascontiguousarray(X)
         W, mean, M2, U, umean, UM2 = _batch_moments(X, cls, weight, self.weight.shape[0])
         merged = chan_merge(self.weight, self.mean, self.m2, W, mean, M2)
         pooled = chan_merge(self.pooled_count, self.pooled_mean, self.pooled_m2, U, umean, UM2)
