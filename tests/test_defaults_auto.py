@@ -594,15 +594,16 @@ def test_a_batch_whose_keys_are_all_known_is_added_in_place_with_the_same_sums()
     np.testing.assert_array_equal(fast.total, slow.total)
     # a union beyond max_bins is left to the sorting path, which coarsens the grid
     small = sk.FeatureSketch(k, 4)
-    assert small._add_counted(*new) is False
+    assert small._add_on_grid(grid) is False
     assert small.keys.size == 0
 
 
 @pytest.mark.parametrize("kind", ["codes", "pooled"])
-def test_grid_sums_added_on_stored_keys_equal_the_searched_addition(kind):
-    """The compiled addition of a batch whose keys are all stored finds each stored key's cell
-    by arithmetic; its sums are those of the searched addition, bit for bit, and a batch with
-    a key not stored is left to the search (nothing changed)."""
+def test_grid_sums_merged_with_the_stored_keys_equal_the_sorted_reduction(kind):
+    """The compiled merge of a batch's grid sums with the stored keys gives, bit for bit, the
+    keys and sums of the general path (every stored entry and the batch's, summed again by
+    sorting): for a batch of stored keys only (the stored keys array kept), for one with new
+    keys at both ends and inside, and it refuses (nothing changed) a union beyond max_bins."""
     from nbayes.families import sketch as sk
 
     rng = np.random.default_rng(24)
@@ -614,27 +615,39 @@ def test_grid_sums_added_on_stored_keys_equal_the_searched_addition(kind):
         seen = np.round(rng.normal(size=n) * 3, 1)
     seen[rng.random(n) < 0.05] = np.nan
 
-    def batch(shift=0.0):  # values seen before (shuffled), new classes and weights
+    def batch(values):  # shuffled, new classes and weights (some zero)
         weight = np.where(rng.random(n) < 0.05, 0.0, rng.random(n) + 0.5)
-        return rng.permutation(seen) + shift, rng.integers(0, k, n), weight
+        return rng.permutation(values), rng.integers(0, k, n), weight
 
     sketch = sk.FeatureSketch(k, 64 if kind == "pooled" else 2048)
     for _ in range(3):  # the grid settles
-        sketch.add(*batch())
+        sketch.add(*batch(seen))
     assert (sketch.level == sk.EXACT) == (kind == "codes")
-    values, cls, weight = batch()
-    _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
-    searched = copy.copy(sketch)  # the same arrays: a sketch replaces them, never writes into them
-    assert searched._add_counted(*sk._grid_entries(grid, sketch.level, k))
-    keys = sketch.keys
-    assert sketch._add_on_grid(grid)
-    assert sketch.keys is keys
-    np.testing.assert_array_equal(sketch.weight, searched.weight)
-    np.testing.assert_array_equal(sketch.total, searched.total)
-    # beyond the stored keys: nothing changes here, and the search adds them
-    values, cls, weight = batch(shift=1000.0)
+    width = 1.0 if kind == "codes" else 2.0**sketch.level
+    gaps = seen.copy()
+    gaps[: n // 10] = np.nanmin(seen) - 3 * width  # new keys below, above and (codes) inside
+    gaps[n // 10 : n // 5] = np.nanmax(seen) + 2 * width
+    if kind == "codes":
+        sketch.keys, sketch.weight, sketch.total = (
+            a[sketch.keys != 4.0] for a in (sketch.keys, sketch.weight, sketch.total)
+        )
+    for values, new_keys in ((seen, kind == "codes"), (gaps, True)):
+        values, cls, weight = batch(values)
+        _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
+        expected = copy.copy(sketch)  # the same arrays: a sketch replaces them, never writes
+        entries = zip(expected._entries(), sk._grid_entries(grid, sketch.level, k), strict=True)
+        expected._store(*(np.concatenate(pair) for pair in entries))
+        keys = sketch.keys
+        assert sketch._add_on_grid(grid)
+        assert (sketch.keys is keys) == (not new_keys)
+        np.testing.assert_array_equal(sketch.keys, expected.keys)
+        np.testing.assert_array_equal(sketch.weight, expected.weight)
+        np.testing.assert_array_equal(sketch.total, expected.total)
+    # a union beyond max_bins: nothing changes here (the sorting path coarsens the grid)
+    values, cls, weight = batch(gaps + 1000.0 * width)
     _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
     if grid is not None:
+        sketch.max_bins = sketch.keys.size
         weight_before = sketch.weight
         assert not sketch._add_on_grid(grid)
         assert sketch.weight is weight_before

@@ -142,31 +142,71 @@ def _grid_entries(grid: tuple, level: int, n_classes: int) -> tuple[np.ndarray, 
 
 
 @kernel
-def _add_on_stored_keys(keys, weight, total, low, factor, W, T):  # pragma: no cover - compiled
-    """The stored (W, T) plus a batch's grid sums (:func:`_sums_on_grid`), where every used
-    slot's key is a stored key (the usual batch of a stream once its grid has settled): each
-    stored key's cell key · factor − low is found by arithmetic, not by a search, and each sum
-    is the stored one plus the batch's, as :meth:`FeatureSketch._add_counted` adds them.
-    Returns (W, T, complete): complete False (W and T then unusable) where a used slot's key
-    is not stored."""
-    n_classes = weight.shape[1]
+def _merge_on_grid(keys, weight, total, low, factor, W, T, max_keys):  # pragma: no cover
+    """The stored (keys, W, T) plus a batch's grid sums (:func:`_sums_on_grid`), merged in one
+    walk of the two sorted key lists, no search and no sort: the usual batch of a stream once
+    its grid has settled, whose keys are stored ones and perhaps a few new cells at the tails.
+    A used cell's key is (low + cell) / factor, as :func:`_grid_entries` gives it; each sum is
+    the stored one plus the batch's (a new key's is the batch's), the sums
+    :meth:`FeatureSketch._store` gives. Returns (keys, W, T, size): size −1 (nothing usable)
+    where the union would hold more than ``max_keys`` keys, and ``keys`` the stored array itself
+    where no key is new."""
+    m, n_classes = weight.shape
     cells = W.shape[0] // n_classes
-    counts = weight.copy()
-    sums = total.copy()
-    matched = 0
-    for r in range(keys.shape[0]):
-        position = keys[r] * factor - low
-        if position >= 0 and position < cells and position == math.floor(position):
-            at = int(position) * n_classes
-            for c in range(n_classes):
-                if W[at + c] != 0:
-                    counts[r, c] += W[at + c]
-                    sums[r, c] += T[at + c]
-                    matched += 1
-    used = 0
-    for s in range(W.shape[0]):
-        used += W[s] != 0
-    return counts, sums, matched == used
+    used = np.zeros(cells, dtype=np.bool_)
+    for cell in range(cells):
+        for c in range(n_classes):
+            if W[cell * n_classes + c] != 0:
+                used[cell] = True
+    size = 0
+    a = 0
+    for cell in range(cells):
+        if used[cell]:
+            key = (low + cell) / factor
+            while a < m and keys[a] < key:
+                a += 1
+                size += 1
+            if a < m and keys[a] == key:
+                a += 1
+            size += 1
+    size += m - a
+    if size > max_keys:
+        return keys, weight, total, -1
+    merged = keys if size == m else np.empty(size)
+    counts = np.zeros((size, n_classes))
+    sums = np.zeros((size, n_classes))
+    r = 0
+    a = 0
+    for cell in range(cells):
+        if not used[cell]:
+            continue
+        key = (low + cell) / factor
+        while a < m and keys[a] < key:
+            merged[r] = keys[a]
+            counts[r] = weight[a]
+            sums[r] = total[a]
+            a += 1
+            r += 1
+        if a < m and keys[a] == key:
+            counts[r] = weight[a]
+            sums[r] = total[a]
+            merged[r] = keys[a]
+            a += 1
+        else:
+            merged[r] = key
+        at = cell * n_classes
+        for c in range(n_classes):
+            if W[at + c] != 0:
+                counts[r, c] += W[at + c]
+                sums[r, c] += T[at + c]
+        r += 1
+    while a < m:
+        merged[r] = keys[a]
+        counts[r] = weight[a]
+        sums[r] = total[a]
+        a += 1
+        r += 1
+    return merged, counts, sums, size
 
 
 class FeatureSketch:
@@ -244,55 +284,23 @@ class FeatureSketch:
                 return
             else:
                 new = _grid_entries(grid, self.level, self.n_classes)
-                if self._add_counted(*new):
-                    return
             self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
         except ValueError:  # the sums overflowed: nothing was stored
             self.minimum, self.maximum = before
             raise
 
     def _add_on_grid(self, grid: tuple[float, np.ndarray, np.ndarray]) -> bool:
-        """Add a batch's grid sums where every key they use is stored (compiled, no search):
-        the sums :meth:`_add_counted` gives. False (nothing changed) otherwise."""
-        if not self.keys.shape[0]:
-            return False
+        """Add a batch's grid sums to the stored ones by merging the sorted keys (compiled:
+        :func:`_merge_on_grid`), the sums :meth:`_store` gives. False (nothing changed) where
+        the union would need a coarser grid, which :meth:`_store` then finds."""
         low, W, T = grid
-        counts, sums, complete = _add_on_stored_keys(
-            self.keys, self.weight, self.total, low, _grid_factor(self.level), W, T
+        keys, counts, sums, size = _merge_on_grid(
+            self.keys, self.weight, self.total, low, _grid_factor(self.level), W, T, self.max_bins
         )
-        if not complete:
+        if size < 0:
             return False
         check_finite_sums(sums, "a value sketch", estimator="sketch")  # before any change
-        self.weight, self.total = counts, sums
-        return True
-
-    def _add_counted(
-        self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
-    ) -> bool:
-        """Add reduced entries (each (key, class) once, keys in order) without sorting the
-        stored ones again, as most batches of a stream allow once its grid has settled: where
-        every key is stored, W and T grow where they are; where a few are new and the union
-        still fits in ``max_bins``, the stored rows are moved to their places in the union.
-        Each sum is the stored one plus the batch's, as :meth:`_store` would give. False
-        (nothing changed) where the union would need a coarser grid."""
-        stored = self.keys
-        at = np.searchsorted(stored, keys)
-        if at.size and at[-1] < stored.size and np.array_equal(stored[at], keys):
-            union, counts, sums = stored, self.weight.copy(), self.total.copy()
-        else:
-            union = np.union1d(stored, keys)
-            if union.size > self.max_bins:
-                return False
-            at = np.searchsorted(union, keys)
-            moved = np.searchsorted(union, stored)
-            counts = np.zeros((union.size, self.n_classes))
-            sums = np.zeros((union.size, self.n_classes))
-            counts[moved], sums[moved] = self.weight, self.total
-        # (copies: a sketch's arrays are replaced, never written into, as they may be shared)
-        sums[at, cls] += total
-        check_finite_sums(sums, "a value sketch", estimator="sketch")  # before any change
-        counts[at, cls] += weight
-        self.keys, self.weight, self.total = union, counts, sums
+        self.keys, self.weight, self.total = keys, counts, sums
         return True
 
     def merge(self, other: FeatureSketch, positions: np.ndarray) -> None:
