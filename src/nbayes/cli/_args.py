@@ -220,8 +220,9 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     continuous = group.add_argument(
         "--continuous",
         default=None,
-        help="family for numeric columns (default auto: chosen per column from the data; "
-        "mdl for semi-naive models)",
+        metavar="FAMILY",  # the usage line of an error then lists no family (no import)
+        help="family for numeric columns: %(choices)s (default auto: chosen per column from "
+        "the data; mdl for semi-naive models)",
     )
     continuous.choices = LazyNames(continuous_family_names)  # after add_argument: see LazyNames
     group.add_argument(
