@@ -646,11 +646,10 @@ def test_grid_sums_merged_with_the_stored_keys_equal_the_sorted_reduction(kind):
     # a union beyond max_bins: nothing changes here (the sorting path coarsens the grid)
     values, cls, weight = batch(gaps + 1000.0 * width)
     _, _, _, grid = sk._sums_on_grid(values, cls, weight, sketch.level, k)
-    if grid is not None:
-        sketch.max_bins = sketch.keys.size
-        weight_before = sketch.weight
-        assert not sketch._add_on_grid(grid)
-        assert sketch.weight is weight_before
+    sketch.max_bins = sketch.keys.size
+    weight_before = sketch.weight
+    assert not sketch._add_on_grid(grid)
+    assert sketch.weight is weight_before
 
 
 def test_explanations_stay_exact_when_a_missing_term_is_minus_infinity():

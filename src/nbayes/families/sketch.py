@@ -154,59 +154,46 @@ def _merge_on_grid(keys, weight, total, low, factor, W, T, max_keys):  # pragma:
     m, n_classes = weight.shape
     cells = W.shape[0] // n_classes
     used = np.zeros(cells, dtype=np.bool_)
-    for cell in range(cells):
-        for c in range(n_classes):
-            if W[cell * n_classes + c] != 0:
-                used[cell] = True
-    size = 0
-    a = 0
-    for cell in range(cells):
-        if used[cell]:
-            key = (low + cell) / factor
-            while a < m and keys[a] < key:
-                a += 1
-                size += 1
-            if a < m and keys[a] == key:
-                a += 1
-            size += 1
-    size += m - a
-    if size > max_keys:
-        return keys, weight, total, -1
-    merged = keys if size == m else np.empty(size)
-    counts = np.zeros((size, n_classes))
-    sums = np.zeros((size, n_classes))
+    for slot in range(W.shape[0]):
+        if W[slot] != 0:
+            used[slot // n_classes] = True
+    room = m + np.count_nonzero(used)  # every stored key and every used cell, at most
+    merged = np.empty(room)
+    counts = np.zeros((room, n_classes))
+    sums = np.zeros((room, n_classes))
     r = 0
     a = 0
     for cell in range(cells):
         if not used[cell]:
             continue
         key = (low + cell) / factor
-        while a < m and keys[a] < key:
+        while a < m and keys[a] < key:  # stored keys below this cell's
             merged[r] = keys[a]
             counts[r] = weight[a]
             sums[r] = total[a]
             a += 1
             r += 1
+        merged[r] = key
         if a < m and keys[a] == key:
+            merged[r] = keys[a]
             counts[r] = weight[a]
             sums[r] = total[a]
-            merged[r] = keys[a]
             a += 1
-        else:
-            merged[r] = key
         at = cell * n_classes
         for c in range(n_classes):
             if W[at + c] != 0:
                 counts[r, c] += W[at + c]
                 sums[r, c] += T[at + c]
         r += 1
-    while a < m:
+    while a < m:  # stored keys above every cell
         merged[r] = keys[a]
         counts[r] = weight[a]
         sums[r] = total[a]
         a += 1
         r += 1
-    return merged, counts, sums, size
+    if r > max_keys:
+        return keys, weight, total, -1
+    return (keys if r == m else merged[:r]), counts[:r], sums[:r], r
 
 
 class FeatureSketch:
