@@ -531,8 +531,8 @@ def test_a_batch_counted_on_the_grid_equals_the_sorted_reduction(kind):
     if kind == "exact floats":
         assert grid is None
         return
-    expected = sk._reduce(sk.pool(values, level), cls, weight, total, k)
-    got = sk._reduce(*sk._grid_entries(grid, level, k), k)
+    expected = _sum_on_keys(sk.pool(values, level), cls, weight, total, k)
+    got = _sum_on_keys(*sk._grid_entries(grid, level, k), k)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
     np.testing.assert_allclose(got[2], expected[2], rtol=1e-12, atol=1e-9)
@@ -671,3 +671,93 @@ def test_explanations_stay_exact_when_a_missing_term_is_minus_infinity():
     np.testing.assert_allclose(np.exp(terms["answer"]), [2 / 6, 0.0], rtol=1e-12)
     np.testing.assert_allclose(explanation.posterior, [1.0, 0.0])
     np.testing.assert_allclose(model.predict_proba(row)[0], [1.0, 0.0])
+
+
+def _sum_on_keys(keys, cls, weight, total, n_classes):
+    """(distinct keys, W, T): weight and total summed per (key, class) by ``np.unique`` and
+    ``np.bincount``, each sum in the entries' order."""
+    unique, inverse = np.unique(keys, return_inverse=True)
+    slot = inverse.ravel() * n_classes + cls
+    size = unique.size * n_classes
+    sums = [np.bincount(slot, weights=v, minlength=size) for v in (weight, total)]
+    return unique, *(s.reshape(-1, n_classes) for s in sums)
+
+
+def _sketch_by_sorting_twice(sketch, keys, cls, weight, total):
+    """The keys, W, T and grid of ``sketch`` after storing the entries (key, class, weight,
+    total), computed the plain way: sum the entries on their distinct keys (``np.unique`` and
+    ``np.bincount``, in the entries' order), find the smallest grid 2^e that pools them into at
+    most max_bins keys by trying every e in turn, then sum the stored entries (zero weights
+    left out) again on that grid."""
+    from nbayes.families import sketch as sk
+
+    def reduce(keys, cls, weight, total):
+        return _sum_on_keys(keys, cls, weight, total, sketch.n_classes)
+
+    unique, W, T = reduce(keys, cls, weight, total)
+    level = sketch.level
+    if unique.size > sketch.max_bins:
+        level = (
+            int(np.floor(np.log2(np.min(np.diff(unique))))) - 1
+            if level == sk.EXACT
+            else level
+        )
+        while np.unique(sk.pool(unique, level)).size > sketch.max_bins:
+            level += 1
+        entries = np.repeat(unique, sketch.n_classes), np.tile(
+            np.arange(sketch.n_classes), unique.size
+        )
+        keep = W.ravel() != 0
+        unique, W, T = reduce(
+            sk.pool(entries[0][keep], level), entries[1][keep], W.ravel()[keep], T.ravel()[keep]
+        )
+    return unique, W, T, level
+
+
+@pytest.mark.parametrize(
+    "kind", ["distinct", "repeated", "few", "tiny and huge", "signed zeros", "coarse again"]
+)
+def test_a_sketch_stores_a_batch_with_the_sums_of_sorting_twice(kind):
+    """The sort path of a value sketch (a first batch of distinct values, a merge) sums each
+    key's entries in their order and pools the keys in key order in one compiled walk: the
+    keys, grid, W and T of summing on the distinct keys and then pooling them, bit for bit,
+    with weights that make the order of a sum matter. It covers long runs of one key, a few
+    keys (no grid), values near zero and near the float range, ±0 and a second coarsening."""
+    from nbayes.families import sketch as sk
+
+    rng = np.random.default_rng(31)
+    n, k, max_bins = 20_000, 3, 256
+    values = {
+        "distinct": np.round(rng.normal(size=n) * 4, 6),
+        "repeated": np.round(rng.normal(size=n) * 3, 2),  # runs of up to about 30 of one key
+        "few": rng.choice([0.25, 1.5, 2.75, 3.0], n),
+        "tiny and huge": rng.choice([-1, 1], n) * 10.0 ** rng.uniform(-300, 100, n),
+        "signed zeros": np.where(
+            rng.random(n) < 0.3, rng.choice([-0.0, 0.0], n), np.round(rng.normal(size=n), 2)
+        ),
+        "coarse again": np.round(rng.normal(size=n) * 1000, 3),
+    }[kind]
+    cls, weight = rng.integers(0, k, n), rng.random(n) + 0.1
+    sketch = sk.FeatureSketch(k, max_bins)
+    if kind == "coarse again":  # a grid already, that a wider batch must coarsen
+        sketch.add(values[: n // 2] / 100, cls[: n // 2], weight[: n // 2])
+        assert sketch.level != sk.EXACT
+    before = copy.copy(sketch)
+    with np.errstate(over="ignore"):
+        total = weight * values
+    entries = zip(
+        sketch._entries(), (sk.pool(values, sketch.level), cls, weight, total), strict=True
+    )
+    keys, cls_all, weight_all, total_all = (np.concatenate(pair) for pair in entries)
+    expected = _sketch_by_sorting_twice(before, keys, cls_all, weight_all, total_all)
+    sketch.minimum = min(sketch.minimum, values.min())
+    sketch.maximum = max(sketch.maximum, values.max())
+    sketch._store(keys, cls_all, weight_all, total_all)
+    assert sketch.level == expected[3]
+    assert (sketch.level == sk.EXACT) == (kind == "few")
+    np.testing.assert_array_equal(sketch.keys, expected[0])
+    np.testing.assert_array_equal(sketch.weight, expected[1])
+    np.testing.assert_array_equal(sketch.total, expected[2])
+    if kind == "signed zeros":  # -0.0 and +0.0 are one key, kept as +0.0
+        assert np.count_nonzero(sketch.keys == 0) == 1
+        assert not np.signbit(sketch.keys[sketch.keys == 0])

@@ -48,16 +48,135 @@ def _distinct_sorted(values: np.ndarray) -> int:
     return int(np.count_nonzero(values[1:] != values[:-1])) + int(values.size > 0)
 
 
-def _reduce(
-    keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray, n_classes: int
-):
-    """Sum weight and total over equal keys: (sorted unique keys, W (m, K), T (m, K))."""
-    unique, inverse = np.unique(keys, return_inverse=True)
-    slot = inverse.ravel() * n_classes + cls
-    size = unique.shape[0] * n_classes
-    W = np.bincount(slot, weights=weight, minlength=size).reshape(-1, n_classes)
-    T = np.bincount(slot, weights=total, minlength=size).reshape(-1, n_classes)
-    return unique, W, T
+@kernel
+def _pooled_count(keys, factor):  # pragma: no cover - compiled
+    """How many distinct keys :func:`pool` gives sorted ``keys`` on the grid 2^level, with
+    factor = 2^-level a normal float, without building them: ⌊x · factor⌋ / factor is
+    ⌊x / 2^level⌋ · 2^level exactly (multiplying or dividing by a power of 2 only moves the
+    exponent, and rounds as ``ldexp`` does where the result is subnormal)."""
+    count = 0
+    previous = 0.0
+    for i in range(keys.shape[0]):
+        x = keys[i]
+        scaled = x * factor
+        key = x if abs(scaled) >= 2.0**53 else math.floor(scaled) / factor
+        if i == 0 or key != previous:
+            count += 1
+        previous = key
+    return count
+
+
+@kernel
+def _distinct_keys(keys, order):  # pragma: no cover - compiled
+    """The distinct values of ``keys`` in increasing order, given ``order`` that sorts them
+    (any sort). Each run of equal keys in ``order`` is put back in input order, in place, so
+    that sums over a run add its entries in the order ``np.bincount`` would. A zero key is
+    kept as +0.0."""
+    n = order.shape[0]
+    size = 0
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or keys[order[i]] != keys[order[start]]:
+            if i - start > 16:
+                order[start:i] = np.sort(order[start:i])
+            else:  # a short run (the usual one): insertion sort, no allocation
+                for a in range(start + 1, i):
+                    held = order[a]
+                    b = a - 1
+                    while b >= start and order[b] > held:
+                        order[b + 1] = order[b]
+                        b -= 1
+                    order[b + 1] = held
+            size += 1
+            start = i
+    distinct = np.empty(size)
+    r = -1
+    for i in range(n):
+        if i == 0 or keys[order[i]] != keys[order[i - 1]]:
+            r += 1
+            distinct[r] = keys[order[i]] + 0.0  # -0.0 + 0.0 is +0.0
+    return distinct
+
+
+@kernel
+def _sum_runs(entries, order, cells, n_classes):  # pragma: no cover - compiled
+    """W and T per (cell, class) of ``entries``, rows of (key, class, weight, total), without
+    a sort of their own: ``order`` sorts the keys with equal keys in input order
+    (:func:`_distinct_keys`) and ``cells[k]`` is the key the k-th distinct key is stored under
+    (itself, or :func:`pool` of it on a coarser grid; never decreasing). An entry is one row,
+    so that reading the entries in key order costs one cache line each.
+
+    Each key's sums run over its entries in input order (as ``np.bincount`` over the entries
+    adds them), and each cell's over its keys in key order, keys without weight in a class
+    left out (as :func:`_pool_sorted` adds them): the sums of the entries summed per key, then
+    pooled, bit for bit."""
+    size = 0
+    for k in range(cells.shape[0]):
+        if k == 0 or cells[k] != cells[k - 1]:
+            size += 1
+    merged = np.empty(size)
+    W = np.zeros((size, n_classes))
+    T = np.zeros((size, n_classes))
+    key_weight = np.zeros(n_classes)  # a repeated key's sums
+    key_total = np.zeros(n_classes)
+    n = order.shape[0]
+    r = -1
+    k = 0
+    i = 0
+    while i < n:  # key k is the key of entries[order[i:j]]
+        first = order[i]
+        key = entries[first, 0]
+        j = i + 1
+        while j < n and entries[order[j], 0] == key:
+            j += 1
+        if k == 0 or cells[k] != cells[k - 1]:
+            r += 1
+            merged[r] = cells[k]
+        if j == i + 1:  # a key of one entry (the usual one): its sums are its values
+            if entries[first, 2] != 0:
+                c = int(entries[first, 1])
+                W[r, c] += entries[first, 2]
+                T[r, c] += entries[first, 3]
+        else:
+            key_weight[:] = 0.0
+            key_total[:] = 0.0
+            for t in range(i, j):
+                e = order[t]
+                c = int(entries[e, 1])
+                key_weight[c] += entries[e, 2]
+                key_total[c] += entries[e, 3]
+            for c in range(n_classes):
+                if key_weight[c] != 0:
+                    W[r, c] += key_weight[c]
+                    T[r, c] += key_total[c]
+        i = j
+        k += 1
+    return merged, W, T
+
+
+@kernel
+def _pool_sorted(cells, weight, total):  # pragma: no cover - compiled
+    """Stored rows of W and T summed per cell, in key order, entries of zero weight left out
+    (those :meth:`FeatureSketch._entries` leaves out): ``cells`` is :func:`pool` of the stored
+    (sorted) keys on a coarser grid, so the keys of a cell are neighbours and need no sort."""
+    m, n_classes = weight.shape
+    size = 0
+    for i in range(m):
+        if i == 0 or cells[i] != cells[i - 1]:
+            size += 1
+    merged = np.empty(size)
+    W = np.zeros((size, n_classes))
+    T = np.zeros((size, n_classes))
+    r = -1
+    for i in range(m):
+        if i == 0 or cells[i] != cells[i - 1]:
+            r += 1
+            merged[r] = cells[i]
+        for c in range(n_classes):
+            if weight[i, c] != 0:
+                W[r, c] += weight[i, c]
+                T[r, c] += total[i, c]
+    return merged, W, T
 
 
 @kernel
@@ -242,10 +361,21 @@ class FeatureSketch:
     def _store(
         self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
     ) -> None:
-        keys, weight, total = _reduce(keys, cls, weight, total, self.n_classes)
+        """Keep the entries (key, class, weight, total), already on this sketch's grid, as its
+        keys, W and T, on the smallest coarser grid that holds at most max_bins keys.
+
+        One sort of the keys finds the distinct ones and the grid; the sums are then taken
+        on that grid at once (:func:`_sum_runs`): a first batch of distinct values is not
+        first kept key by key, then pooled."""
+        order = np.argsort(keys)
+        distinct = _distinct_keys(keys, order)
+        level = self._coarser_level(distinct)
+        cells = distinct if level == self.level else pool(distinct, level)
+        entries = np.empty((keys.shape[0], 4))
+        entries[:, 0], entries[:, 1], entries[:, 2], entries[:, 3] = keys, cls, weight, total
+        keys, weight, total = _sum_runs(entries, order, cells, self.n_classes)
         check_finite_sums(total, "a value sketch", estimator="sketch")  # before any change
-        self.keys, self.weight, self.total = keys, weight, total
-        self._coarsen()
+        self.keys, self.weight, self.total, self.level = keys, weight, total, level
 
     def add(self, values: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
         """Add values with their class indices and weights; NaN (missing) is skipped. A value
@@ -312,27 +442,38 @@ class FeatureSketch:
             setattr(self, name, new)
         self.n_classes = n_classes
 
-    def _coarsen(self) -> None:
-        """Move to the smallest grid 2^e (e ≥ current level) with at most max_bins keys."""
-        if self.keys.shape[0] <= self.max_bins:
-            return
+    def _coarser_level(self, keys: np.ndarray) -> int:
+        """The smallest grid 2^e (e ≥ the current level) on which the sorted distinct ``keys``
+        (on the current grid) pool into at most max_bins keys."""
+        if keys.shape[0] <= self.max_bins:
+            return self.level
         span = max(abs(self.minimum), abs(self.maximum))
         if self.level == EXACT:  # below the smallest gap, pooling keeps every key apart
-            low = int(np.floor(np.log2(np.min(np.diff(self.keys))))) - 1
+            low = int(np.floor(np.log2(np.min(np.diff(keys))))) - 1
         else:
             low = self.level
         high = int(np.ceil(np.log2(span))) + 2 if span > 0 else low + 1  # ≤ 4 keys there
         while low < high:  # bisection: the number of keys falls as the grid widens
             middle = (low + high) // 2
-            if _distinct_sorted(pool(self.keys, middle)) <= self.max_bins:
+            factor = _grid_factor(middle)
+            if factor:  # compiled: no array of pooled keys per step
+                size = _pooled_count(keys, factor)
+            else:  # an extreme grid, where 2^-level is no normal float
+                size = _distinct_sorted(pool(keys, middle))
+            if size <= self.max_bins:
                 high = middle
             else:
                 low = middle + 1
-        self.level = high
-        keys, cls, weight, total = self._entries()
-        self.keys, self.weight, self.total = _reduce(
-            pool(keys, high), cls, weight, total, self.n_classes
-        )
+        return high
+
+    def _coarsen(self) -> None:
+        """Move to the smallest grid 2^e (e ≥ current level) with at most max_bins keys."""
+        level = self._coarser_level(self.keys)
+        if level != self.level:
+            self.level = level
+            self.keys, self.weight, self.total = _pool_sorted(
+                pool(self.keys, level), self.weight, self.total
+            )
 
     # ------------------------------------------------------------------ derived views
     def centres(self) -> np.ndarray:
