@@ -196,6 +196,51 @@ def test_kernels_give_the_same_numbers_on_any_number_of_threads(monkeypatch):
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_batchs_column_statistics_are_the_same_on_any_number_of_threads(monkeypatch):
+    """The "auto" family adds a batch's moments and each column's value sketch as tasks that
+    threads share: the same sketches (keys, grids, sums), moments and missing weights, bit for
+    bit, on one thread or two, for a first batch (sorted) and a second (counted on the grid),
+    and for a wide batch of few rows (columns summarised a block at a time)."""
+    from nbayes.families.auto import AutoStatistics
+    from nbayes.families.sketch import EXACT
+
+    rng = np.random.default_rng(4)
+
+    def batches(n, d):
+        out = []
+        for _ in range(2):
+            X = np.round(rng.normal(size=(n, d)) * 3, 4)
+            X[:, ::3] = rng.integers(0, 6, (n, (d + 2) // 3))  # whole numbers: exact keys
+            X[rng.random((n, d)) < 0.03] = np.nan
+            out.append((X, rng.integers(0, 4, n).astype(np.intp), rng.random(n) + 0.5))
+        return out
+
+    def fit(data, d, threads):
+        if threads > 1:
+            used = _forced(monkeypatch, threads)
+        stats = AutoStatistics(4, d, max_bins=256)
+        for X, cls, weight in data:
+            stats.accumulate(X, cls, weight)
+        if threads > 1:
+            assert used and max(used) == threads
+            monkeypatch.undo()
+        return stats
+
+    for n, d in ((6000, 7), (300, 40)):  # narrow: a column a task; wide: blocks of columns
+        data = batches(n, d)
+        serial, parallel = fit(data, d, 1), fit(data, d, 2)
+        for name in ("weight", "mean", "m2", "pooled_count", "pooled_mean", "pooled_m2"):
+            np.testing.assert_array_equal(
+                getattr(serial.moments, name), getattr(parallel.moments, name)
+            )
+        np.testing.assert_array_equal(serial.missing, parallel.missing)
+        for a, b in zip(serial.sketches.features, parallel.sketches.features, strict=True):
+            assert (a.level, a.minimum, a.maximum) == (b.level, b.minimum, b.maximum)
+            for name in ("keys", "weight", "total"):
+                np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        assert any(f.level != EXACT for f in serial.sketches.features)  # grids were used
+
+
 def test_fork_child_starts_its_own_threads():
     """After fork the child has none of the parent's helper threads; a parallel run must not
     wait for them."""

@@ -1,10 +1,11 @@
 """How many threads nbayes' compiled kernels may use, and running a kernel on them.
 
 A kernel call is split into blocks of rows (or of features) that threads take one at a time
-until none is left (dynamic scheduling). A thread slowed by another process on its core then
-simply takes fewer blocks, instead of the whole call waiting for its fixed share, as it would
-under a static split (Numba's ``prange``, OpenMP's default): the busy-neighbour case on a shared
-machine, in ``GridSearchCV(n_jobs=2)`` or in a Dask worker.
+until none is left (dynamic scheduling); independent tasks (the statistics of a batch's
+columns, :func:`run_tasks`) are shared the same way. A thread slowed by another process on its
+core then simply takes fewer blocks, instead of the whole call waiting for its fixed share, as
+it would under a static split (Numba's ``prange``, OpenMP's default): the busy-neighbour case on
+a shared machine, in ``GridSearchCV(n_jobs=2)`` or in a Dask worker.
 
 The number of threads for one call is
 
@@ -225,6 +226,15 @@ def run(body: Callable[[int, int], object], parts: list[tuple[int, int]], thread
         if error is not None:
             raise error
     return results
+
+
+def run_tasks(tasks: list[Callable[[], object]], work: float) -> None:
+    """Run independent ``tasks`` (each spending most of its time in ``nogil`` kernels) on
+    ``plan(work)`` threads, each taking the next task as it finishes: the statistics of the
+    columns of one batch, for example, which share nothing. The first error is raised once
+    every task that started has finished."""
+    parts = [(t, t + 1) for t in range(len(tasks))]
+    run(lambda start, stop: [task() for task in tasks[start:stop]], parts, plan(work))
 
 
 def _get_pool(size: int) -> ThreadPoolExecutor:

@@ -46,6 +46,7 @@ show each column's choice and the scores behind it.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .. import _threads
 from .._state import nest, section
 from ..encoding import UNSEEN
 from . import _selection
@@ -138,9 +140,11 @@ class AutoStatistics:
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
         if X.shape[0] == 0:
             return
-        self.sketches.accumulate(X, cls, weight)
         counted = self.moments.pooled_count  # replaced, not written into, by accumulate
-        self.moments.accumulate(X, cls, weight)
+        # the moments and each column's sketch share nothing: threads may take them at once
+        # (the work: two passes over the block for each)
+        tasks = [functools.partial(self.moments.accumulate, X, cls, weight)]
+        _threads.run_tasks(tasks + self.sketches.tasks(X, cls, weight), 2 * X.size)
         # the values each column observed in the batch, as the moments counted them (exact
         # whole numbers): a batch without missing values needs no pass to find them
         lacking = np.flatnonzero(self.moments.pooled_count - counted < X.shape[0])

@@ -18,11 +18,14 @@ distributed training therefore agree with a single fit.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .. import _threads
 from .._jit import kernel
 from .._validation import MAX_ABS_VALUE, check_finite_sums
 from ._group import ColumnGroup
@@ -676,19 +679,36 @@ class ValueSketches:
         self._cache: dict = {}
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        _threads.run_tasks(self.tasks(X, cls, weight), X.size)
+
+    def tasks(
+        self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
+    ) -> list[Callable[[], None]]:
+        """Adding an (n, d) block, as independent tasks that threads may share (a column or a
+        block of columns each, touching nothing of the others): :meth:`accumulate` runs them.
+        The sketches' derived values are forgotten at once."""
+        self._cache.clear()
         n, d = X.shape
         if d >= _WIDE_COLUMNS and n < _WIDE_ROWS:
             step = max(1, _WIDE_BLOCK_ENTRIES // max(n, 1))
-            for start in range(0, d, step):
-                stop = min(d, start + step)
-                _add_columns(self.features[start:stop], X[:, start:stop], cls, weight)
-        else:
-            columns = np.ascontiguousarray(X.T)  # a column at a time: contiguous reads
-            for sketch, values in zip(self.features, columns, strict=True):
-                for start in range(0, n, ROWS_PER_ADD):  # NaN (missing) skipped there
-                    stop = start + ROWS_PER_ADD
-                    sketch.add(values[start:stop], cls[start:stop], weight[start:stop])
-        self._cache.clear()
+            return [
+                functools.partial(
+                    _add_columns, self.features[start : start + step], X[:, start : start + step],
+                    cls, weight,
+                )
+                for start in range(0, d, step)
+            ]
+        columns = np.ascontiguousarray(X.T)  # a column at a time: contiguous reads
+
+        def add(sketch: FeatureSketch, values: np.ndarray) -> None:
+            for start in range(0, n, ROWS_PER_ADD):  # NaN (missing) skipped there
+                stop = start + ROWS_PER_ADD
+                sketch.add(values[start:stop], cls[start:stop], weight[start:stop])
+
+        return [
+            functools.partial(add, sketch, values)
+            for sketch, values in zip(self.features, columns, strict=True)
+        ]
 
     def merge(self, other: ValueSketches, positions: np.ndarray) -> None:
         for mine, theirs in zip(self.features, other.features, strict=True):
