@@ -68,12 +68,17 @@ def _tables() -> None:
     for continuous in ("auto", "gaussian", "kde", "mdl"):
         model = nbayes.NaiveBayes(continuous=continuous).fit(table, y)
         model.predict_proba(table)
-    # batches of a stream: counted on each value sketch's grid once it has settled
+    # batches of a stream: the first sorted onto a grid (more distinct values than a sketch
+    # keeps), the later ones counted on it (at least the 1024 values a sketch counts)
     stream = nbayes.NaiveBayes(calibration=None)
     for _ in range(3):
-        rows = 1100  # at least the 1024 values a sketch counts rather than sorts
-        batch = {"x": rng.normal(size=rows).round(2), "k": rng.integers(0, 5, rows).astype(float)}
+        rows = 3000
+        batch = {"x": rng.normal(size=rows), "k": rng.integers(0, 5, rows).astype(float)}
         stream.partial_fit(batch, rng.choice(["a", "b"], rows))
+    # a wide table a few rows at a time: its sketches summarised, then pooled, a block at once
+    wide = nbayes.NaiveBayes(calibration=None, max_bins=8)
+    for _ in range(2):
+        wide.partial_fit({f"x{j}": rng.normal(size=20) for j in range(16)}, np.arange(20) % 2)
 
 
 def _text() -> None:
