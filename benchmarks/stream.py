@@ -165,7 +165,11 @@ def main() -> None:
         t / o for (t, _), (o, _) in zip(results[theirs_name], results[ours_name], strict=True)
     )
     share = median(polars_name) / median(ours_name)
+    share_worst = min(  # the runs are interleaved: each nbayes run against its Polars run
+        t / o for (t, _), (o, _) in zip(results[polars_name], results[ours_name], strict=True)
+    )
     met_pandas = "met" if min(ratio, ratio_worst) >= 2 else "NOT met"
+    met_polars = "met" if min(share, share_worst) >= 0.75 else "NOT met"
     options = " --full-precision" if args.full_precision else ""
     options += f" --rows {args.rows}" if args.rows != 20_000_000 else ""
     options += f" --runs {args.runs}" if args.runs != 3 else ""
@@ -177,9 +181,9 @@ def main() -> None:
         f"time; each contender runs in {args.runs} fresh processes, interleaved; 1-minute load "
         f"average {load_start:.1f} at the start and {load_end:.1f} at the end.\n\n"
         f"{table}\n\nnbayes is {ratio:.2f}× (worst pair {ratio_worst:.2f}×) the throughput of "
-        f"pandas + scikit-learn (target ≥ 2×: {met_pandas}), {share:.0%} of Polars' own "
-        "streaming scan (target ≥ 75%: "
-        f"{'met' if share >= 0.75 else 'NOT met'}), peak RSS {peak(ours_name):.0f} MiB "
+        f"pandas + scikit-learn (target ≥ 2×: {met_pandas}), {share:.0%} (worst pair "
+        f"{share_worst:.0%}) of Polars' own streaming scan (target ≥ 75%: {met_polars}), "
+        f"peak RSS {peak(ours_name):.0f} MiB "
         f"(target ≤ 1024 MiB: {'met' if peak(ours_name) <= 1024 else 'NOT met'})."
     )
     print()
