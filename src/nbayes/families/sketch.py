@@ -679,7 +679,8 @@ class ValueSketches:
         self._cache: dict = {}
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        _threads.run_tasks(self.tasks(X, cls, weight), X.size)
+        # the work: two passes over each column (its range, then its sums)
+        _threads.run_tasks(self.tasks(X, cls, weight), 2 * X.size)
 
     def tasks(
         self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
