@@ -692,12 +692,10 @@ class ValueSketches:
         n, d = X.shape
         if d >= _WIDE_COLUMNS and n < _WIDE_ROWS:
             step = max(1, _WIDE_BLOCK_ENTRIES // max(n, 1))
+            blocks = [slice(start, start + step) for start in range(0, d, step)]
             return [
-                functools.partial(
-                    _add_columns, self.features[start : start + step], X[:, start : start + step],
-                    cls, weight,
-                )
-                for start in range(0, d, step)
+                functools.partial(_add_columns, self.features[b], X[:, b], cls, weight)
+                for b in blocks
             ]
         columns = np.ascontiguousarray(X.T)  # a column at a time: contiguous reads
 
