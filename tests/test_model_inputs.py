@@ -367,3 +367,46 @@ def test_a_table_with_no_rows_gives_empty_results():
     assert model.predict_proba(empty).shape == (0, 2)
     assert model.predict(empty).shape == (0,)
     assert model.predict_joint_log_proba(as_pandas(columns).head(0)).shape == (0, 2)
+
+
+@pytest.mark.parametrize(
+    ("values", "at_once"),
+    [
+        (["a", None, "b", "?"], True),
+        (["a", float("nan"), "b"], False),
+        ([1, None, 3], True),
+        ([1, "?", 2], False),
+        ([1.5, None, 2, float("nan")], True),
+        ([True, None, np.bool_(False)], True),
+        ([np.int64(3), 4], True),
+        ([np.float32(1.5), 2.0], False),
+        (["?", "?"], False),
+        ([float("nan")], False),
+        ([None, None], False),
+        ([True, 1], False),
+        ([2.5, True], False),
+        ([1, np.bool_(True)], False),
+        ([1, "a"], False),
+        ([1j, 2j], False),
+        ([b"raw"], False),
+    ],
+    ids=lambda value: repr(value)[:40],
+)
+def test_an_object_column_built_at_once_is_the_column_built_value_by_value(
+    values, at_once, monkeypatch
+):
+    """Python objects of one kind become a Series in one Polars call; the result (or the error)
+    is that of the value-by-value check, which still names what is wrong in mixed columns."""
+    from nbayes import tables
+
+    def build():
+        try:
+            series = tables._object_series("c", list(values), ["?"])
+        except (TypeError, ValueError) as error:
+            return type(error), str(error)
+        return series.name, series.dtype, series.to_list()
+
+    assert (tables._uniform_series("c", list(values), ["?"]) is not None) == at_once
+    built = build()
+    monkeypatch.setattr(tables, "_uniform_series", lambda *args: None)
+    assert built == build()
