@@ -173,15 +173,18 @@ def test_numbers_beyond_the_float_range_are_errors_naming_the_column(tmp_path: P
 
 
 # ---------------------------------------------------------------------- many columns
-def test_categorical_coding_of_many_columns_matches_column_by_column():
-    """One join per value type codes all the columns; the codes are those a column-by-column
-    dictionary gives, new values join in order of first appearance, missing stays missing."""
+@pytest.mark.parametrize("d", [12, 300])
+def test_categorical_coding_of_many_columns_matches_column_by_column(d: int):
+    """Text columns are coded by a cast to an Enum each (up to ENUM_COLUMNS of them) or by one
+    join of all of them; either way the codes are those a column-by-column dictionary gives,
+    new values join in order of first appearance, missing stays missing."""
     import polars as pl
 
-    from nbayes.encoding import UNSEEN, CategoricalEncoder
+    from nbayes.encoding import ENUM_COLUMNS, UNSEEN, CategoricalEncoder
 
+    assert (d <= ENUM_COLUMNS) == (d == 12)  # both ways are tried
     rng = np.random.default_rng(4)
-    d, n = 300, 40
+    n = 40
     names = [f"c{j}" for j in range(d)]
     first = pl.DataFrame({m: rng.choice(["a", "b", "c", None], n).tolist() for m in names})
     second = pl.DataFrame({m: rng.choice(["b", "d", None], n).tolist() for m in names})
