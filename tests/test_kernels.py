@@ -332,3 +332,69 @@ def test_gaussian_moments_are_the_same_bits_in_either_memory_layout(monkeypatch,
         np.testing.assert_allclose(row_major.weight[c], w.sum(0), rtol=1e-12)
         np.testing.assert_allclose(row_major.mean[c], mean, rtol=1e-12)
         np.testing.assert_allclose(row_major.m2[c], m2, rtol=1e-9)
+
+
+def _padded_by_numpy(body: bytes, separator: int) -> bool:
+    """A blank (space, tab) at either end of the body, or beside a separator or a line end."""
+    array = np.frombuffer(body, dtype=np.uint8)
+    blank = (array == 32) | (array == 9)
+    edge = (array == separator) | (array == 10) | (array == 13)
+    blank &= array != separator
+    return bool(
+        blank[0] or blank[-1] or np.any(blank[:-1] & edge[1:]) or np.any(edge[:-1] & blank[1:])
+    )
+
+
+def _random_bodies(seed: int, count: int, alphabet: list[str], separator: str = ","):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        rows = [
+            separator.join(
+                "".join(rng.choice(alphabet, size=rng.integers(0, 6))) for _ in range(3)
+            )
+            for _ in range(rng.integers(1, 7))
+        ]
+        yield ("\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.parametrize("separator", [",", "\t"])
+def test_padded_field_finds_every_blank_beside_an_edge(separator):
+    alphabet = ["a", "1", " ", "\t", ",", "\r"]
+    for body in _random_bodies(0, 1000, alphabet, separator):
+        blanks = [b for b in (32, 9) if b != ord(separator)]
+        found = _kernels.padded_field(
+            np.frombuffer(body, dtype=np.uint8), ord(separator), blanks[0], blanks[-1]
+        )
+        assert found == _padded_by_numpy(body, ord(separator)), body
+
+
+@pytest.mark.parametrize("separator", [",", "\t"])
+def test_strip_fields_strips_as_polars_strips_each_value(separator):
+    """The bytes with their fields' blanks removed read as the values of the padded bytes,
+    each stripped by Polars (``str.strip_chars``); a field that begins or ends beyond ASCII
+    (perhaps Unicode whitespace, as U+00A0) is refused."""
+    import polars as pl
+
+    ascii_only = ["a", "1", "?", " ", "\t", "\x0b", "\x0c", "\r"]
+    alphabet = [c for c in ascii_only if c != separator] * 12 + ["é", "\u00a0"]
+    compared = refused = 0
+    for body in _random_bodies(1, 1200, alphabet, separator):
+        array = np.frombuffer(body, dtype=np.uint8)
+        out = np.empty_like(array)
+        length = _kernels.strip_fields(array, ord(separator), out)
+        options = {"has_header": False, "infer_schema": False, "separator": separator}
+        raw = pl.read_csv(body, **options)
+        expected = raw.with_columns(pl.all().str.strip_chars())
+        values = [[v or None for v in row] for row in expected.rows()]  # "" reads as missing
+        if length < 0:
+            refused += 1
+            ascii_stripped = [v.strip(" \t\x0b\x0c\r") for row in raw.rows() for v in row if v]
+            assert any(v and (ord(v[0]) > 127 or ord(v[-1]) > 127) for v in ascii_stripped)
+            continue
+        stripped = out[:length].tobytes()
+        if not stripped.replace(b"\n", b""):
+            continue  # only empty fields left: Polars reads no row at all
+        got = pl.read_csv(stripped, **options)
+        assert got.rows() == [tuple(row) for row in values], body
+        compared += 1
+    assert compared > 400 and refused > 100, (compared, refused)  # both outcomes tried

@@ -325,3 +325,74 @@ def test_names_from_a_list_or_a_file(tmp_path: Path):
     assert read_names(str(names)) == ["age", "workclass", "fnlwgt", "income"]
     with pytest.raises(ValueError, match="repeats"):
         read_names("a,b,a")
+
+
+def _padded_twins(rows: int, seed: int, ascii_only: bool = False) -> tuple[bytes, bytes]:
+    """The same table twice: fields as they are, and fields padded with random blanks (spaces,
+    tabs, \\v, \\f) on either side; with a missing-value marker '?', empty fields and (unless
+    ``ascii_only``) text that begins or ends beyond ASCII ('Zürich', 'café')."""
+    rng = np.random.default_rng(seed)
+    words = ["Private", "Self-emp", "?", "", "a b"] + ([] if ascii_only else ["Zürich", "café"])
+    plain, padded = [b"age,work,hours,y"], [b"age , work,hours ,y"]
+    for _ in range(rows):
+        fields = [
+            str(rng.integers(17, 90)),
+            str(rng.choice(words)),
+            f"{rng.normal(40, 10):.2f}" if rng.random() > 0.05 else "?",
+            str(rng.choice(["<=50K", ">50K"])),
+        ]
+        plain.append(",".join(fields).encode())
+        pads = [
+            "".join(rng.choice([" ", "\t", "\x0b", "\x0c"], size=rng.integers(0, 3)))
+            for _ in range(2 * len(fields))
+        ]
+        padded.append(
+            ",".join(pads[2 * k] + f + pads[2 * k + 1] for k, f in enumerate(fields)).encode()
+        )
+    return b"\n".join(plain) + b"\n", b"\n".join(padded) + b"\n"
+
+
+@pytest.mark.parametrize("blank_lines", [False, True])
+def test_a_padded_file_reads_in_blocks_as_its_unpadded_twin(tmp_path: Path, blank_lines: bool):
+    """Blocks whose fields carry blanks are stripped in the bytes (or, where a field ends
+    beyond ASCII, read as text and stripped by Polars): either way every block reads as Polars
+    reads the same rows without blanks. Blank lines send blocks down the record-by-record path,
+    which strips the same way."""
+    plain, padded = _padded_twins(3000, seed=7)
+    if blank_lines:
+        lines = padded.split(b"\n")
+        padded = b"\n".join(line + (b"\n" if k % 97 == 5 else b"") for k, line in enumerate(lines))
+    path = tmp_path / "padded.csv"
+    path.write_bytes(padded)
+    expected = pl.read_csv(plain, null_values=["?"])
+    for chunk in (1024, 4096, 2**20):
+        got = read_all(TableReader(path, missing=["?"], chunk_bytes=chunk))
+        assert got.schema == expected.schema, chunk
+        assert got.equals(expected), chunk
+
+
+def test_a_record_of_blanks_alone_in_a_one_column_file_is_a_missing_value(tmp_path: Path):
+    body = b"n\n" + b"".join(b" %d \n" % i if i % 50 else b" \t \n" for i in range(1, 2000))
+    path = tmp_path / "one.csv"
+    path.write_bytes(body)
+    expected = [None if i % 50 == 0 else i for i in range(1, 2000)]
+    for chunk in (1024, 2**20):
+        got = read_all(TableReader(path, chunk_bytes=chunk))
+        assert got.get_column("n").to_list() == expected, chunk
+
+
+def test_a_padded_file_is_read_as_text_only_for_its_first_block(tmp_path: Path, monkeypatch):
+    """Once the first block has given the types, a padded block whose fields begin and end in
+    ASCII loses its blanks in the bytes and is parsed typed: no block but the first is read as
+    text, and the rows are those of the unpadded twin."""
+    plain, padded = _padded_twins(3000, seed=8, ascii_only=True)
+    path = tmp_path / "padded.csv"
+    path.write_bytes(padded)
+    calls = []
+    read_text = TableReader._read_text
+    monkeypatch.setattr(
+        TableReader, "_read_text", lambda self, *a: calls.append(1) or read_text(self, *a)
+    )
+    got = read_all(TableReader(path, missing=["?"], chunk_bytes=4096))
+    assert got.equals(pl.read_csv(plain, null_values=["?"]))
+    assert len(calls) == 1

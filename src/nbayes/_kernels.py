@@ -540,3 +540,61 @@ def lookup_codes(values, low, table, unseen, out, column):  # pragma: no cover -
         met += code == unseen
         out[i, column] = code
     return met
+
+
+@kernel
+def padded_field(buffer, separator, blank_a, blank_b):  # pragma: no cover - compiled
+    """Whether a byte ``blank_a`` or ``blank_b`` (space, tab) touches the start or end of the
+    buffer, the separator or a line end (\\n, \\r) on either side: a field that begins or ends
+    with whitespace. Stops at the first one (a padded file answers at once)."""
+    n = buffer.shape[0]
+    after_edge = True  # the start of the buffer is an edge
+    for i in range(n):
+        c = buffer[i]
+        if c == blank_a or c == blank_b:
+            if after_edge or i + 1 == n:
+                return True
+            following = buffer[i + 1]
+            if following == separator or following == 10 or following == 13:
+                return True
+            after_edge = False
+        else:
+            after_edge = c == separator or c == 10 or c == 13
+    return False
+
+
+@kernel
+def strip_fields(buffer, separator, out):  # pragma: no cover - compiled
+    """Copy ``buffer`` (records without quote characters) into ``out`` with the whitespace at
+    either end of every field left out, as Polars' ``str.strip_chars()`` strips each value
+    (whitespace: a space, \\t, \\v, \\f or \\r that is not the separator). Returns the length
+    written, or −1 where a field begins or ends with a byte beyond ASCII (it may be Unicode
+    whitespace, which a byte scan cannot judge cheaply)."""
+    n = buffer.shape[0]
+    j = 0  # bytes written
+    kept = 0  # bytes written up to the current field's last byte that is not whitespace
+    start = 0  # where the current field starts in ``out``
+    leading = True  # no byte of the current field but whitespace yet
+    for i in range(n):
+        c = buffer[i]
+        if c == separator or c == 10:
+            if kept > start and out[kept - 1] >= 128:
+                return -1
+            out[kept] = c
+            j = kept + 1
+            kept = j
+            start = j
+            leading = True
+        elif c > 32 or not (c == 32 or 9 <= c <= 13):
+            if leading and c >= 128:
+                return -1
+            out[j] = c
+            j += 1
+            kept = j
+            leading = False
+        elif not leading:  # whitespace inside a field, or at its end (then dropped)
+            out[j] = c
+            j += 1
+    if kept > start and out[kept - 1] >= 128:
+        return -1
+    return kept

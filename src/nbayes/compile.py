@@ -120,10 +120,16 @@ def _readers() -> None:
         for name, text in (
             ("plain.csv", "a,b,y\n1,x,0\n2,y,1\n"),
             ("quoted.csv", 'a,b,y\n1,"x,1",0\n2,"y ""z""",1\n'),
+            ("padded.csv", "a, b,y\n" + " 1, x ,0\n" * 300),  # blocks stripped after the first
         ):
             path = Path(folder) / name
             path.write_text(text)
-            for _ in readers.TableReader(path):
+            for _ in readers.TableReader(path, chunk_bytes=1024):
+                pass
+            try:  # the quick reader's look for blanks in the whole file
+                for _ in readers.TableReader(path, quick=True):
+                    pass
+            except readers.QuickReadAbandoned:
                 pass
 
 

@@ -663,10 +663,11 @@ class TableReader:
         """Parse the complete records of ``buffer``: (frame or None, line of its first row,
         bytes used, newlines in them).
 
-        Fast path, for blocks without quotes, blank lines or whitespace to strip once the
-        types are known: cut at the last newline and let Polars parse, then check the field
-        counts only if some row's last field is empty (a row with too few fields looks like
-        that). Otherwise, and whenever the check fails, every record is scanned.
+        Fast path, for blocks without quotes or blank lines once the types are known: cut at
+        the last newline, strip the fields' whitespace in the bytes (where there is any) and let
+        Polars parse, then check the field counts only if some row's last field is empty (a row
+        with too few fields looks like that). Otherwise, and whenever the check fails, every
+        record is scanned.
         """
         if schema is not None and not self._quoted(buffer):
             used = len(buffer) if at_end else buffer.rfind(b"\n") + 1
@@ -676,9 +677,13 @@ class TableReader:
             if used == 0 or (used < 16 and not body.strip()):
                 return None, line, used, newlines
             frame = None
-            if not (self.strip and _padded(body, self._sep)):
+            # a padded block loses its blanks in one compiled pass and is parsed as any other
+            parsed = body
+            if self.strip and _padded(body, self._sep):
+                parsed = _stripped(body, self._sep)
+            if parsed is not None:
                 try:
-                    frame = self._read(body, np.arange(rows) + line, schema)
+                    frame = self._read(parsed, np.arange(rows) + line, schema)
                 except (DataError, pl.exceptions.PolarsError):
                     frame = None  # a malformed row, perhaps: look closer below
             # one row per line (no blank line was skipped), and the last field of every row
@@ -722,7 +727,12 @@ class TableReader:
         good = ~(bad | blank)
         if good.all():
             return buffer[int(starts[0]) : int(ends[-1])] if len(starts) else b"", lines
-        pieces = [buffer[int(s) : int(e)] for s, e in zip(starts[good], ends[good], strict=True)]
+        # the good records as runs of neighbours: one slice per run, not one per record
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], good, [False]))))
+        first, last = edges[0::2], edges[1::2] - 1
+        pieces = [
+            buffer[int(starts[a]) : int(ends[b])] for a, b in zip(first, last, strict=True)
+        ]
         if pieces and not pieces[-1].endswith(b"\n"):
             pieces[-1] += b"\n"
         return b"".join(pieces), lines[good]
@@ -774,17 +784,25 @@ class TableReader:
     ) -> tuple[pl.DataFrame, np.ndarray]:
         """(frame, file line of each row) of the whole records in ``body``.
 
-        Polars' typed parse when the block needs no stripping and parses; otherwise every value
-        is read as text (by Polars, or record by record by Python's csv module when Polars
-        refuses the quoting), stripped, nulled where it is a missing-value marker, and converted
+        Polars' typed parse when the block needs no stripping, or (types known, no quotes) once
+        its blanks are stripped in the bytes, and parses; otherwise every value is read as text
+        (by Polars, or record by record by Python's csv module when Polars refuses the
+        quoting), stripped, nulled where it is a missing-value marker, and converted
         to the column types — which are inferred here for the first block. Records that cannot
         be read raise a :class:`DataError` naming them, or are dropped with ``skip_bad_rows``.
         """
-        if not (self.strip and _padded(body, self._sep)):
+        parsed: bytes | None = body
+        if self.strip and _padded(body, self._sep):
+            # once the types are known, the blanks go in one compiled pass (unquoted records)
+            parsed = None if schema is None or self._quoted(body) else _stripped(body, self._sep)
+        if parsed is not None:
             try:
-                return self._read(body, lines, schema), lines
+                frame = self._read(parsed, lines, schema)
             except pl.exceptions.PolarsError:
-                pass  # located below
+                frame = None  # located below
+            # (a record of blanks alone became a blank line, which Polars may skip: as text)
+            if frame is not None and frame.height == len(lines):
+                return frame, lines
         text, lines = self._read_text(body, lines)
         text = self._clean(text)
         if schema is None:
@@ -881,10 +899,15 @@ class TableReader:
             if dtype != pl.String:
                 continue
             column = frame.get_column(name)
-            near = column.str.strip_chars().str.to_lowercase().is_in(list(wanted)) & ~column.is_in(
-                self.missing
+            # the distinct values are looked at first: a column holds far fewer of them than
+            # rows, and a near miss is rare
+            distinct = column.unique()
+            near_values = distinct.filter(
+                distinct.str.strip_chars().str.to_lowercase().is_in(list(wanted))
+                & ~distinct.is_in(self.missing)
             )
-            if near.any():
+            if near_values.len():
+                near = column.is_in(near_values)
                 row = int(near.arg_true()[0])
                 where = f"line {first_line + row:,}" if first_line is not None else f"row {row:,}"
                 self._near_misses_checked = True
@@ -1035,18 +1058,27 @@ def _holds_any(handle: IO[bytes], size: int, needles: list[bytes]) -> bool:
 def _padded(body: bytes, separator: bytes) -> bool:
     """Whether some field of ``body`` may begin or end with a space or tab: a blank next to a
     separator or a line end (a quick byte test that may say yes for a blank inside a quoted
-    field, never no for a padded field). Bodies without blanks are answered by one memchr."""
+    field, never no for a padded field). Bodies without blanks are answered by one memchr,
+    others by a compiled scan that stops at the first padded field."""
     blanks = [ord(b) for b in (b" ", b"\t") if b != separator and b in body]
     if not blanks:
         return False
+    from . import _kernels  # Numba: only for a body that holds blanks
+
     array = np.frombuffer(body, dtype=np.uint8)
-    blank = array == blanks[0]
-    if len(blanks) > 1:
-        blank |= array == blanks[1]
-    edge = (array == separator[0]) | (array == 10) | (array == 13)
-    return bool(
-        blank[0] or blank[-1] or np.any(blank[:-1] & edge[1:]) or np.any(edge[:-1] & blank[1:])
-    )
+    return bool(_kernels.padded_field(array, separator[0], blanks[0], blanks[-1]))
+
+
+def _stripped(body: bytes, separator: bytes) -> bytes | None:
+    """``body`` (records without quote characters) with the whitespace at either end of every
+    field removed, as the text path strips each value; None where a field begins or ends with
+    a byte beyond ASCII (perhaps Unicode whitespace: the text path strips those)."""
+    from . import _kernels
+
+    array = np.frombuffer(body, dtype=np.uint8)
+    out = np.empty_like(array)
+    length = _kernels.strip_fields(array, separator[0], out)
+    return None if length < 0 else out[:length].tobytes()
 
 
 def _padded_strings(frame: pl.DataFrame) -> bool:
