@@ -907,7 +907,7 @@ class TableReader:
                 & ~distinct.is_in(self.missing)
             )
             if near_values.len():
-                near = column.is_in(near_values)
+                near = column.is_in(near_values.to_list())
                 row = int(near.arg_true()[0])
                 where = f"line {first_line + row:,}" if first_line is not None else f"row {row:,}"
                 self._near_misses_checked = True
