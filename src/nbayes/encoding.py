@@ -175,7 +175,8 @@ class CategoricalEncoder:
             for k in texts:
                 if learn and (out[:, k] == UNSEEN).any():
                     new[columns[k]] = self._unseen_values(casted, columns[k], out[:, k])
-            general = [k for k in general if k not in set(texts)]
+            coded = set(texts)
+            general = [k for k in general if k not in coded]
         if general:
             block, found = self._codes_by_join(casted, [columns[k] for k in general], learn)
             out[:, general] = block
