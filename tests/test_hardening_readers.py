@@ -286,3 +286,22 @@ def test_a_number_padded_after_the_first_rows_abandons_the_quick_read(tmp_path: 
     careful = read_all(TableReader(path))
     assert careful.get_column("b").to_list()[-1] == 8.5
     assert careful.height == 5001
+
+
+def test_an_encoder_pickled_without_the_enum_cache_codes_text():
+    """An encoder saved (pickled) by a version that had no Enum cache still codes text."""
+    import pickle
+
+    import polars as pl
+
+    from nbayes.encoding import CategoricalEncoder
+
+    encoder = CategoricalEncoder(["c"], [pl.String])
+    encoder.encode(pl.DataFrame({"c": ["a", "b"]}), fitting=True)
+    state = dict(encoder.__dict__)
+    del state["_enums"]
+    old = CategoricalEncoder.__new__(CategoricalEncoder)
+    old.__setstate__(state)
+    restored = pickle.loads(pickle.dumps(old))
+    codes = restored.encode(pl.DataFrame({"c": ["b", None, "a"]}), fitting=False)
+    np.testing.assert_array_equal(codes[:, 0], [1.0, np.nan, 0.0])

@@ -384,6 +384,9 @@ def test_a_table_with_no_rows_gives_empty_results():
         ([float("nan")], False),
         ([None, None], False),
         ([True, 1], False),
+        ([1, 0, True, False], False),  # Polars: Int64 [1, 0, 1, 0]
+        ([float("nan"), 1, 2], False),  # Polars: Float64; whole numbers are Int64 here
+        ([float("nan"), 1.5], True),
         ([2.5, True], False),
         ([1, np.bool_(True)], False),
         ([1, "a"], False),

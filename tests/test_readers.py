@@ -396,3 +396,15 @@ def test_a_padded_file_is_read_as_text_only_for_its_first_block(tmp_path: Path, 
     got = read_all(TableReader(path, missing=["?"], chunk_bytes=4096))
     assert got.equals(pl.read_csv(plain, null_values=["?"]))
     assert len(calls) == 1
+
+
+def test_a_padded_boolean_column_reads_as_booleans_in_every_block(tmp_path: Path):
+    body = b"flag , n\n" + b"".join(
+        b" %s , %d\n" % (b"true" if i % 3 else b"False", i) for i in range(600)
+    )
+    path = tmp_path / "flags.csv"
+    path.write_bytes(body)
+    for chunk in (1024, 2**20):
+        got = read_all(TableReader(path, chunk_bytes=chunk))
+        assert got.schema == pl.Schema({"flag": pl.Boolean, "n": pl.Int64}), chunk
+        assert got.get_column("flag").to_list() == [bool(i % 3) for i in range(600)], chunk

@@ -93,6 +93,11 @@ class CategoricalEncoder:
         self._tables: dict[int, tuple[int, tuple[int, np.ndarray]]] = {}
         self._enums: dict[int, tuple[int, pl.Enum]] = {}
 
+    def __setstate__(self, state: dict) -> None:
+        # an encoder pickled by a version without the Enum cache gets an empty one
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_enums", {})
+
     def sizes(self) -> np.ndarray:
         """S_j, the number of values each column has seen."""
         return np.array([len(v) for v in self.vocabularies], dtype=np.int64)

@@ -863,7 +863,9 @@ class TableReader:
         """The text columns converted to ``schema``; a value that does not fit its type is an
         error naming its line and column (or its row is dropped, with ``skip_bad_rows``)."""
         converted = text.with_columns(
-            _cast(pl.col(name), dtype) for name, dtype in schema.items() if dtype != pl.String
+            _cast(pl.col(name), dtype).alias(name)  # (a when-chain is named after its literal)
+            for name, dtype in schema.items()
+            if dtype != pl.String
         )
         failed = np.zeros(text.height, dtype=bool)
         for name in schema:

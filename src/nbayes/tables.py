@@ -109,11 +109,19 @@ def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.
                 .otherwise(pl.col(name))
                 .alias(name)
             ).to_series()
-    elif series.dtype == pl.Float64:  # Polars reads True as 1.0 here, which the caller refuses
-        if any(isinstance(v, (bool, np.bool_)) for v in values):
-            return None
-        series = series.fill_nan(None)
-    elif series.dtype not in (pl.Boolean, pl.Int64):
+    elif series.dtype in (pl.Int64, pl.Float64):
+        # Polars reads True as 1 or 1.0 among numbers, which the caller refuses; and a column
+        # of whole numbers with NaN for missing ones is Int64 to the caller, Float64 to Polars
+        fractional = False
+        for v in values:
+            if isinstance(v, (bool, np.bool_)):
+                return None
+            fractional = fractional or (isinstance(v, (float, np.floating)) and v == v)
+        if series.dtype == pl.Float64:
+            if not fractional:
+                return None
+            series = series.fill_nan(None)
+    elif series.dtype != pl.Boolean:
         return None
     if series.null_count() == series.len():  # no value to tell the kind: the caller decides
         return None
