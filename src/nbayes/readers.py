@@ -677,9 +677,11 @@ class TableReader:
             if used == 0 or (used < 16 and not body.strip()):
                 return None, line, used, newlines
             frame = None
+            # a blank line is found by a byte search (it would fail the field check below)
+            blank_line = body.startswith((b"\n", b"\r\n")) or b"\n\n" in body or b"\n\r\n" in body
             # a padded block loses its blanks in one compiled pass and is parsed as any other
-            parsed = body
-            if self.strip and _padded(body, self._sep):
+            parsed = None if blank_line else body
+            if parsed is not None and self.strip and _padded(body, self._sep):
                 parsed = _stripped(body, self._sep)
             if parsed is not None:
                 try:
