@@ -177,8 +177,8 @@ class CategoricalEncoder:
         texts = [k for k in general if self.dtypes[columns[k]] == pl.String]
         if 0 < len(texts) <= ENUM_COLUMNS:
             out[:, texts] = casted.select([self._enum_codes(columns[k]) for k in texts]).to_numpy()
-            for k in texts:
-                if learn and (out[:, k] == UNSEEN).any():
+            for k in texts if learn else ():
+                if (out[:, k] == UNSEEN).any():
                     new[columns[k]] = self._unseen_values(casted, columns[k], out[:, k])
             coded = set(texts)
             general = [k for k in general if k not in coded]

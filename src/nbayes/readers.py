@@ -679,10 +679,10 @@ class TableReader:
             frame = None
             # a blank line is found by a byte search (it would fail the field check below)
             blank_line = body.startswith((b"\n", b"\r\n")) or b"\n\n" in body or b"\n\r\n" in body
-            # a padded block loses its blanks in one compiled pass and is parsed as any other
-            parsed = None if blank_line else body
-            if parsed is not None and self.strip and _padded(body, self._sep):
-                parsed = _stripped(body, self._sep)
+            parsed = None
+            if not blank_line:  # a padded block loses its blanks in one compiled pass
+                padded = self.strip and _padded(body, self._sep)
+                parsed = _stripped(body, self._sep) if padded else body
             if parsed is not None:
                 try:
                     frame = self._read(parsed, np.arange(rows) + line, schema)

@@ -101,24 +101,18 @@ def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.
     except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
         return None
     if series.dtype == pl.String:
-        text_markers = [m for m in markers if isinstance(m, str)]
-        if text_markers:
-            series = series.to_frame().select(
-                pl.when(pl.col(name).is_in(text_markers))
-                .then(None)
-                .otherwise(pl.col(name))
-                .alias(name)
-            ).to_series()
+        if any(isinstance(m, str) for m in markers):
+            series = apply_missing(series.to_frame(), markers).to_series()
     elif series.dtype in (pl.Int64, pl.Float64):
         # Polars reads True as 1 or 1.0 among numbers, which the caller refuses; and a column
         # of whole numbers with NaN for missing ones is Int64 to the caller, Float64 to Polars
-        fractional = False
+        has_float = False
         for v in values:
             if isinstance(v, (bool, np.bool_)):
                 return None
-            fractional = fractional or (isinstance(v, (float, np.floating)) and v == v)
+            has_float = has_float or (isinstance(v, (float, np.floating)) and v == v)
         if series.dtype == pl.Float64:
-            if not fractional:
+            if not has_float:
                 return None
             series = series.fill_nan(None)
     elif series.dtype != pl.Boolean:
