@@ -282,6 +282,8 @@ def test_largest_magnitude_leaves_out_nan_in_one_pass(X):
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint8, np.uint64])
 def test_known_class_indices_by_table_equal_the_binary_search(dtype):
+    import polars as pl
+
     from nbayes.model import _known_class_indices
 
     rng = np.random.default_rng(3)
@@ -293,7 +295,7 @@ def test_known_class_indices_by_table_equal_the_binary_search(dtype):
             np.array([], dtype=dtype),
             np.append(rng.choice(classes, 10), classes[0] + 1).astype(dtype),  # a new label
         ):
-            got = _known_class_indices(classes, values)
+            got = _known_class_indices(classes, pl.Series(values))
             at = np.minimum(np.searchsorted(classes, values), classes.size - 1)
             if not np.array_equal(classes[at], values):
                 assert got is None

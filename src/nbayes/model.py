@@ -43,11 +43,13 @@ from .families.kde import BANDWIDTH_RULES
 from .labels import (
     LabelledRows,
     check_classes,
-    check_discrete,
+    class_indices,
     keep_labelled,
+    label_values,
     matches,
     no_labelled_rows,
     split_target,
+    text_codes,
     warn_dropped,
 )
 from .priors import validate_prior
@@ -373,9 +375,9 @@ class NaiveBayes(NaiveBayesClassifier):
 
     def _drop_missing_target(
         self, frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray
-    ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
-        """The labelled rows of a table with rows, their label values and weights; warns when
-        rows were dropped, raises when none is labelled."""
+    ) -> tuple[pl.DataFrame, pl.Series, np.ndarray]:
+        """The labelled rows of a table with rows, their labels and weights; warns when rows
+        were dropped, raises when none is labelled."""
         if frame.height == 0:
             raise ValueError("there are no rows to learn from.")
         rows = keep_labelled(frame, labels, weight)
@@ -384,7 +386,7 @@ class NaiveBayes(NaiveBayesClassifier):
         if rows.dropped:
             # at the caller's line, past the wrappers of fit and partial_fit (lock, Dask)
             warn_dropped(rows.dropped, rows.first_dropped, stacklevel=caller_stacklevel())
-        return rows.frame, rows.values, rows.weight
+        return rows.frame, rows.labels, rows.weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
         specs = infer_schema(
@@ -466,16 +468,14 @@ class NaiveBayes(NaiveBayesClassifier):
         frame = self._frame(X, columns)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
-        frame, values, weight = self._drop_missing_target(frame, labels, weight)
-        check_discrete(values)
-        classes, cls = np.unique(values, return_inverse=True)
+        frame, labels, weight = self._drop_missing_target(frame, labels, weight)
+        classes, cls = class_indices(labels)
         check_classes(classes)
         validate_prior(self._prior_spec(), len(classes), name="class_prior")  # its length
         self._fit_columns = list(frame.columns)
         self._build(frame, len(classes), require_observed=True)
         self.classes_ = classes
         self.class_count_ = np.zeros(len(classes))
-        cls = cls.astype(np.intp).ravel()
         table = self._encode(frame, fitting=True)
         self.calibration_ = None
         # None: not asked for, or too few rows (see nbayes.calibration.cross_fitting_folds)
@@ -550,10 +550,9 @@ class NaiveBayes(NaiveBayesClassifier):
                     stacklevel=caller_stacklevel(),
                 )
             return self
-        frame, values, weight = self._drop_missing_target(frame, labels, weight)
-        check_discrete(values)
-        known = None if first else _known_class_indices(self.classes_, values)
-        batch_classes = np.unique(values) if known is None else None
+        frame, labels, weight = self._drop_missing_target(frame, labels, weight)
+        known = None if first else _known_class_indices(self.classes_, labels)
+        batch_classes, cls = class_indices(labels) if known is None else (None, known)
         if first:
             start = (
                 np.unique(np.concatenate([np.asarray(classes), batch_classes]))
@@ -566,7 +565,8 @@ class NaiveBayes(NaiveBayesClassifier):
             self.class_count_ = np.zeros(len(start))
         elif batch_classes is not None:
             self._union_classes(batch_classes)
-        cls = np.searchsorted(self.classes_, values).astype(np.intp) if known is None else known
+        if batch_classes is not None and not np.array_equal(batch_classes, self.classes_):
+            cls = np.searchsorted(self.classes_, batch_classes).astype(np.intp)[cls]
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
         self.calibration_ = None  # fitted on the statistics before this batch
         return self
@@ -633,9 +633,9 @@ class NaiveBayes(NaiveBayesClassifier):
         frame = self._frame(X)
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
-        frame, values, weight = self._drop_missing_target(frame, labels, weight)
+        frame, labels, weight = self._drop_missing_target(frame, labels, weight)
         predicted = self.predict(frame)
-        return float(np.average(matches(predicted, values), weights=weight))
+        return float(np.average(matches(predicted, label_values(labels)), weights=weight))
 
     # ------------------------------------------------------------------ partition protocol
     # How code that holds a table in pieces (nbayes.distributed: one Dask partition per task)
@@ -1006,11 +1006,15 @@ def _describe_calibration(fitted: Calibration, classes: np.ndarray) -> str:
 LABEL_TABLE_SIZE = 1 << 16
 
 
-def _known_class_indices(classes: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+def _known_class_indices(classes: np.ndarray, labels: pl.Series) -> np.ndarray | None:
     """Each label's index in the sorted ``classes`` when every label of the batch is one of
-    them (most batches of a stream): one binary search per row instead of finding the batch's
-    own classes first. None where a label is new, or the types differ (the general path then
-    checks and explains)."""
+    them (most batches of a stream): text by :func:`~nbayes.labels.text_codes`, numbers by
+    one binary search (or table lookup) per row, instead of finding the batch's own classes
+    first. None where a label is new, or the types differ (the general path then checks and
+    explains)."""
+    if labels.dtype == pl.String:
+        return text_codes(labels, classes)
+    values = label_values(labels)
     if values.dtype != classes.dtype or values.dtype.kind not in "iufb" or not classes.size:
         return None
     if values.dtype.kind in "iu" and values.size:  # integer labels: a lookup table, not a search

@@ -1,0 +1,92 @@
+"""Class labels to class indices: text coded by Polars gives what NumPy's sort gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import nbayes
+from nbayes.labels import class_indices, label_values, text_codes
+from nbayes.model import _known_class_indices
+
+
+def _by_numpy(labels: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    classes, cls = np.unique(label_values(labels), return_inverse=True)
+    return classes, cls.ravel()
+
+
+LABELS = {
+    "ascii": ["<=50K", ">50K", ">50K", "<=50K", "b", "a"],
+    "unicode": ["été", "ete", "中文", "😀", "Été", "été", "z"],
+    "empty text": ["", "x", "", "y"],
+    "trailing NUL": ["a", "a\x00", "b", "a\x00\x00"],  # one class for NumPy: its rule holds
+    "one class": ["only"] * 5,
+    "integers": [3, -1, 3, 7, 0],
+    "booleans": [True, False, False],
+    "whole floats": [1.0, 2.0, 1.0, -0.0],
+}
+
+
+@pytest.mark.parametrize("kind", list(LABELS))
+def test_class_indices_equal_numpys_unique(kind):
+    labels = pl.Series("y", LABELS[kind])
+    classes, cls = class_indices(labels)
+    want_classes, want_cls = _by_numpy(labels)
+    np.testing.assert_array_equal(classes, want_classes)
+    assert classes.dtype == want_classes.dtype
+    np.testing.assert_array_equal(cls, want_cls)
+    assert cls.dtype == np.intp
+
+
+def test_many_random_text_classes_equal_numpys_unique():
+    rng = np.random.default_rng(4)
+    alphabet = list("abcAB é中😀 ")
+    pool = ["".join(rng.choice(alphabet, rng.integers(0, 6))) for _ in range(3000)]
+    labels = pl.Series("y", rng.choice(pool, 20_000).tolist())
+    classes, cls = class_indices(labels)
+    want_classes, want_cls = _by_numpy(labels)
+    np.testing.assert_array_equal(classes, want_classes)
+    np.testing.assert_array_equal(cls, want_cls)
+
+
+def test_real_valued_labels_are_refused_as_before():
+    with pytest.raises(ValueError, match="continuous"):
+        class_indices(pl.Series("y", [0.5, 1.0]))
+
+
+def test_known_text_labels_are_their_positions_and_a_new_one_is_none():
+    classes = np.array(["<=50K", ">50K", "z"])
+    labels = pl.Series("y", [">50K", "z", "<=50K", ">50K"])
+    np.testing.assert_array_equal(_known_class_indices(classes, labels), [1, 2, 0, 1])
+    assert _known_class_indices(classes, pl.Series("y", ["<=50K", "new"])) is None
+    assert _known_class_indices(np.array([0, 1]), labels) is None  # numbers: another path
+    assert text_codes(labels, np.array([], dtype=str)) is None
+
+
+def test_a_stream_of_text_labels_with_classes_arriving_late_counts_as_one_fit():
+    rng = np.random.default_rng(9)
+    n = 3000
+    x = rng.normal(size=n)
+    y = rng.choice(["b", "c", "a", "é"], n)
+    y[:1000] = np.where(y[:1000] == "a", "b", y[:1000])  # "a" only after the first batch
+    y[1000:2000] = np.where(y[1000:2000] == "é", "c", y[1000:2000])
+    whole = nbayes.NaiveBayes(calibration=None).fit({"x": x}, y.tolist())
+    stream = nbayes.NaiveBayes(calibration=None)
+    for start in range(0, n, 1000):
+        stop = start + 1000
+        stream.partial_fit({"x": x[start:stop]}, pl.Series("y", y[start:stop].tolist()))
+    np.testing.assert_array_equal(stream.classes_, ["a", "b", "c", "é"])
+    np.testing.assert_array_equal(stream.classes_, whole.classes_)
+    want = np.array([np.sum(y == c) for c in stream.classes_], dtype=float)
+    np.testing.assert_array_equal(stream.class_count_, want)
+    np.testing.assert_array_equal(whole.class_count_, want)
+    grid = {"x": np.linspace(-3, 3, 25)}
+    np.testing.assert_allclose(stream.predict_proba(grid), whole.predict_proba(grid), atol=1e-9)
+
+
+def test_given_classes_place_the_first_batchs_labels():
+    model = nbayes.NaiveBayes(calibration=None)
+    model.partial_fit({"x": [0.0, 1.0, 2.0]}, ["m", "k", "m"], classes=["z", "k", "m", "a"])
+    np.testing.assert_array_equal(model.classes_, ["a", "k", "m", "z"])
+    np.testing.assert_array_equal(model.class_count_, [0, 1, 2, 0])
