@@ -413,3 +413,31 @@ def test_an_object_column_built_at_once_is_the_column_built_value_by_value(
     built = build()
     monkeypatch.setattr(tables, "_uniform_series", lambda *args: None)
     assert built == build()
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pytest.param(lambda: {"x": [1, 2**64, 3]}, id="dict of lists"),
+        pytest.param(lambda: {"x": [1, None, -(2**63) - 1]}, id="below the range, with a gap"),
+        pytest.param(lambda: pd.DataFrame({"x": [1, 2**64, 3]}), id="pandas object column"),
+        pytest.param(
+            lambda: pd.DataFrame({"x": pd.array([1, 2**63 + 5, None], dtype="UInt64")}),
+            id="pandas nullable UInt64",
+        ),
+    ],
+)
+def test_an_integer_beyond_64_bits_is_refused_naming_its_column_and_row(table):
+    """Whole-number columns are kept as 64-bit integers: a larger one is named, with a way out,
+    not left to a Polars error that suggests an option nbayes does not have."""
+    data = table()
+    with pytest.raises(ValueError, match=r"column 'x' holds the integer -?\d+ \(row [12]\)") as e:
+        nbayes.NaiveBayes().fit(data, [0, 1, 0])
+    assert "floats" in str(e.value) and "strings" in str(e.value)
+
+
+def test_integers_at_the_edges_of_64_bits_are_kept():
+    model = nbayes.NaiveBayes(calibration=None).fit(
+        {"x": [-(2**63), 0, 2**63 - 1, None]}, [0, 1, 0, 1]
+    )
+    assert (model.schema_[0].name, model.schema_[0].dtype) == ("x", pl.Int64)

@@ -34,7 +34,7 @@ def _pandas_column(name: str, column: Any, markers: Sequence[str] = ()) -> pl.Se
             return pl.Series(name, values, dtype=pl.Boolean)
         if kind in "iu":
             values = column.astype(object).where(column.notna(), None).tolist()
-            return pl.Series(name, values, dtype=pl.Int64)
+            return _int64_series(name, values)
         return pl.Series(name, column.to_numpy(dtype="float64", na_value=np.nan)).fill_nan(None)
     if kind == "M" or kind == "m":
         raise ValueError(
@@ -85,8 +85,21 @@ def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.S
         )
     dtype = {"string": pl.String, "bool": pl.Boolean, "number": pl.Float64}[kind]
     if kind == "number" and all(isinstance(v, (int, np.integer)) for v in present):
-        dtype = pl.Int64
+        return _int64_series(name, cleaned)
     return pl.Series(name, cleaned, dtype=dtype)
+
+
+def _int64_series(name: str, values: list) -> pl.Series:
+    """A column of whole numbers (None for missing) as Int64, the type nbayes keeps them in; an
+    integer beyond its range is refused by row, with the conversions that would keep it."""
+    for row, value in enumerate(values):
+        if value is not None and not -(2**63) <= value < 2**63:
+            raise ValueError(
+                f"column {name!r} holds the integer {value} (row {row}), beyond the 64-bit "
+                "range of whole-number columns: convert the column to floats (if it is a "
+                "measurement) or to strings (if it is a code or an identifier)."
+            )
+    return pl.Series(name, values, dtype=pl.Int64)
 
 
 def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.Series | None:
