@@ -563,10 +563,11 @@ class NaiveBayes(NaiveBayesClassifier):
             self._build(frame, len(start), require_observed=False)
             self.classes_ = start
             self.class_count_ = np.zeros(len(start))
+            positions = np.searchsorted(start, batch_classes)
         elif batch_classes is not None:
-            self._union_classes(batch_classes)
-        if batch_classes is not None and not np.array_equal(batch_classes, self.classes_):
-            cls = np.searchsorted(self.classes_, batch_classes).astype(np.intp)[cls]
+            positions = self._union_classes(batch_classes)
+        if batch_classes is not None:  # the batch's class k is class positions[k] of the model
+            cls = positions.astype(np.intp)[cls]
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
         self.calibration_ = None  # fitted on the statistics before this batch
         return self

@@ -91,15 +91,21 @@ def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.S
 
 def _int64_series(name: str, values: list) -> pl.Series:
     """A column of whole numbers (None for missing) as Int64, the type nbayes keeps them in; an
-    integer beyond its range is refused by row, with the conversions that would keep it."""
-    for row, value in enumerate(values):
-        if value is not None and not -(2**63) <= value < 2**63:
-            raise ValueError(
-                f"column {name!r} holds the integer {value} (row {row}), beyond the 64-bit "
-                "range of whole-number columns: convert the column to floats (if it is a "
-                "measurement) or to strings (if it is a code or an identifier)."
-            )
-    return pl.Series(name, values, dtype=pl.Int64)
+    integer beyond its range is refused by row, with the conversions that would keep it (the
+    values are looked at only when Polars refuses them)."""
+    try:
+        return pl.Series(name, values, dtype=pl.Int64)
+    except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+        wide = ((r, v) for r, v in enumerate(values) if v is not None and not -(2**63) <= v < 2**63)
+        found = next(wide, None)
+        if found is None:
+            raise
+    row, value = found
+    raise ValueError(
+        f"column {name!r} holds the integer {value} (row {row}), beyond the 64-bit range of "
+        "whole-number columns: convert the column to floats (if it is a measurement) or to "
+        "strings (if it is a code or an identifier)."
+    )
 
 
 def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.Series | None:
