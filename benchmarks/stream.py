@@ -266,8 +266,10 @@ def main() -> None:
     # use, so its share of Polars' scan is at most Polars' time over that (reached only if
     # every core were busy from start to end)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    bound = median(polars_name) / (statistics.median(cpu[ours_name]) / cores)
-    beyond = statistics.median(cpu[ours_name]) - statistics.median(cpu[polars_name])
+    ours_cpu = statistics.median(cpu[ours_name])
+    floor = ours_cpu / cores  # the least wall time that CPU can take
+    bound = median(polars_name) / floor
+    beyond = ours_cpu - statistics.median(cpu[polars_name])
     met_pandas = "met" if min(ratio, ratio_worst) >= 2 else "NOT met"
     met_polars = "met" if min(share, share_worst) >= 0.75 else "NOT met"
     if args.published:
@@ -304,8 +306,8 @@ def main() -> None:
         "Polars' scan (its model, its start-up, and whatever its reading does beyond Polars' "
         "parse). Spread over "
         f"the {cores} core(s) this process may use, nbayes' "
-        f"{statistics.median(cpu[ours_name]):.1f} s of CPU cannot take less than "
-        f"{statistics.median(cpu[ours_name]) / cores:.1f} s of wall time: at most {bound:.0%} "
+        f"{ours_cpu:.1f} s of CPU cannot take less than "
+        f"{floor:.1f} s of wall time: at most {bound:.0%} "
         "of Polars' scan, reached only if every core were busy from start to end."
     )
     print()
