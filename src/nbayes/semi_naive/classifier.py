@@ -300,8 +300,8 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
             raise AttributeError(
                 f"{self._name} needs {self.passes} passes over the data (the structure is learnt "
                 f"from all rows before it is counted), so {action} cannot build it batch by "
-                "batch. Use fit(X, y) on all rows, or fit_passes(source) with a source that "
-                "can be read once per pass."
+                "batch. Use fit(X, y) on all rows, or the staged protocol: fit_passes(source) "
+                "with a source that can be read once per pass, or a Dask collection."
             )
 
     @dask_aware

@@ -314,6 +314,40 @@ class PairCounts:
             )  # fmt: skip
         self._cache.clear()
 
+    def recoded(self, mappings: Sequence[np.ndarray], n_values: np.ndarray) -> PairCounts:
+        """The same counts with attribute j's value a renamed ``mappings[j][a]``, laid out for
+        (at least) ``n_values`` values: N'(c, x_i = m_i(a), x_j = m_j(b)) = N(c, x_i = a,
+        x_j = b). Two tables coded in different vocabularies are added this way (a table
+        model's merge); each mapping must be one-to-one on the values counted here."""
+        out = PairCounts(
+            self.n_classes, self.n_features, order=self.order, max_memory=self.max_memory,
+            names=self.names,
+        )  # fmt: skip
+        v = self.n_values
+        maps = [np.asarray(m, dtype=np.int64)[: v[j]] for j, m in enumerate(mappings)]
+        if len(maps) != self.n_features or any(m.shape[0] != v[j] for j, m in enumerate(maps)):
+            raise ValueError("recoded needs a mapping of every value of every attribute.")
+        out.grow(np.maximum(n_values, [m.max(initial=-1) + 1 for m in maps]))
+        offsets, base, triple_base = self.layout()
+        new_offsets, new_base, new_triple_base = out.layout()
+        w = out.n_values
+        for j, m in enumerate(maps):
+            out.singles[new_offsets[j] + m] = self.singles[offsets[j] : offsets[j] + v[j]]
+        for i, j in zip(*np.triu_indices(self.n_features, 1), strict=True):
+            cells = (maps[i][:, None] * w[j] + maps[j][None, :]).ravel()
+            out.pairs[new_base[i, j] + cells] = self.pairs[base[i, j] : base[i, j] + v[i] * v[j]]
+        if self.order == 2 and self.triples.shape[0]:
+            i, j, l_ = np.nonzero(triple_base >= 0)
+            for a, b, e in zip(i, j, l_, strict=True):
+                cells = (
+                    (maps[a][:, None, None] * w[b] + maps[b][None, :, None]) * w[e]
+                    + maps[e][None, None, :]
+                ).ravel()
+                size = v[a] * v[b] * v[e]
+                start = triple_base[a, b, e]
+                out.triples[new_triple_base[a, b, e] + cells] = self.triples[start : start + size]
+        return out
+
     def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
         """Move class k to column ``positions[k]`` of tables with ``n_classes`` classes."""
         for name in ("singles", "pairs", "triples"):
