@@ -90,3 +90,23 @@ def test_semi_naive_models_do_not_read_standard_input(tmp_path, capsys, monkeypa
         ["fit", "-", "--target", "label", "--model", "aode", "-o", tmp_path / "m.nbm"], capsys
     )
     assert code == 2 and "once per pass" in err
+
+
+def test_fit_with_an_identifier_and_a_free_text_column(tmp_path):
+    rng = np.random.default_rng(0)
+    words = np.array("the cat sat on a mat with red blue green dog ran far away".split())
+    n = 200
+    a = rng.choice(["x", "y"], n)
+    path = tmp_path / "t.csv"
+    pl.DataFrame(
+        {
+            "id": [f"id-{i:05d}" for i in range(n)],
+            "note": [" ".join(rng.choice(words, 6)) for _ in range(n)],
+            "a": a,
+            "cls": np.where(rng.random(n) < 0.9, a, "w"),
+        }
+    ).write_csv(path)
+    for model in ("tan", "skdb"):
+        out = tmp_path / f"{model}.nbm"
+        assert main(["fit", str(path), "--target", "cls", "--model", model, "-o", str(out)]) == 0
+        assert nbayes.load(out).ignored_ == ["id", "note"]

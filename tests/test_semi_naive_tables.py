@@ -272,3 +272,49 @@ def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
         SemiNaiveBayes("aode").partial_fit(frame, y)
     with pytest.raises(AttributeError, match="passes"):
         SemiNaiveBayes("skdb").partial_fit(categorical, y)
+
+
+def identifier_and_text_table(n: int = 300, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    words = np.array("the cat sat on a mat with red blue green dog ran far away".split())
+    a = rng.choice(["x", "y"], n)
+    return pl.DataFrame(
+        {
+            "id": [f"id-{i:05d}" for i in range(n)],
+            "note": [" ".join(rng.choice(words, 6)) for _ in range(n)],
+            "a": a,
+            "b": np.where(rng.random(n) < 0.8, a, "z"),
+            "x": rng.normal(size=n),
+            "cls": np.where(rng.random(n) < 0.85, a, "w"),
+        }
+    )
+
+
+@pytest.mark.parametrize("model", ["aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb"])
+def test_identifier_and_free_text_columns_are_left_out_as_the_schema_says(model, tmp_path):
+    table = identifier_and_text_table()
+    with pytest.warns(UserWarning) as caught:
+        fitted = SemiNaiveBayes(model).fit(table, target="cls")
+    messages = [str(w.message) for w in caught]
+    assert any("'id'" in m and "identifier" in m for m in messages)
+    assert any("'note'" in m and "left out of this model" in m for m in messages)
+    assert not any("bag of words (family 'text')" in m for m in messages)
+    assert fitted.ignored_ == ["id", "note"]
+    assert [s.name for s in fitted.schema_] == ["a", "b", "x"]
+    # the same model as one fitted without those columns, and it needs them not to predict
+    plain = SemiNaiveBayes(model).fit(table.drop("id", "note"), target="cls")
+    np.testing.assert_allclose(
+        fitted.predict_proba(table.drop("id", "note", "cls")), plain.predict_proba(table), atol=0
+    )
+    path = tmp_path / "m.nbm"
+    nbayes.save(fitted, path)
+    loaded = nbayes.load(path)
+    assert loaded.ignored_ == ["id", "note"]
+    np.testing.assert_array_equal(loaded.predict_proba(table), fitted.predict_proba(table))
+
+
+def test_a_table_of_identifiers_only_is_refused_in_one_sentence():
+    table = identifier_and_text_table().select("id", "cls")
+    with pytest.raises(ValueError, match=r"no column is left to model: \['id'\]"):
+        with pytest.warns(UserWarning):
+            SemiNaiveBayes().fit(table, target="cls")

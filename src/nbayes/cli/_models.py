@@ -194,6 +194,10 @@ def learner_for(
     features = [name for name in columns if name != target]
     strings = _string_columns(frame)
     text = column(source, args.text, columns, "text column") if args.text else None
+    if getattr(args, "model", "naive") != "naive" and text is None:
+        # a semi-naive structure reads the table by the schema's rules (nbayes.schema), which
+        # leave identifiers and free text out of it with a warning naming each
+        return Learner(table_model(args, families), target)
     if text is None:
         detected = [
             name

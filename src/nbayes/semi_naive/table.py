@@ -8,8 +8,11 @@ The semi-naive models count attribute *values* together, so every column must be
 * numeric columns are cut into intervals, by default supervised (Fayyad & Irani's MDL, as Weka's
   semi-naive models are used; ``continuous="equal-width"`` or ``"equal-frequency"`` with
   ``bins``), from the mergeable value sketch of :mod:`nbayes.families.sketch`;
-* ``families={"column": "categorical" | "mdl" | "equal-width" | "equal-frequency"}`` overrides
-  the inferred choice per column.
+* ``families={"column": "categorical" | "mdl" | "equal-width" | "equal-frequency" | "ignore"}``
+  overrides the inferred choice per column;
+* a string column that reads as an identifier (nearly a distinct value per row) or as free text
+  is left out (``ignored_``), with a warning naming it and the override, by the rules of
+  :mod:`nbayes.schema` that ``NaiveBayes`` follows (which models free text as a bag of words).
 
 Cut points must be known before values are counted together, so a table with discretised
 columns takes one more pass than the model (the sketch pass); ``fit`` makes it over the rows it
@@ -20,6 +23,7 @@ adds nothing, a missing super-parent does not vote, a missing parent is backed o
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -31,7 +35,7 @@ from .._params import ParamsMixin
 from .._state import nest, section
 from .._validation import check_sample_weight
 from ..encoding import CategoricalEncoder
-from ..exceptions import NotFittedError, sklearn_compatible
+from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from ..families.intervals import cut_points, interval_of
 from ..families.sketch import ValueSketches
 from ..labels import keep_labelled, matches, no_labelled_rows, split_target, warn_dropped
@@ -130,10 +134,10 @@ class SemiNaiveBayes(ParamsMixin):
                 f"attributes), got {self.continuous!r}."
             )
         for name, family in (self.families or {}).items():
-            if family not in DISCRETE:
+            if family not in (*DISCRETE, "ignore"):
                 raise ValueError(
                     f"column {name!r} has family {family!r}, but semi-naive models count values "
-                    f"together and need discrete columns: choose one of {DISCRETE}."
+                    f"together and need discrete columns: choose one of {(*DISCRETE, 'ignore')}."
                 )
         if isinstance(self.bins, bool) or not isinstance(self.bins, int) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
@@ -362,7 +366,7 @@ class SemiNaiveBayes(ParamsMixin):
         return 1 + self._new_model().passes
 
     def _forget(self) -> None:
-        for name in ("missing_markers_", "_fit_columns", "model_", "schema_"):
+        for name in ("missing_markers_", "_fit_columns", "model_", "schema_", "ignored_"):
             self.__dict__.pop(name, None)
 
     def _passes(
@@ -411,9 +415,32 @@ class SemiNaiveBayes(ParamsMixin):
     def _start(self, frame: pl.DataFrame) -> None:
         """The schema and the (empty) encoder, from the first batch."""
         self._fit_columns = list(frame.columns)
-        specs = infer_schema(
-            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            inferred = infer_schema(
+                frame, self.families, self.continuous, self.max_int_categories,
+                require_observed=False,
+            )  # fmt: skip
+        text = [s.name for s in inferred if s.family == "text"]
+        for warning in caught:  # the schema's words, except where they promise a bag of words
+            if not any(f"column {name!r} looks like free text" in str(warning.message)
+                       for name in text):  # fmt: skip
+                warnings.warn(warning.message, stacklevel=caller_stacklevel())
+        for name in text:
+            warnings.warn(
+                f"column {name!r} looks like free text: semi-naive structures count discrete "
+                "values together, so it is left out of this model (NaiveBayes models it as a bag "
+                f"of words). To keep it as categories, pass families={{{name!r}: 'categorical'}}.",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
+        self.ignored_ = [s.name for s in inferred if s.family in ("ignore", "text")]
+        specs = [s for s in inferred if s.family not in ("ignore", "text")]
+        if not specs:
+            raise ValueError(
+                f"no column is left to model: {self.ignored_} are identifiers or free text. Name "
+                "a column's family to keep it, e.g. families={column: 'categorical'}."
+            )
         self.schema_: list[ColumnSpec] = specs
         self.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
         self.n_features_in_ = len(specs)
@@ -541,6 +568,7 @@ class SemiNaiveBayes(ParamsMixin):
             "model": model_meta,
             "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in self.schema_],
             "fit_columns": list(self._fit_columns),
+            "ignored": list(self.ignored_),
             "missing_markers": to_json(list(self.missing_markers_)),
             "encoder": self._encoder.meta(),
         }
@@ -573,6 +601,10 @@ class SemiNaiveBayes(ParamsMixin):
         table.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
         table.n_features_in_ = len(specs)
         table._fit_columns = [str(c) for c in meta["fit_columns"]]
+        ignored = meta.get("ignored", [])  # files of earlier versions lack it
+        if not isinstance(ignored, list) or not all(isinstance(c, str) for c in ignored):
+            raise ValueError("the ignored columns must be a list of column names.")
+        table.ignored_ = ignored
         markers = from_json(meta["missing_markers"])
         if not isinstance(markers, list) or not all(
             isinstance(m, (str, int, float)) for m in markers
