@@ -29,6 +29,7 @@ from ..schema import ColumnSpec, unobserved_column
 from ._partitions import collections, fresh, is_table_model, map_partitions
 from ._passes import fit_in_passes
 from ._reduce import SPLIT_EVERY, Partial, combine_partials, tree_reduce
+from ._staged import fit_staged_table, is_staged_table_model
 from ._tables import resolve_schema
 
 if TYPE_CHECKING:
@@ -164,16 +165,22 @@ def fit(
     sample_weight: Any = None,
     *,
     target: str | None = None,
+    columns: Any = None,
     split_every: int = SPLIT_EVERY,
 ) -> NaiveBayesClassifier:
     """``model.fit`` on Dask collections: fit every partition where it lies, merge in a tree.
 
     Returns ``model``, fitted: equal (to round-off) to ``model.fit`` on the computed data.
-    ``target`` names the label column (``NaiveBayes`` only); ``split_every`` is the number of
-    models merged per task.
+    ``target`` names the label column (table models only); ``split_every`` is the number of
+    models merged per task; ``columns`` (names for a NumPy array's columns) is refused: a Dask
+    Array's columns are named as the model names an array's.
     """
+    if columns is not None:
+        raise TypeError(f"{model._name}.fit: columns= names a NumPy array's columns, not Dask's.")
     model._check_params()
-    if is_table_model(model):
+    if is_staged_table_model(model):
+        fitted = fit_staged_table(model, X, y, sample_weight, target, split_every)
+    elif is_table_model(model):
         fitted = fit_table(
             model,
             X,

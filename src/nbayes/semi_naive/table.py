@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .._dispatch import dask_aware
 from .._json import from_json, to_json
 from .._params import ParamsMixin
 from .._state import nest, section
@@ -38,7 +39,14 @@ from ..encoding import CategoricalEncoder
 from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from ..families.intervals import cut_points, interval_of
 from ..families.sketch import ValueSketches
-from ..labels import keep_labelled, matches, no_labelled_rows, split_target, warn_dropped
+from ..labels import (
+    LabelledRows,
+    keep_labelled,
+    matches,
+    no_labelled_rows,
+    split_target,
+    warn_dropped,
+)
 from ..schema import ColumnSpec, infer_schema
 from ..tables import apply_missing, missing_markers, to_frame
 from .averaged import AODE, WAODE, AnDE, AODEsr
@@ -90,6 +98,8 @@ class SemiNaiveBayes(ParamsMixin):
         Distinct values a numeric column's sketch keeps exactly (see
         :mod:`nbayes.families.sketch`); cut points are exact below it.
     """
+
+    _name = "SemiNaiveBayes"
 
     def __init__(
         self,
@@ -199,6 +209,7 @@ class SemiNaiveBayes(ParamsMixin):
         return Encoded(codes, [s.name for s in self.schema_])
 
     # ------------------------------------------------------------------ fitting
+    @dask_aware
     def fit(
         self,
         X: Any,
@@ -372,57 +383,101 @@ class SemiNaiveBayes(ParamsMixin):
     def _passes(
         self, source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]]
     ) -> SemiNaiveBayes:
-        model = self._new_model()
         self.missing_markers_ = missing_markers(self.missing_values)
-        classes = np.zeros(0)
-        sketches = None
-        numeric: list[ColumnSpec] = []
+        first = None
         for frame, labels, weight in source():  # pass 1: types, values, numeric sketches
-            if not hasattr(self, "schema_"):
+            if first is None:
                 self._start(frame)
-                numeric = [s for s in self.schema_ if s.family != "categorical"]
-            batch_classes = np.unique(labels)
-            union = np.union1d(classes, batch_classes) if classes.size else batch_classes
-            if sketches is None:
-                sketches = ValueSketches(len(union), len(numeric), self.max_bins)
-            elif union.shape != classes.shape:
-                sketches.reindex_classes(np.searchsorted(union, classes), len(union))
-            classes = union
-            self._encoder.encode(frame.select(self._encoder.names), fitting=True)
-            if numeric:
-                block = frame.select([pl.col(s.name).cast(pl.Float64) for s in numeric])
-                sketches.accumulate(
-                    np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1),
-                    np.searchsorted(classes, labels),
-                    weight,
-                )
-        if sketches is None:
+                first = self._first_pass()
+            first.add(frame, labels, weight)
+        if first is None:
             raise ValueError("SemiNaiveBayes: the source gave no rows.")
-        self._check_observed(sketches, numeric)
-        self.cut_points_ = {
-            spec.name: cut_points(sketch, spec.family, self.bins)
-            for spec, sketch in zip(numeric, sketches.features, strict=True)
-        }
+        self._finish_first_pass(first)
 
         def coded() -> Iterable[tuple[Encoded, np.ndarray, np.ndarray]]:
             for frame, labels, weight in source():
                 yield self._encode(frame, fitting=False), labels, weight
 
-        model.fit_passes(coded, classes=classes)
+        model = self._new_model()
+        model.fit_passes(coded, classes=first.classes)
         self.model_ = model
         return self
 
+    def _first_pass(self) -> FirstPass:
+        """The empty statistics of the table's own pass (the schema known)."""
+        numeric = [s for s in self.schema_ if s.family != "categorical"]
+        encoder = CategoricalEncoder(self._encoder.names, self._encoder.dtypes)
+        return FirstPass(encoder, numeric, self.max_bins)
+
+    def _finish_first_pass(self, first: FirstPass) -> None:
+        """Take the table pass's statistics (over all rows): the vocabularies, and the cut points
+        of the numeric columns, derived from their sketches."""
+        self._encoder = first.encoder
+        self._check_observed(first.sketches, first.numeric)
+        self.cut_points_ = {
+            spec.name: cut_points(sketch, spec.family, self.bins)
+            for spec, sketch in zip(first.numeric, first.sketches.features, strict=True)
+        }
+
+    # ------------------------------------------------------------------ partition protocol
+    # How nbayes.distributed fits a SemiNaiveBayes on a table held in pieces (Dask partitions),
+    # each pass a map over the pieces and a tree reduction of its statistics, so that only
+    # statistics travel and the result is the model of fit on all the rows:
+    #
+    #   0. template = model._partition_template(reset=True), its schema from
+    #      template._infer_schema(stand_in) (nbayes.distributed._tables.resolve_schema), set
+    #      by template._start_schema(specs, columns);
+    #   1. the table pass: per piece template._first_pass() filled by FirstPass.add with the
+    #      piece's rows (template._read_partition), merged (FirstPass.merge), then
+    #      template._finish_first_pass(total): vocabularies and cut points;
+    #   2. the structure's passes: each piece encoded by template._encode_rows(rows), pass 1
+    #      (the structure's _fit_first_pass) merged as models are, passes 2, 3, … as
+    #      nbayes.distributed._passes runs them.
+    def _partition_template(self, *, reset: bool = True) -> SemiNaiveBayes:
+        """An unfitted model with this one's parameters, which reads pieces as :meth:`fit`."""
+        template = type(self)(**copy.deepcopy(self.get_params()))
+        template._check_params()
+        template.missing_markers_ = missing_markers(self.missing_values)
+        return template
+
+    def _read_partition(
+        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
+    ) -> LabelledRows:
+        """One piece read as :meth:`fit` reads a table; no error for a piece without rows."""
+        frame, labels = split_target(self._frame(X), y, target, self._markers())
+        weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
+        return keep_labelled(frame, labels, weight)
+
+    def _array_columns(self, n_columns: int) -> list[str]:
+        """The names the columns of a 2-D array are read by (x0, x1, …)."""
+        return list(self._frame(np.empty((0, n_columns))).columns)
+
+    def _infer_schema(self, frame: pl.DataFrame) -> list[ColumnSpec]:
+        """The schema of every column of ``frame`` (identifiers and text included)."""
+        return infer_schema(
+            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
+        )
+
+    def _encode_rows(self, rows: LabelledRows) -> tuple[Encoded, np.ndarray, np.ndarray]:
+        """A piece's codes (the table pass finished), labels and weights."""
+        return self._encode(rows.frame, fitting=False), rows.values, rows.weight
+
     def _start(self, frame: pl.DataFrame) -> None:
         """The schema and the (empty) encoder, from the first batch."""
-        self._fit_columns = list(frame.columns)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            inferred = infer_schema(
-                frame, self.families, self.continuous, self.max_int_categories,
-                require_observed=False,
-            )  # fmt: skip
+            inferred = self._infer_schema(frame)
+        self._start_schema(inferred, list(frame.columns), caught)
+
+    def _start_schema(
+        self, inferred: list[ColumnSpec], columns: list[str], caught: list | None = None
+    ) -> None:
+        """Take the schema ``inferred`` for a table of ``columns``: identifiers and free text
+        left out (``ignored_``), the others modelled; the (empty) encoder of the categories.
+        ``caught``: the warnings inferring it raised, re-issued in this model's words."""
+        self._fit_columns = columns
         text = [s.name for s in inferred if s.family == "text"]
-        for warning in caught:  # the schema's words, except where they promise a bag of words
+        for warning in caught or []:  # the schema's words, except where they promise text
             if not any(f"column {name!r} looks like free text" in str(warning.message)
                        for name in text):  # fmt: skip
                 warnings.warn(warning.message, stacklevel=caller_stacklevel())
@@ -471,21 +526,26 @@ class SemiNaiveBayes(ParamsMixin):
         self._check_fitted()
         return self._encode(self._frame(X), fitting=False)
 
+    @dask_aware
     def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """The Bayes decision per row (MAP, or minimum risk under ``loss``)."""
         return self.model_.predict(self._codes(X), priors=priors, loss=loss)
 
+    @dask_aware
     def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """P(c | x) per row, columns in ``classes_`` order."""
         return self.model_.predict_proba(self._codes(X), priors=priors)
 
+    @dask_aware
     def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         return self.model_.predict_log_proba(self._codes(X), priors=priors)
 
+    @dask_aware
     def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c) + log P(x | c) per row and class."""
         return self.model_.predict_joint_log_proba(self._codes(X), priors=priors)
 
+    @dask_aware
     def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         return self.model_.predict_risk(self._codes(X), priors=priors, loss=loss)
 
@@ -634,3 +694,47 @@ class SemiNaiveBayes(ParamsMixin):
         if not hasattr(self.model_, "edges"):
             raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
         return self.model_.edges()
+
+
+class FirstPass:
+    """The statistics of a table model's own pass, before the structure counts anything: the
+    classes, every categorical column's values (its vocabulary, in order of first appearance)
+    and each numeric column's value sketch (:mod:`nbayes.families.sketch`), from which the cut
+    points follow. Batches add (:meth:`add`) and pieces merge (:meth:`merge`, in row order) to
+    the statistics of all the rows."""
+
+    def __init__(self, encoder: CategoricalEncoder, numeric: list[ColumnSpec], max_bins: int):
+        self.encoder = encoder
+        self.numeric = numeric
+        self.max_bins = max_bins
+        self.classes = np.zeros(0)
+        self.sketches: ValueSketches | None = None
+
+    def _grow_classes(self, new: np.ndarray) -> np.ndarray:
+        """Take the classes ``new`` into the union; returns their positions in it."""
+        union = np.union1d(self.classes, new) if self.classes.size else new
+        if self.sketches is None:
+            self.sketches = ValueSketches(len(union), len(self.numeric), self.max_bins)
+        elif union.shape != self.classes.shape:
+            self.sketches.reindex_classes(np.searchsorted(union, self.classes), len(union))
+        self.classes = union
+        return np.searchsorted(union, new)
+
+    def add(self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray) -> None:
+        """Add a batch of labelled rows."""
+        self._grow_classes(np.unique(labels))
+        self.encoder.encode(frame.select(self.encoder.names), fitting=True)
+        if self.numeric:
+            block = frame.select([pl.col(s.name).cast(pl.Float64) for s in self.numeric])
+            self.sketches.accumulate(
+                np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1),
+                np.searchsorted(self.classes, labels),
+                weight,
+            )
+
+    def merge(self, other: FirstPass) -> None:
+        """Add the statistics of the rows that follow (another piece's)."""
+        if other.sketches is None:
+            return
+        self.encoder.absorb(other.encoder)
+        self.sketches.merge(other.sketches, self._grow_classes(other.classes))
