@@ -46,6 +46,7 @@ __all__ = [
     "load",
     "merge",
     "read_labeled_lines",
+    "read_table",
     "read_text_folder",
     "report",
     "save",
@@ -89,6 +90,7 @@ _LOCATIONS = {
     "TextClassifier": ".text",
     "TextVectorizer": ".text",
     "read_labeled_lines": ".text",
+    "read_table": ".reading",
     "read_text_folder": ".text",
 }
 

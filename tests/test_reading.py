@@ -1,0 +1,68 @@
+"""nbayes.read_table reads a file as nbayes fit does: the same reader, the same rules."""
+
+from __future__ import annotations
+
+import gzip
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import nbayes
+from nbayes.readers import DataError
+
+PUBLISHED = (
+    "39, State-gov, 77516, <=50K\n"
+    "50, ?, 83311, >50K\n"
+    "38, Private, ?, <=50K\n"
+)
+
+
+def test_a_file_as_uci_publishes_it_reads_as_the_cli_reads_it(tmp_path):
+    path = tmp_path / "adult.data"
+    path.write_text(PUBLISHED)
+    frame = nbayes.read_table(path, header=False, missing="?")
+    expected = pl.DataFrame(
+        {
+            "1": [39, 50, 38],
+            "2": ["State-gov", None, "Private"],
+            "3": [77516, 83311, None],
+            "4": ["<=50K", ">50K", "<=50K"],
+        }
+    )
+    assert_frame_equal(frame, expected)
+    # compressed, with names: the same rows
+    packed = tmp_path / "adult.csv.gz"
+    packed.write_bytes(gzip.compress(PUBLISHED.encode()))
+    named = nbayes.read_table(
+        packed, header=False, names=["age", "work", "weight", "income"], missing=["?"]
+    )
+    assert named.columns == ["age", "work", "weight", "income"]
+    renamed = dict(zip(expected.columns, named.columns, strict=True))
+    assert_frame_equal(named, expected.rename(renamed))
+
+
+def test_the_frame_fits_as_the_cli_fits_the_file(tmp_path):
+    path = tmp_path / "t.csv"
+    rows = ["x,y,label"] + [f"{i % 7}, {'a' if i % 3 else 'b'} ,{'p' if i % 4 else 'q'}"
+                            for i in range(60)]  # fmt: skip
+    path.write_text("\n".join(rows) + "\n")
+    frame = nbayes.read_table(path)
+    assert frame["y"].unique().sort().to_list() == ["a", "b"]
+    from nbayes.cli import main
+
+    out = tmp_path / "m.nbm"
+    assert main(["fit", str(path), "--target", "label", "--calibration", "none",
+                 "-o", str(out)]) == 0  # fmt: skip
+    cli_model = nbayes.load(out)
+    python_model = nbayes.NaiveBayes(calibration=None).fit(frame, target="label")
+    features = frame.drop("label")
+    assert (cli_model.predict_proba(features) == python_model.predict_proba(features)).all()
+
+
+def test_a_bad_row_is_named_by_its_line_or_skipped(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n1,2\n3,4,5\n6,7\n")
+    with pytest.raises(DataError, match="line 3"):
+        nbayes.read_table(path)
+    assert nbayes.read_table(path, skip_bad_rows=True).height == 2
