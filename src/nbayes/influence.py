@@ -13,6 +13,10 @@ nats of log-odds; ``toward_decision`` is the fraction of rows whose term favours
 (δ_ij > 0), and ``largest`` the fraction of rows where feature j had the largest |δ_ij| of all
 features. Each log P(x_ij | c) is the model's own (its column scored alone), so the terms add up,
 with the prior's, to each row's log-odds exactly.
+
+A semi-naive model (:class:`~nbayes.semi_naive.SemiNaiveBayes`) gives δ_ij as the change in the
+log-odds when feature j is treated as missing (:mod:`nbayes.semi_naive.views`), which is the
+term above for naive Bayes with missing values skipped.
 """
 
 from __future__ import annotations
@@ -66,9 +70,12 @@ def influence(model: Any, X: Any, *, max_rows: int | None = 2000, seed: int = 0)
     if max_rows is not None and frame.height > max_rows:
         rows = np.sort(np.random.default_rng(seed).choice(frame.height, max_rows, replace=False))
         frame = frame[rows]
-    names, per_feature = feature_log_likelihoods(model, frame)
-    per_feature = np.where(np.isfinite(per_feature) | np.isinf(per_feature), per_feature, 0.0)
-    joint = model._class_log_prior() + per_feature.sum(axis=0)
+    if hasattr(model, "_attribute_terms"):  # a semi-naive model: the terms need not add up
+        names, per_feature, joint = model._attribute_terms(frame)
+    else:
+        names, per_feature = feature_log_likelihoods(model, frame)
+        per_feature = np.where(np.isfinite(per_feature) | np.isinf(per_feature), per_feature, 0)
+        joint = model._class_log_prior() + per_feature.sum(axis=0)
     order = np.argsort(-joint, axis=1, kind="stable")
     a, b = order[:, 0], order[:, 1]
     rows = np.arange(joint.shape[0])

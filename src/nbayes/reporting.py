@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .html import STYLE, explanation_html, feature_html, table
+from .html import STYLE, feature_html, table
 
 PAGE_STYLE = (
     "<style>"
@@ -202,8 +202,9 @@ def report(
 
     pyplot()  # a clear message when matplotlib is absent
     from .model import NaiveBayes
+    from .semi_naive.table import SemiNaiveBayes
 
-    is_table = isinstance(model, NaiveBayes)
+    is_table = isinstance(model, (NaiveBayes, SemiNaiveBayes))
     if cv is not None and (not isinstance(cv, int) or isinstance(cv, bool) or cv < 2):
         raise ValueError(f"cv must be an integer >= 2 (the number of folds), got {cv!r}.")
     if X is None and (y is not None or target is not None or cv is not None):
@@ -334,7 +335,7 @@ def report(
                     f"<h3>row {i:,}: true class {escape(str(labels[i]))}, predicted "
                     f"{escape(str(predicted[i]))} ({verdict})</h3>"
                 )
-                parts.append(explanation_html(explanation))
+                parts.append(explanation._repr_html_())
                 chart = ExplanationDisplay.from_explanation(explanation)
                 parts.append(_figure(chart.figure, f"explain-{i}", f"row {i:,}: contributions"))
 

@@ -204,7 +204,10 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
 
     # ------------------------------------------------------------------ explanation
     def _explain_lines(self, codes: np.ndarray, names: list[str], show) -> tuple[str, list]:
-        raise NotImplementedError(f"{self._name} has no explanation.")
+        """(kind, lines) of the worked table; a structure without factors to show (HNB, whose
+        hidden parents are mixtures) gives none: its explanation is the posterior and each
+        attribute's term."""
+        return "terms", []
 
     def explain(self, row: Any, *, priors: Any = None, _names=None, _show=None):
         """The computation for one row of codes: per attribute P(x_j | c, parents) with the

@@ -13,7 +13,7 @@ The numbers are read from the same tables prediction uses; the posterior is the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,15 +25,23 @@ from . import _kernels
 class SemiNaiveExplanation:
     """One row's computation (see :mod:`nbayes.semi_naive.explain`)."""
 
-    kind: str  # "network" or "averaged"
+    kind: str  # "network", "averaged" or "terms" (no factors shown)
     classes: np.ndarray
     lines: list[dict]  # per attribute (network) or super-parent (averaged)
     prior: np.ndarray
     posterior: np.ndarray
     decision: object
+    #: the two most probable classes (positions in ``classes``) and each term of the log-odds
+    #: between them, largest first (:func:`nbayes.semi_naive.views.contributions`)
+    top_two: tuple[int, int] = (0, 0)
+    contributions: list[tuple[str, float]] = field(default_factory=list)
 
-    def __str__(self) -> str:
-        if self.kind == "network":
+    def _rows(self) -> tuple[str, list[str], list[list[float]]]:
+        """(header, row labels, per row one number per class) of the worked table."""
+        if self.kind == "terms":
+            header = "prior and posterior (the terms below say what each attribute did)"
+            labels, values = [], []
+        elif self.kind == "network":
             header = "attribute = value | parents used: P(x_j | c, parents)"
             labels = [
                 f"{line['attribute']} = {line['value']}"
@@ -48,12 +56,43 @@ class SemiNaiveExplanation:
                 for line in self.lines
             ]
             values = [list(line["share"]) for line in self.lines]
-        body = format_table(
+        return (
+            header,
             ["P(c)", *labels, "P(c | x)"],
-            self.classes,
             [self.prior.tolist(), *values, self.posterior.tolist()],
         )
-        return f"{header}\n{body}\ndecision: {self.decision}"
+
+    def _caption(self) -> str:
+        a, b = self.top_two
+        return (
+            f"change in log P({self.classes[a]} | x) − log P({self.classes[b]} | x) when each "
+            "attribute is treated as missing, largest first"
+        )
+
+    def __str__(self) -> str:
+        header, labels, values = self._rows()
+        lines = [header, format_table(labels, self.classes, values), f"decision: {self.decision}"]
+        if self.contributions and len(self.classes) > 1:
+            lines.append(self._caption() + ":")
+            width = max(len(term) for term, _ in self.contributions)
+            lines += [f"  {term:<{width}}  {value:+.3f}" for term, value in self.contributions]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The worked table and the terms as HTML (what a notebook shows)."""
+        from html import escape
+
+        from ..html import STYLE, table
+
+        header, labels, values = self._rows()
+        rows = [[label, *row] for label, row in zip(labels, values, strict=True)]
+        parts = [STYLE, '<div class="nbayes">', table([header, *map(str, self.classes)], rows)]
+        parts.append(f'<p>decision: <span class="decided">{escape(str(self.decision))}</span>')
+        if self.contributions and len(self.classes) > 1:
+            terms = [[t, f"{v:+.3f}" if np.isfinite(v) else str(v)] for t, v in self.contributions]
+            parts.append(table(["term", "contribution"], terms, caption=self._caption()))
+        parts.append("</div>")
+        return "".join(parts)
 
 
 def network_lines(

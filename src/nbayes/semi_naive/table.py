@@ -31,9 +31,7 @@ import numpy as np
 import polars as pl
 
 from .._dispatch import dask_aware
-from .._json import from_json, to_json
 from .._params import ParamsMixin
-from .._state import nest, section
 from .._validation import check_sample_weight
 from ..encoding import CategoricalEncoder
 from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
@@ -49,11 +47,14 @@ from ..labels import (
 )
 from ..schema import ColumnSpec, infer_schema
 from ..tables import apply_missing, missing_markers, to_frame
+from . import table_files, views
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .classifier import Encoded, SemiNaiveClassifier
+from .first_pass import FirstPass
 from .hidden import HNB
 from .network import KDB, TAN
 from .selective import SelectiveKDB
+from .table_files import DISCRETE
 
 #: Names of the models a table model (and the command line) can be asked for.
 MODEL_NAMES = {
@@ -66,14 +67,6 @@ MODEL_NAMES = {
     "kdb": KDB,
     "skdb": SelectiveKDB,
 }
-
-#: Families a column of a semi-naive model may have: categories, or intervals of numbers.
-DISCRETE = ("categorical", "mdl", "equal-width", "equal-frequency")
-
-#: The types a categorical column's values are kept in, by the name model files give them.
-_CATEGORY_TYPES = {"String": pl.String, "Boolean": pl.Boolean, "Int64": pl.Int64,
-                   "Float64": pl.Float64}  # fmt: skip
-
 
 class SemiNaiveBayes(ParamsMixin):
     """A semi-naive Bayes model over a table (see :mod:`nbayes.semi_naive.table`).
@@ -97,6 +90,11 @@ class SemiNaiveBayes(ParamsMixin):
     max_bins : int, default 2048
         Distinct values a numeric column's sketch keeps exactly (see
         :mod:`nbayes.families.sketch`); cut points are exact below it.
+    alpha, class_prior, prior_alpha, loss, max_memory : optional
+        The structure's own parameters, named as ``NaiveBayes`` names them (the Lidstone λ or
+        m of its estimates, the class prior and the λ of a smoothed prior, the loss matrix of
+        the decision, the memory budget of its tables, e.g. ``"8GB"``); None keeps the
+        structure's (``model``'s) value.
     """
 
     _name = "SemiNaiveBayes"
@@ -111,6 +109,11 @@ class SemiNaiveBayes(ParamsMixin):
         missing_values: Any = None,
         max_int_categories: int = 20,
         max_bins: int = 2048,
+        alpha: float | None = None,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+        max_memory: Any = None,
     ) -> None:
         self.model = model
         self.families = families
@@ -119,9 +122,26 @@ class SemiNaiveBayes(ParamsMixin):
         self.missing_values = missing_values
         self.max_int_categories = max_int_categories
         self.max_bins = max_bins
+        self.alpha = alpha
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.loss = loss
+        self.max_memory = max_memory
 
     # ------------------------------------------------------------------ parameters
+    #: The structure's parameters a table model may set (None: the structure's own).
+    SHARED = ("alpha", "class_prior", "prior_alpha", "loss", "max_memory")
+
     def _new_model(self) -> SemiNaiveClassifier:
+        """A new, unfitted structure: ``model``'s, with the shared parameters that are set."""
+        chosen = {
+            name: getattr(self, name)
+            for name in self.SHARED
+            if getattr(self, name, None) is not None
+        }
+        return self._structure().set_params(**chosen)
+
+    def _structure(self) -> SemiNaiveClassifier:
         if isinstance(self.model, str):
             factory = MODEL_NAMES.get(self.model)
             if factory is None:
@@ -529,7 +549,7 @@ class SemiNaiveBayes(ParamsMixin):
     @dask_aware
     def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """The Bayes decision per row (MAP, or minimum risk under ``loss``)."""
-        return self.model_.predict(self._codes(X), priors=priors, loss=loss)
+        return self.model_.predict(self._codes(X), priors=priors, loss=self._loss(loss))
 
     @dask_aware
     def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
@@ -547,7 +567,13 @@ class SemiNaiveBayes(ParamsMixin):
 
     @dask_aware
     def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
-        return self.model_.predict_risk(self._codes(X), priors=priors, loss=loss)
+        return self.model_.predict_risk(self._codes(X), priors=priors, loss=self._loss(loss))
+
+    def _loss(self, loss: Any) -> Any:
+        """The loss matrix of a call: its own, else this model's, else the structure's."""
+        if loss is not None:
+            return loss
+        return self.loss if self.loss is not None else self.model_.loss
 
     def score(
         self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
@@ -569,10 +595,6 @@ class SemiNaiveBayes(ParamsMixin):
         self._check_fitted()
         return self.model_.class_count_
 
-    @property
-    def loss(self) -> Any:
-        """The model's loss matrix (set it on ``model_``)."""
-        return getattr(getattr(self, "model_", None), "loss", None)
 
     # ------------------------------------------------------------------ explanation
     def _show(self, j: int, code: float) -> str:
@@ -595,17 +617,88 @@ class SemiNaiveBayes(ParamsMixin):
             row = {k: [v] for k, v in row.items()}
         elif hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
             row = row.to_frame().T
-        codes = self._codes(row)
+        frame = self._frame(row)
+        codes = self._encode(frame, fitting=False)
         if codes.codes.shape[0] != 1:
             raise ValueError(f"explain takes one row; got {codes.codes.shape[0]}.")
-        return self.model_.explain(
+        explanation = self.model_.explain(
             codes, priors=priors, _names=[s.name for s in self.schema_], _show=self._show
         )
+        _, _, joint = views.attribute_terms(self, frame)
+        explanation.top_two, explanation.contributions = views.contributions(self, frame, joint)
+        return explanation
+
+    # ------------------------------------------------------------------ views
+    @property
+    def families_(self) -> dict[str, str]:
+        """Each column's family: categorical, an interval method, or "ignore" (left out)."""
+        self._check_fitted()
+        return views.column_families(self)
+
+    @property
+    def family_reasons_(self) -> dict[str, str]:
+        """Why each column has its family (:mod:`nbayes.semi_naive.views`)."""
+        self._check_fitted()
+        return views.column_reasons(self)
+
+    @property
+    def missing_(self) -> dict[str, str]:
+        """How each modelled column's missing values count: always "skip" (a missing child adds
+        nothing, a missing super-parent does not vote, a missing parent is backed off from)."""
+        self._check_fitted()
+        return {s.name: "skip" for s in self.schema_}
+
+    @property
+    def alpha_(self) -> dict[str, float]:
+        """The pseudo-count p_j of each modelled column's estimates."""
+        self._check_fitted()
+        pseudo = self.model_._pseudo()
+        return {s.name: float(p) for s, p in zip(self.schema_, pseudo, strict=True)}
+
+    @property
+    def calibration_(self) -> None:
+        """None: a semi-naive model's scores are its own joint log-likelihoods."""
+        self._check_fitted()
+        return None
+
+    def tables(
+        self, columns: list[str] | None = None, *, grid: int = 200, to: str = "polars"
+    ) -> dict[str, Any]:
+        """P̂(x_j | c) of every modelled column as tidy frames, in the layout of
+        ``NaiveBayes.tables()`` (see :mod:`nbayes.semi_naive.views`; ``grid`` is accepted for
+        that call's sake: no column here is a density)."""
+        self._check_fitted()
+        return views.conditional_tables(self, columns, to=to)
+
+    def _attribute_terms(self, X: Any) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Each attribute's term in the joint log-likelihood of each row of X (influence)."""
+        self._check_fitted()
+        return views.attribute_terms(self, self._frame(X))
+
+    def _repr_html_(self) -> str | None:
+        """The fitted model as HTML (a notebook's view): the summary, then each column."""
+        if not hasattr(self, "model_"):
+            return None
+        from html import escape
+
+        from ..html import STYLE, feature_html
+
+        classes = list(self.classes_)
+        families = self.families_
+        parts = [STYLE, '<div class="nbayes">', f"<pre>{escape(self.summary())}</pre>"]
+        parts += [
+            feature_html(name, families[name], frame, classes)
+            for name, frame in self.tables().items()
+        ]
+        parts.append("</div>")
+        return "".join(parts)
 
     def summary(self) -> str:
         """The fitted model: the inner model's summary, then the cut points of numeric columns."""
         self._check_fitted()
         lines = [self.model_.summary()]
+        if self.ignored_:
+            lines.append(f"left out (identifiers or free text): {', '.join(self.ignored_)}")
         for name, cuts in self.cut_points_.items():
             shown = ", ".join(f"{c:.6g}" for c in cuts) or "none (one interval)"
             lines.append(f"cut points of {name}: {shown}")
@@ -616,77 +709,12 @@ class SemiNaiveBayes(ParamsMixin):
 
     # ------------------------------------------------------------------ model files
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """(JSON metadata, arrays): the table's schema, vocabularies and cut points, and the
-        inner model's own state (see :mod:`nbayes.persist`)."""
-        self._check_fitted()
-        params = {k: v for k, v in self.get_params().items() if k != "model"}
-        model_meta, model_arrays = self.model_._to_state()
-        names = {v: k for k, v in _CATEGORY_TYPES.items()}
-        meta = {
-            "params": to_json(params),
-            "model_class": type(self.model_).__name__,
-            "model": model_meta,
-            "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in self.schema_],
-            "fit_columns": list(self._fit_columns),
-            "ignored": list(self.ignored_),
-            "missing_markers": to_json(list(self.missing_markers_)),
-            "encoder": self._encoder.meta(),
-        }
-        cuts = {
-            f"c{j}": self.cut_points_[s.name]
-            for j, s in enumerate(self.schema_)
-            if s.family != "categorical"
-        }
-        return meta, {**nest("model", model_arrays), **nest("cuts", cuts)}
+        """(JSON metadata, arrays) of a model file (:mod:`nbayes.semi_naive.table_files`)."""
+        return table_files.table_state(self)
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> SemiNaiveBayes:
-        from . import ESTIMATORS
-
-        classes = {c.__name__: c for c in ESTIMATORS}
-        inner = classes.get(meta["model_class"])
-        if inner is None:
-            raise ValueError(f"unknown semi-naive model {meta['model_class']!r}.")
-        model = inner._from_state(meta["model"], section("model", arrays))
-        table = cls(model=model, **from_json(meta["params"]))
-        table._check_params()
-        specs = []
-        for name, family, dtype in meta["schema"]:
-            if family not in DISCRETE or dtype not in _CATEGORY_TYPES:
-                raise ValueError(f"column {name!r} has an invalid family or type.")
-            specs.append(ColumnSpec(str(name), str(family), _CATEGORY_TYPES[dtype]))
-        if [s.name for s in specs] != list(model.feature_names_in_):
-            raise ValueError("the schema does not match the model's features.")
-        table.schema_ = specs
-        table.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
-        table.n_features_in_ = len(specs)
-        table._fit_columns = [str(c) for c in meta["fit_columns"]]
-        ignored = meta.get("ignored", [])  # files of earlier versions lack it
-        if not isinstance(ignored, list) or not all(isinstance(c, str) for c in ignored):
-            raise ValueError("the ignored columns must be a list of column names.")
-        table.ignored_ = ignored
-        markers = from_json(meta["missing_markers"])
-        if not isinstance(markers, list) or not all(
-            isinstance(m, (str, int, float)) for m in markers
-        ):
-            raise ValueError("the missing-value markers must be a list of strings or numbers.")
-        table.missing_markers_ = markers
-        categorical = [s for s in specs if s.family == "categorical"]
-        table._encoder = CategoricalEncoder(
-            [s.name for s in categorical], [s.dtype for s in categorical]
-        )
-        table._encoder.load_meta(meta["encoder"])
-        cuts = section("cuts", arrays)
-        table.cut_points_ = {}
-        for j, spec in enumerate(specs):
-            if spec.family == "categorical":
-                continue
-            values = np.asarray(cuts[f"c{j}"], dtype=np.float64)
-            if values.ndim != 1 or np.any(np.diff(values) <= 0):
-                raise ValueError(f"the cut points of column {spec.name!r} are not increasing.")
-            table.cut_points_[spec.name] = values
-        table.model_ = model
-        return table
+        return table_files.table_from_state(cls, meta, arrays)
 
     def edges(self) -> list[dict]:
         """The learnt structure as data (TAN, k-DB): parent, child, I(X_child; X_parent | C)."""
@@ -695,46 +723,3 @@ class SemiNaiveBayes(ParamsMixin):
             raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
         return self.model_.edges()
 
-
-class FirstPass:
-    """The statistics of a table model's own pass, before the structure counts anything: the
-    classes, every categorical column's values (its vocabulary, in order of first appearance)
-    and each numeric column's value sketch (:mod:`nbayes.families.sketch`), from which the cut
-    points follow. Batches add (:meth:`add`) and pieces merge (:meth:`merge`, in row order) to
-    the statistics of all the rows."""
-
-    def __init__(self, encoder: CategoricalEncoder, numeric: list[ColumnSpec], max_bins: int):
-        self.encoder = encoder
-        self.numeric = numeric
-        self.max_bins = max_bins
-        self.classes = np.zeros(0)
-        self.sketches: ValueSketches | None = None
-
-    def _grow_classes(self, new: np.ndarray) -> np.ndarray:
-        """Take the classes ``new`` into the union; returns their positions in it."""
-        union = np.union1d(self.classes, new) if self.classes.size else new
-        if self.sketches is None:
-            self.sketches = ValueSketches(len(union), len(self.numeric), self.max_bins)
-        elif union.shape != self.classes.shape:
-            self.sketches.reindex_classes(np.searchsorted(union, self.classes), len(union))
-        self.classes = union
-        return np.searchsorted(union, new)
-
-    def add(self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray) -> None:
-        """Add a batch of labelled rows."""
-        self._grow_classes(np.unique(labels))
-        self.encoder.encode(frame.select(self.encoder.names), fitting=True)
-        if self.numeric:
-            block = frame.select([pl.col(s.name).cast(pl.Float64) for s in self.numeric])
-            self.sketches.accumulate(
-                np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1),
-                np.searchsorted(self.classes, labels),
-                weight,
-            )
-
-    def merge(self, other: FirstPass) -> None:
-        """Add the statistics of the rows that follow (another piece's)."""
-        if other.sketches is None:
-            return
-        self.encoder.absorb(other.encoder)
-        self.sketches.merge(other.sketches, self._grow_classes(other.classes))

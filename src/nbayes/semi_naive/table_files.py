@@ -1,0 +1,99 @@
+"""A :class:`~nbayes.semi_naive.SemiNaiveBayes` in a model file (:mod:`nbayes.persist`): the
+table's schema, vocabularies, cut points, markers and left-out columns as JSON metadata, the
+structure's own state nested under ``model``, the cut points as arrays. Loading checks every
+value before anything is built from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._json import from_json, to_json
+from .._state import nest, section
+from ..encoding import CategoricalEncoder
+from ..schema import ColumnSpec
+
+#: Families a column of a semi-naive model may have: categories, or intervals of numbers.
+DISCRETE = ("categorical", "mdl", "equal-width", "equal-frequency")
+
+#: The types a categorical column's values are kept in, by the name model files give them.
+CATEGORY_TYPES = {"String": pl.String, "Boolean": pl.Boolean, "Int64": pl.Int64,
+                  "Float64": pl.Float64}  # fmt: skip
+
+
+def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
+    """(JSON metadata, arrays): the table's schema, vocabularies and cut points, and the
+    inner model's own state (see :mod:`nbayes.persist`)."""
+    model._check_fitted()
+    params = {k: v for k, v in model.get_params().items() if k != "model"}
+    model_meta, model_arrays = model.model_._to_state()
+    names = {v: k for k, v in CATEGORY_TYPES.items()}
+    meta = {
+        "params": to_json(params),
+        "model_class": type(model.model_).__name__,
+        "model": model_meta,
+        "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in model.schema_],
+        "fit_columns": list(model._fit_columns),
+        "ignored": list(model.ignored_),
+        "missing_markers": to_json(list(model.missing_markers_)),
+        "encoder": model._encoder.meta(),
+    }
+    cuts = {
+        f"c{j}": model.cut_points_[s.name]
+        for j, s in enumerate(model.schema_)
+        if s.family != "categorical"
+    }
+    return meta, {**nest("model", model_arrays), **nest("cuts", cuts)}
+
+
+def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> Any:
+    """A fitted ``cls`` (SemiNaiveBayes) rebuilt from :func:`table_state`'s output."""
+    from . import ESTIMATORS
+
+    classes = {c.__name__: c for c in ESTIMATORS}
+    inner = classes.get(meta["model_class"])
+    if inner is None:
+        raise ValueError(f"unknown semi-naive model {meta['model_class']!r}.")
+    model = inner._from_state(meta["model"], section("model", arrays))
+    table = cls(model=model, **from_json(meta["params"]))
+    table._check_params()
+    specs = []
+    for name, family, dtype in meta["schema"]:
+        if family not in DISCRETE or dtype not in CATEGORY_TYPES:
+            raise ValueError(f"column {name!r} has an invalid family or type.")
+        specs.append(ColumnSpec(str(name), str(family), CATEGORY_TYPES[dtype]))
+    if [s.name for s in specs] != list(model.feature_names_in_):
+        raise ValueError("the schema does not match the model's features.")
+    table.schema_ = specs
+    table.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
+    table.n_features_in_ = len(specs)
+    table._fit_columns = [str(c) for c in meta["fit_columns"]]
+    ignored = meta.get("ignored", [])  # files of earlier versions lack it
+    if not isinstance(ignored, list) or not all(isinstance(c, str) for c in ignored):
+        raise ValueError("the ignored columns must be a list of column names.")
+    table.ignored_ = ignored
+    markers = from_json(meta["missing_markers"])
+    if not isinstance(markers, list) or not all(
+        isinstance(m, (str, int, float)) for m in markers
+    ):
+        raise ValueError("the missing-value markers must be a list of strings or numbers.")
+    table.missing_markers_ = markers
+    categorical = [s for s in specs if s.family == "categorical"]
+    table._encoder = CategoricalEncoder(
+        [s.name for s in categorical], [s.dtype for s in categorical]
+    )
+    table._encoder.load_meta(meta["encoder"])
+    cuts = section("cuts", arrays)
+    table.cut_points_ = {}
+    for j, spec in enumerate(specs):
+        if spec.family == "categorical":
+            continue
+        values = np.asarray(cuts[f"c{j}"], dtype=np.float64)
+        if values.ndim != 1 or np.any(np.diff(values) <= 0):
+            raise ValueError(f"the cut points of column {spec.name!r} are not increasing.")
+        table.cut_points_[spec.name] = values
+    table.model_ = model
+    return table

@@ -1,0 +1,146 @@
+"""What a fitted :class:`~nbayes.semi_naive.SemiNaiveBayes` shows, through the same views as
+``NaiveBayes``: each column's family and why (``families_``, ``family_reasons_``), its
+class-conditional distribution as a tidy table (``tables()``, which ``nbayes.plot`` and the
+report draw), and each attribute's term in a decision (explanations, influence).
+
+**Tables.** Every structure keeps the counts N(c, x_j = a) of each attribute with the class, so
+``tables()`` gives, for every modelled column, the estimate prediction uses for an attribute
+that has no parent:
+
+    P̂(x_j = a | c) = (N(c, x_j = a) + p_j) / (N_c^(j) + v_j p_j)
+
+(p_j the structure's pseudo-count, N_c^(j) the class-c rows where x_j is observed), in the
+layout of ``NaiveBayes``'s tables: ``value``, ``count``, ``probability`` for a categorical column;
+``interval``, ``lower``, ``upper``, ``count``, ``probability`` for a column cut into intervals.
+The conditionals given the parents are in :meth:`SemiNaiveBayes.explain` (per row) and
+``summary()`` (the structure).
+
+**Terms.** A semi-naive log-likelihood is not a sum over attributes, so an attribute's term in
+the log-odds of class a against class b is the change when the attribute is treated as missing:
+
+    δ_j = [log P(a, x) − log P(b, x)] − [log P(a, x_−j) − log P(b, x_−j)]
+
+For naive Bayes with missing values skipped this is exactly log P(x_j | a) − log P(x_j | b), the
+term ``NaiveBayes`` reports; here the terms need not add up to the log-odds.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..exceptions import UnseenCategoryWarning
+
+#: Why a column has the family it has, by family (interval methods name their rule).
+REASONS = {
+    "categorical": "its values are counted as categories",
+    "mdl": "numbers cut into intervals by Fayyad & Irani's MDL criterion (supervised)",
+    "equal-width": "numbers cut into intervals of equal width",
+    "equal-frequency": "numbers cut into intervals of equal frequency",
+    "ignore": "left out: an identifier or free text (or named so in families=)",
+}
+
+
+def column_families(model: Any) -> dict[str, str]:
+    """Family of every column read: the schema's, then ``"ignore"`` for those left out."""
+    out = {s.name: s.family for s in model.schema_}
+    out.update(dict.fromkeys(model.ignored_, "ignore"))
+    return out
+
+
+def column_reasons(model: Any) -> dict[str, str]:
+    """Why each column has its family, with the number of intervals of a numeric column."""
+    out = {}
+    for name, family in column_families(model).items():
+        reason = REASONS[family]
+        if name in model.cut_points_:
+            reason += f": {len(model.cut_points_[name]) + 1} interval(s)"
+        out[name] = reason
+    return out
+
+
+def conditional_tables(
+    model: Any, columns: list[str] | None = None, *, to: str = "polars"
+) -> dict[str, Any]:
+    """P̂(x_j | c) of every modelled column (or of ``columns``) as tidy frames, by name, in the
+    model's order (see the module docstring)."""
+    if to not in ("polars", "pandas"):
+        raise ValueError(f"to must be 'polars' or 'pandas', got {to!r}.")
+    names = [s.name for s in model.schema_]
+    if isinstance(columns, str):
+        columns = [columns]
+    unknown = [c for c in columns or [] if c not in names and c not in model.ignored_]
+    if unknown:
+        raise ValueError(f"columns names features the model does not have: {unknown}.")
+    wanted = set(names if columns is None else columns)
+    structure = model.model_
+    counts = structure._pairs
+    offsets, _, _ = counts.layout()
+    probability = np.exp(counts.single_log_prob(structure._pseudo()))
+    classes = list(structure.classes_)
+    out = {}
+    for j, spec in enumerate(model.schema_):
+        if spec.name not in wanted:
+            continue
+        v = int(counts.n_values[j])
+        rows = slice(int(offsets[j]), int(offsets[j]) + v)
+        frame = {
+            "feature": [spec.name] * (v * len(classes)),
+            "class": np.repeat(np.asarray(classes, dtype=object), v).tolist(),
+        }
+        if spec.family == "categorical":
+            vocabulary = model._encoder.vocabularies[model._encoder.names.index(spec.name)]
+            frame["value"] = list(vocabulary[:v]) * len(classes)
+        else:
+            edges = np.r_[-np.inf, model.cut_points_[spec.name], np.inf]
+            frame["interval"] = list(range(v)) * len(classes)
+            frame["lower"] = np.tile(edges[:v], len(classes))
+            frame["upper"] = np.tile(edges[1 : v + 1], len(classes))
+        frame["count"] = counts.singles[rows].T.reshape(-1)
+        frame["probability"] = probability[rows].T.reshape(-1)
+        table = pl.DataFrame(frame, strict=False)
+        out[spec.name] = table.to_pandas() if to == "pandas" else table
+    return out
+
+
+def attribute_terms(model: Any, frame: pl.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(modelled column names, δ of shape (d, n, K), log P(c, x) of shape (n, K)): δ[j] is the
+    joint log-likelihood of the row less that of the row with attribute j missing (see the
+    module docstring; a log-odds term is a difference of two classes' δ)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        encoded = model._encode(frame, fitting=False)
+        joint = model.model_.predict_joint_log_proba(encoded)
+        terms = np.empty((encoded.codes.shape[1], *joint.shape))
+        original = encoded.codes
+        for j in range(original.shape[1]):
+            encoded.codes = original.copy()
+            encoded.codes[:, j] = np.nan
+            without = model.model_.predict_joint_log_proba(encoded)
+            with np.errstate(invalid="ignore"):
+                terms[j] = np.where(np.isnan(original[:, j])[:, None], 0.0, joint - without)
+        encoded.codes = original
+    return [s.name for s in model.schema_], terms, joint
+
+
+def contributions(
+    model: Any, frame: pl.DataFrame, joint: np.ndarray
+) -> tuple[tuple[int, int], list[tuple[str, float]]]:
+    """For one row: the two most probable classes (a, b) and each term of log P(a | x) −
+    log P(b | x), largest first: the prior's, then each observed attribute's δ_j(a) − δ_j(b)."""
+    names, terms, _ = attribute_terms(model, frame)
+    order = np.argsort(-joint[0], kind="stable")
+    a, b = int(order[0]), int(order[-1] if order.shape[0] == 1 else order[1])
+    prior = model.model_._class_log_prior()
+    found = [("prior", float(prior[a] - prior[b]))]
+    for j, name in enumerate(names):
+        value = frame.get_column(name)[0] if name in frame.columns else None
+        if value is None or value != value:
+            continue
+        shown = f"{value:.6g}" if isinstance(value, float) else value
+        found.append((f"{name}={shown}", float(terms[j, 0, a] - terms[j, 0, b])))
+    found.sort(key=lambda term: -abs(term[1]) if np.isfinite(term[1]) else -np.inf)
+    return (a, b), found

@@ -1,0 +1,139 @@
+"""SemiNaiveBayes has the views NaiveBayes has: the same parameter names (alpha, class_prior,
+loss, priors per call), tables(), explain (text and HTML) with each attribute's term, influence,
+the notebook view, plot_features and every report section — each checked against an
+independent computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import nbayes
+from nbayes.influence import influence
+from nbayes.semi_naive import AODE, SemiNaiveBayes
+
+
+def table(n: int = 400, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    a = rng.choice(["lo", "hi"], n)
+    b = np.where(rng.random(n) < 0.75, a, rng.choice(["lo", "hi"], n))
+    c = rng.choice(["x", "y", "z"], n)
+    x = rng.normal(size=n) + (a == "hi")
+    label = np.where(rng.random(n) < 0.8, np.where(a == "hi", "p", "q"), rng.choice(["p", "q"], n))
+    return pl.DataFrame({"a": a, "b": b, "c": c, "x": x, "label": label})
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return SemiNaiveBayes("tan").fit(table(), target="label")
+
+
+def test_shared_parameters_reach_the_structure():
+    data = table()
+    named = SemiNaiveBayes("aode", alpha=0.5, class_prior="uniform").fit(data, target="label")
+    configured = SemiNaiveBayes(AODE(alpha=0.5, class_prior="uniform")).fit(data, target="label")
+    np.testing.assert_array_equal(named.predict_proba(data), configured.predict_proba(data))
+    assert named.model_.alpha == 0.5 and named.alpha_ == dict.fromkeys("abcx", 0.5)
+    # None keeps the structure's own value
+    assert SemiNaiveBayes(AODE(alpha=0.25)).fit(data, target="label").model_.alpha == 0.25
+
+
+def test_loss_in_the_constructor_and_priors_per_call(fitted):
+    data = table()
+    # a loss that makes deciding q (class 1) cost 100 when the truth is p: q only when sure
+    loss = [[0, 1], [100, 0]]
+    cautious = SemiNaiveBayes("tan", loss=loss).fit(data, target="label")
+    proba = cautious.predict_proba(data)
+    risk = proba @ np.asarray(loss, dtype=float).T
+    np.testing.assert_array_equal(cautious.predict(data), cautious.classes_[risk.argmin(axis=1)])
+    assert (cautious.predict(data) == "q").sum() < (fitted.predict(data) == "q").sum()
+    # priors per call: Bayes' rule with the given prior over the model's likelihoods
+    joint = fitted.predict_joint_log_proba(data, priors=[0.5, 0.5])
+    expected = np.exp(joint - np.logaddexp.reduce(joint, axis=1, keepdims=True))
+    np.testing.assert_allclose(fitted.predict_proba(data, priors=[0.5, 0.5]), expected)
+
+
+def test_tables_hold_the_counts_and_the_smoothed_estimates(fitted):
+    data = table()
+    tables = fitted.tables()
+    assert list(tables) == ["a", "b", "c", "x"]
+    frame = tables["c"]
+    for cls in ("p", "q"):
+        rows = data.filter(pl.col("label") == cls)
+        part = frame.filter(pl.col("class") == cls)
+        counts = {v: rows.filter(pl.col("c") == v).height for v in ("x", "y", "z")}
+        assert dict(zip(part["value"], part["count"], strict=True)) == counts
+        # Lidstone with TAN's λ = 0.5: (n_{c,v} + λ) / (N_c + 3 λ)
+        assert fitted.alpha_["c"] == 0.5
+        expected = [(counts[v] + 0.5) / (rows.height + 1.5) for v in part["value"]]
+        np.testing.assert_allclose(part["probability"].to_numpy(), expected)
+    intervals = tables["x"]
+    assert {"interval", "lower", "upper", "count", "probability"} <= set(intervals.columns)
+    cuts = fitted.cut_points_["x"]
+    assert intervals.filter(pl.col("class") == "p")["upper"].to_list()[:-1] == cuts.tolist()
+    assert fitted.families_ == {"a": "categorical", "b": "categorical", "c": "categorical",
+                                "x": "mdl"}  # fmt: skip
+    assert "interval" in fitted.family_reasons_["x"]
+    assert fitted.missing_ == dict.fromkeys("abcx", "skip")
+    assert fitted.calibration_ is None
+
+
+def test_a_term_is_the_change_in_log_odds_when_the_attribute_is_missing(fitted):
+    data = table()
+    row = data.row(3, named=True)
+    explanation = fitted.explain(row)
+    a, b = explanation.top_two
+    joint = fitted.predict_joint_log_proba(pl.DataFrame([row]).drop("label"))[0]
+    for term, value in explanation.contributions:
+        if term == "prior":
+            prior = np.log(fitted.class_count_ / fitted.class_count_.sum())
+            assert value == pytest.approx(prior[a] - prior[b])
+            continue
+        name = term.split("=")[0]
+        without = dict(row, **{name: None})
+        other = fitted.predict_joint_log_proba(pl.DataFrame([without]).drop("label"))[0]
+        assert value == pytest.approx((joint[a] - joint[b]) - (other[a] - other[b]), abs=1e-9)
+    assert "when each attribute is treated as missing" in str(explanation)
+    html = explanation._repr_html_()
+    assert "<table>" in html and "contribution" in html
+    # influence averages the same terms over rows
+    found = influence(fitted, data, max_rows=None)
+    assert set(found["feature"]) == {"a", "b", "c", "x"}
+    assert found["influence"].to_list() == sorted(found["influence"].to_list(), reverse=True)
+
+
+def test_naive_structure_terms_equal_naive_bayes_terms():
+    """For a structure without dependencies the term of a column is log P(x_j|a) − log P(x_j|b):
+    AODE over one attribute is naive Bayes, so its terms must equal NaiveBayes's."""
+    data = table().select("c", "label")
+    semi = SemiNaiveBayes("aode").fit(data, target="label")
+    naive = nbayes.NaiveBayes(alpha=1.0, missing="skip", calibration=None).fit(data, target="label")
+    row = data.row(0, named=True)
+    semi_terms = dict(semi.explain(row).contributions)
+    naive_terms = dict(naive.explain(row).contributions)
+    assert semi_terms == pytest.approx(naive_terms, abs=1e-9)
+
+
+def test_hnb_explains_with_its_terms():
+    data = table()
+    explanation = SemiNaiveBayes("hnb").fit(data, target="label").explain(data.row(0, named=True))
+    assert explanation.kind == "terms" and len(explanation.contributions) == 5
+
+
+def test_notebook_view_plot_and_report(fitted, tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nbayes.plot import plot_features
+
+    data = table()
+    html = fitted._repr_html_()
+    assert "TAN" in html and "P(value | c)" in html
+    display = plot_features(fitted)
+    assert set(display.axes) == {"a", "b", "c", "x"}
+    page = nbayes.report(fitted, data, target="label", path=tmp_path / "r.html")
+    for section in ("id='data'", "id='metrics'", "id='influence'", "id='conditionals'",
+                    "id='explained'"):  # fmt: skip
+        assert section in page
