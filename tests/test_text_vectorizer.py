@@ -256,3 +256,15 @@ def test_a_growing_vocabulary_with_threads_is_deterministic():
         again = nbayes.TextVectorizer(mode="vocabulary", n_threads=4, chunk_bytes=4096).fit(docs)
         assert again.vocabulary_.tokens() == reference.vocabulary_.tokens()
         np.testing.assert_array_equal(again.term_count_, reference.term_count_)
+
+
+def test_the_text_family_reads_text_as_a_default_text_classifier():
+    """The "text" family of table models builds its vectorizer from CLASSIFIER_DEFAULTS, not
+    from TextClassifier (a lower layer may not import a model): the two must agree."""
+    from nbayes.text import TextClassifier
+    from nbayes.text.vectorizer import CLASSIFIER_DEFAULTS, TextVectorizer
+
+    assert (
+        TextVectorizer(**CLASSIFIER_DEFAULTS).get_params()
+        == TextClassifier()._make_vectorizer().get_params()
+    )

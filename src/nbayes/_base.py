@@ -42,6 +42,7 @@ from ._validation import (
 )
 from .exceptions import NotFittedError, sklearn_compatible
 from .families.counts import take_rows
+from .labels import partial_fit_classes
 from .priors import log_prior, validate_prior
 
 #: Rows per prediction chunk are chosen so that one chunk's working arrays stay near this size.
@@ -488,27 +489,6 @@ def check_same_arrays(loaded: Any, fresh: Any) -> None:
     have, want = sorted(loaded.state()), sorted(fresh.state())
     if have != want:
         raise ValueError(f"the statistics hold the arrays {have[:6]}, expected {want[:6]}.")
-
-
-def partial_fit_classes(fitted: np.ndarray | None, classes: Any, *, estimator: str) -> np.ndarray:
-    """The classes of a ``partial_fit`` call, scikit-learn's rule: ``classes`` (every label that
-    may occur) is required on the first call (``fitted`` None) and, when given later, must equal
-    the classes already fitted."""
-    if fitted is None:
-        if classes is None:
-            raise ValueError(
-                f"{estimator}: classes must be passed on the first call to partial_fit "
-                "(the list of every label that may occur)."
-            )
-        return np.unique(np.asarray(classes))
-    if classes is not None:
-        given = np.unique(np.asarray(classes))
-        if given.shape != fitted.shape or np.any(given != fitted):
-            raise ValueError(
-                f"{estimator}: `classes={given!r}` is not the same as on last call to "
-                f"partial_fit, was: {fitted!r}"
-            )
-    return fitted
 
 
 def class_index(classes: np.ndarray, labels: np.ndarray, *, estimator: str) -> np.ndarray:

@@ -4,10 +4,10 @@ Recognising a Dask collection must not import Dask (``import nbayes`` never does
 DataFrame or Series is an object whose class has ``__dask_graph__`` and comes from a ``dask``
 module. Only then is :mod:`nbayes.distributed` (and with it Dask) imported.
 
-This is the one door from the estimators to :mod:`nbayes.distributed`, and the one circle of
-imports in nbayes: distributed → ``_base`` → ``_dispatch`` ⇢ distributed, the last step taken
-inside :func:`dask_aware`'s wrapper, on the first Dask input (checked by
-``tests/test_partitions.py``).
+This is the one door from the estimators to :mod:`nbayes.distributed`, and the one import in
+nbayes that goes up a layer (ARCHITECTURE.md), taken inside :func:`dask_aware`'s wrapper on the
+first Dask input. Nothing imports back, so it closes no circle (``tests/test_partitions.py``,
+``tests/test_architecture.py``).
 """
 
 from __future__ import annotations
@@ -17,14 +17,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-
-def is_dask_collection(obj: Any) -> bool:
-    """True for Dask collections (Array, DataFrame, Series, Delayed), without importing Dask."""
-    kind = type(obj)
-    return (
-        kind.__module__.partition(".")[0] in ("dask", "dask_expr")
-        and getattr(kind, "__dask_graph__", None) is not None
-    )
+from ._collections import is_dask_collection
 
 
 def dask_aware(method: Callable) -> Callable:

@@ -37,7 +37,7 @@ from ._validation import (
 )
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .families import bernoulli, complement, multinomial, poisson
-from .families.categorical import UNKNOWN_MODES, CategoricalCounts
+from .families.category_counts import UNKNOWN_MODES, CategoricalCounts
 from .families.counts import FeatureSums
 from .families.gaussian import GaussianMoments, chan_merge
 

@@ -23,13 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-def _number(value: float) -> str:
-    if value == 0 or not np.isfinite(value):
-        return f"{value:.3f}" if np.isfinite(value) else ("-inf" if value < 0 else "inf")
-    if abs(value) >= 0.001 and abs(value) < 1e5:
-        return f"{value:.3f}"
-    return f"{value:.3e}"
+from .families._group import format_figure as _number
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .explain import _number
+from .families._group import format_figure as _number
 
 STYLE = (
     "<style>"

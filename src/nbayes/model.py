@@ -37,7 +37,8 @@ from .exceptions import UnseenCategoryWarning, caller_stacklevel
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
 from .families.auto import COUNTED, MISSING_MODES, AutoColumns, alpha_reason
-from .families.categorical import UNKNOWN_MODES, CategoricalColumns
+from .families.categorical import CategoricalColumns
+from .families.category_counts import UNKNOWN_MODES
 from .families.intervals import MAX_INTERVALS, IntervalColumns
 from .families.kde import BANDWIDTH_RULES
 from .labels import (

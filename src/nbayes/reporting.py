@@ -188,7 +188,7 @@ def report(
     page describes the model alone. ``explain_rows`` rows are explained term by term;
     influence is measured on ``influence_rows`` rows at most.
     """
-    from . import __version__
+    from ._version import __version__
     from .evaluation import Accumulator
     from .plot import (
         ConfusionMatrixDisplay,

@@ -64,10 +64,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._base import NaiveBayesClassifier
 from ._files import fit_files
 from ._fitting import fit, partial_fit
-from ._partitions import lazy
+from ._partitions import Estimator, lazy
 from ._reduce import SPLIT_EVERY
 from ._scoring import score
 
@@ -85,28 +84,28 @@ __all__ = [
 ]
 
 
-def predict(model: NaiveBayesClassifier, X: Any, *, priors: Any = None, loss: Any = None) -> Any:
+def predict(model: Estimator, X: Any, *, priors: Any = None, loss: Any = None) -> Any:
     """Lazy ``model.predict(X)``: a Dask Series (DataFrame input) or 1-D Dask Array."""
     return lazy(model, X, "predict", {"priors": priors, "loss": loss})
 
 
-def predict_proba(model: NaiveBayesClassifier, X: Any, *, priors: Any = None) -> Any:
+def predict_proba(model: Estimator, X: Any, *, priors: Any = None) -> Any:
     """Lazy ``model.predict_proba(X)``: a Dask DataFrame (one column per class) or Dask Array."""
     return lazy(model, X, "predict_proba", {"priors": priors})
 
 
-def predict_log_proba(model: NaiveBayesClassifier, X: Any, *, priors: Any = None) -> Any:
+def predict_log_proba(model: Estimator, X: Any, *, priors: Any = None) -> Any:
     """Lazy ``model.predict_log_proba(X)`` (see :func:`predict_proba`)."""
     return lazy(model, X, "predict_log_proba", {"priors": priors})
 
 
-def predict_joint_log_proba(model: NaiveBayesClassifier, X: Any, *, priors: Any = None) -> Any:
+def predict_joint_log_proba(model: Estimator, X: Any, *, priors: Any = None) -> Any:
     """Lazy ``model.predict_joint_log_proba(X)`` (see :func:`predict_proba`)."""
     return lazy(model, X, "predict_joint_log_proba", {"priors": priors})
 
 
 def predict_risk(
-    model: NaiveBayesClassifier, X: Any, *, priors: Any = None, loss: Any = None
+    model: Estimator, X: Any, *, priors: Any = None, loss: Any = None
 ) -> Any:
     """Lazy ``model.predict_risk(X)`` (see :func:`predict_proba`)."""
     return lazy(model, X, "predict_risk", {"priors": priors, "loss": loss})

@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._base import NaiveBayesClassifier
 from ..tables import missing_markers
 from ._fitting import fit
-from ._partitions import is_table_model
+from ._partitions import Estimator, is_table_model
 from ._reduce import SPLIT_EVERY
 
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -30,7 +29,7 @@ def guess_format(paths: str | Path | Sequence[str | Path]) -> str:
 
 
 def fit_files(
-    model: NaiveBayesClassifier,
+    model: Estimator,
     paths: str | Path | Sequence[str | Path],
     target: str,
     scheduler_address: str | None = None,
@@ -38,7 +37,7 @@ def fit_files(
     file_format: str | None = None,
     split_every: int = SPLIT_EVERY,
     **read_options: Any,
-) -> NaiveBayesClassifier:
+) -> Estimator:
     """Fit ``model`` (a :class:`~nbayes.NaiveBayes`) on Parquet or CSV files with Dask.
 
     ``paths``: a file, a glob, a directory of Parquet files, or a list; on a multi-machine

@@ -11,34 +11,31 @@ merged; then the rules of a fit are applied to the sums, with the messages of
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from .._base import NaiveBayesClassifier, partial_fit_classes
 from .._validation import check_target
 from ..labels import (
     check_classes,
     check_target_column,
     label_source,
     no_labelled_rows,
+    partial_fit_classes,
     warn_dropped,
 )
 from ..schema import ColumnSpec, unobserved_column
-from ._partitions import collections, fresh, is_table_model, map_partitions
+from ._partitions import Estimator, collections, fresh, is_table_model, map_partitions
 from ._passes import fit_in_passes
 from ._reduce import SPLIT_EVERY, Partial, combine_partials, tree_reduce
 from ._staged import fit_staged_table, is_staged_table_model
 from ._tables import resolve_schema
 
-if TYPE_CHECKING:
-    from ..model import NaiveBayes
-
 
 # ---------------------------------------------------------------------- NaiveBayes tables
 def fit_table(
-    model: NaiveBayes,
+    model: Estimator,
     X: Any,
     y: Any,
     sample_weight: Any,
@@ -47,7 +44,7 @@ def fit_table(
     reset: bool,
     require_observed: bool,
     split_every: int,
-) -> NaiveBayes:
+) -> Estimator:
     """A NaiveBayes fitted on the Dask collection (a new object; ``model`` gives parameters and,
     when ``reset`` is false, the schema). Warns with the number of rows dropped for a missing
     label, as ``fit`` does (stack level: the caller of the public function)."""
@@ -97,7 +94,7 @@ def fit_table(
 def fit_table_part(
     X: Any,
     *extras: Any,
-    template: NaiveBayes,
+    template: Estimator,
     target: str | None,
     schema: list[ColumnSpec],
     has_y: bool,
@@ -118,13 +115,13 @@ def fit_table_part(
 
 # ---------------------------------------------------------------------- family estimators
 def fit_estimator(
-    model: NaiveBayesClassifier,
+    model: Estimator,
     X: Any,
     y: Any,
     sample_weight: Any,
     classes: Any,
     split_every: int,
-) -> NaiveBayesClassifier:
+) -> Estimator:
     """A family estimator fitted on the Dask collection (a new object): ``partial_fit`` with
     ``classes`` on every partition when they are given, else ``fit``."""
     if y is None:
@@ -143,7 +140,7 @@ def fit_estimator(
 
 
 def fit_estimator_part(
-    X: Any, y: Any, *weight: Any, template: NaiveBayesClassifier, classes: Any
+    X: Any, y: Any, *weight: Any, template: Estimator, classes: Any
 ) -> Partial:
     """One partition (or row block) fitted by a copy of ``template``."""
     if X.shape[0] == 0:
@@ -159,7 +156,7 @@ def fit_estimator_part(
 
 # ---------------------------------------------------------------------- the estimator methods
 def fit(
-    model: NaiveBayesClassifier,
+    model: Estimator,
     X: Any,
     y: Any = None,
     sample_weight: Any = None,
@@ -167,7 +164,7 @@ def fit(
     target: str | None = None,
     columns: Any = None,
     split_every: int = SPLIT_EVERY,
-) -> NaiveBayesClassifier:
+) -> Estimator:
     """``model.fit`` on Dask collections: fit every partition where it lies, merge in a tree.
 
     Returns ``model``, fitted: equal (to round-off) to ``model.fit`` on the computed data.
@@ -204,7 +201,7 @@ def fit(
 
 
 def partial_fit(
-    model: NaiveBayesClassifier,
+    model: Estimator,
     X: Any,
     y: Any = None,
     classes: Any = None,
@@ -212,7 +209,7 @@ def partial_fit(
     *,
     target: str | None = None,
     split_every: int = SPLIT_EVERY,
-) -> NaiveBayesClassifier:
+) -> Estimator:
     """``model.partial_fit`` on Dask collections: the collection is one more batch.
 
     On a model not yet fitted the schema (``NaiveBayes``) comes from the whole collection; on a
@@ -247,7 +244,7 @@ def partial_fit(
     return model
 
 
-def adopt(model: NaiveBayesClassifier, fitted: NaiveBayesClassifier) -> None:
+def adopt(model: Estimator, fitted: Estimator) -> None:
     """Make ``model`` the fitted one: its parameters stay, its fitted state is replaced."""
     params = set(model.get_params())
     for name in [n for n in vars(model) if n not in params]:

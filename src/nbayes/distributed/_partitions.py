@@ -14,12 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from .._base import NaiveBayesClassifier
-from .._dispatch import is_dask_collection
+from .._collections import is_dask_collection
+
+#: An nbayes estimator. This package reaches models only through their methods (the partition
+#: protocols), never by importing them: that keeps the lazily imported Dask door the one
+#: circle of imports (see ARCHITECTURE.md).
+Estimator = Any
 
 
 def collections(
-    model: NaiveBayesClassifier,
+    model: Estimator,
     X: Any,
     y: Any,
     sample_weight: Any,
@@ -133,7 +137,7 @@ def map_partitions(
     return list(out.to_delayed())
 
 
-def model_handle(model: NaiveBayesClassifier) -> Any:
+def model_handle(model: Estimator) -> Any:
     """A snapshot of the fitted model as one graph key (sent once per worker, not per task)."""
     import dask
 
@@ -143,7 +147,7 @@ def model_handle(model: NaiveBayesClassifier) -> Any:
 
 
 # ---------------------------------------------------------------------- lazy prediction
-def lazy(model: NaiveBayesClassifier, X: Any, method: str, options: dict) -> Any:
+def lazy(model: Estimator, X: Any, method: str, options: dict) -> Any:
     """``model.<method>(X, **options)`` as a lazy Dask collection, one task per partition or row
     block: a Dask Series or DataFrame (one column per class) for a Dask DataFrame, a Dask Array
     for a Dask Array."""
@@ -190,7 +194,7 @@ def lazy(model: NaiveBayesClassifier, X: Any, method: str, options: dict) -> Any
     )
 
 
-def predict_part(X: Any, model: NaiveBayesClassifier, method: str, options: dict) -> Any:
+def predict_part(X: Any, model: Estimator, method: str, options: dict) -> Any:
     """One partition's predictions (a pandas object with the partition's index for pandas)."""
     classes = model.classes_
     if X.shape[0] == 0:
@@ -207,7 +211,7 @@ def predict_part(X: Any, model: NaiveBayesClassifier, method: str, options: dict
 
 
 # ---------------------------------------------------------------------- models sent to tasks
-def fresh(model: NaiveBayesClassifier) -> NaiveBayesClassifier:
+def fresh(model: Estimator) -> Estimator:
     """An unfitted copy with the same parameters (what every partition starts from)."""
     return copy.deepcopy(type(model)(**model.get_params()))
 

@@ -6,12 +6,11 @@ them are combined per task, level by level, until one is left, which the client 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-from .._base import merge
 
 #: Results combined per task in the tree reduction.
 SPLIT_EVERY = 8
@@ -47,7 +46,7 @@ def combine_partials(*partials: Partial) -> Partial:
     models = [p.model for p in partials if p.model is not None]
     observed = [p.observed for p in partials if p.observed is not None]
     return Partial(
-        merge(*models) if models else None,
+        copy.deepcopy(models[0]).merge(*models[1:]) if models else None,
         sum(p.dropped for p in partials),
         np.sum(observed, axis=0) if observed else None,
     )

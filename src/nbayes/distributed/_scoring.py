@@ -12,15 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from .._base import NaiveBayesClassifier
 from .._validation import check_target
 from ..labels import label_source, matches
-from ._partitions import collections, is_table_model, map_partitions, model_handle
+from ._partitions import Estimator, collections, is_table_model, map_partitions, model_handle
 from ._reduce import SPLIT_EVERY, sum_arrays, tree_reduce
 
 
 def score(
-    model: NaiveBayesClassifier,
+    model: Estimator,
     X: Any,
     y: Any = None,
     sample_weight: Any = None,
@@ -55,7 +54,7 @@ def score(
 def score_part(
     X: Any,
     *extras: Any,
-    model: NaiveBayesClassifier,
+    model: Estimator,
     target: str | None,
     has_y: bool,
     has_w: bool,

@@ -12,20 +12,17 @@ that schema's families and types (:meth:`NaiveBayes._fit_partition`), and so mer
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from ..schema import ColumnSpec, column_kind, unobserved_column
-from ._partitions import map_partitions
+from ._partitions import Estimator, map_partitions
 from ._reduce import tree_reduce
-
-if TYPE_CHECKING:
-    from ..model import NaiveBayes
 
 
 def resolve_schema(
-    template: NaiveBayes,
+    template: Estimator,
     X: Any,
     extras: list[Any],
     target: str | None,
@@ -86,7 +83,7 @@ def resolve_schema(
 
 
 def summarise_part(
-    X: Any, *extras: Any, template: NaiveBayes, target: str | None, has_y: bool, cap: int
+    X: Any, *extras: Any, template: Estimator, target: str | None, has_y: bool, cap: int
 ) -> dict[str, tuple]:
     """Per column of a partition (labelled rows): the types of its values, and up to ``cap``
     distinct values of an integer column."""

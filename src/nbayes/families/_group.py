@@ -276,6 +276,15 @@ def format_number(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 1e5 else f"{value:.4g}"
 
 
+def format_figure(value: float) -> str:
+    """A probability or log-likelihood in a worked table: 0.125, 1.234e-05, -inf."""
+    if value == 0 or not np.isfinite(value):
+        return f"{value:.3f}" if np.isfinite(value) else ("-inf" if value < 0 else "inf")
+    if abs(value) >= 0.001 and abs(value) < 1e5:
+        return f"{value:.3f}"
+    return f"{value:.3e}"
+
+
 def format_value(value: float) -> str:
     """A data value as a person would write it: 35, 2.5, 1e+07."""
     return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else f"{value:.6g}"

@@ -60,7 +60,8 @@ from ..encoding import UNSEEN
 from . import _selection
 from ._group import ColumnGroup, Settings
 from ._registry import Family, register
-from .categorical import CategoricalColumns, CategoricalCounts
+from .categorical import CategoricalColumns
+from .category_counts import CategoricalCounts
 from .gaussian import GaussianColumns, GaussianMoments
 from .intervals import IntervalColumns
 from .kde import KernelColumns, KernelDensity

@@ -37,7 +37,7 @@ import polars as pl
 from ._group import Settings, format_number, format_table
 from ._registry import Family, register
 from ._tidy import tidy_frame
-from .categorical import CategoricalCounts
+from .category_counts import CategoricalCounts
 from .sketch import EXACT, FeatureSketch, SketchColumns
 
 METHODS = ("equal-width", "equal-frequency", "mdl")

@@ -59,12 +59,11 @@ class TextEncoder:
 
     def __init__(self, name: str, *, weighted: bool = True) -> None:
         # the text package is large: it is imported when a model first has a text column
-        from ..text.classifier import TextClassifier
-        from ..text.vectorizer import TextVectorizer
+        from ..text.vectorizer import CLASSIFIER_DEFAULTS, TextVectorizer
 
         self.name = name
         self.weighted = weighted
-        self.vectorizer = TextClassifier()._make_vectorizer() if weighted else TextVectorizer()
+        self.vectorizer = TextVectorizer(**CLASSIFIER_DEFAULTS) if weighted else TextVectorizer()
 
     @property
     def n_features(self) -> int:

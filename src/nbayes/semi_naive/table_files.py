@@ -15,6 +15,13 @@ from .._json import from_json, to_json
 from .._state import nest, section
 from ..encoding import CategoricalEncoder
 from ..schema import ColumnSpec
+from .averaged import AODE, WAODE, AnDE, AODEsr
+from .hidden import HNB
+from .network import KDB, TAN
+from .selective import SelectiveKDB
+
+#: The structures a table model's file may hold, by class name.
+STRUCTURES = {c.__name__: c for c in (AODE, WAODE, AODEsr, AnDE, HNB, TAN, KDB, SelectiveKDB)}
 
 #: Families a column of a semi-naive model may have: categories, or intervals of numbers.
 DISCRETE = ("categorical", "mdl", "equal-width", "equal-frequency")
@@ -51,10 +58,7 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
 
 def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> Any:
     """A fitted ``cls`` (SemiNaiveBayes) rebuilt from :func:`table_state`'s output."""
-    from . import ESTIMATORS
-
-    classes = {c.__name__: c for c in ESTIMATORS}
-    inner = classes.get(meta["model_class"])
+    inner = STRUCTURES.get(meta["model_class"])
     if inner is None:
         raise ValueError(f"unknown semi-naive model {meta['model_class']!r}.")
     model = inner._from_state(meta["model"], section("model", arrays))

@@ -6,7 +6,7 @@ hashed-column names), as (JSON metadata, arrays). The classifier's ``_to_state``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -14,11 +14,8 @@ from .._json import from_json, to_json
 from .._state import nest, section
 from ..families.counts import FeatureSums
 
-if TYPE_CHECKING:
-    from .classifier import TextClassifier
 
-
-def classifier_state(classifier: TextClassifier) -> tuple[dict, dict[str, np.ndarray]]:
+def classifier_state(classifier: Any) -> tuple[dict, dict[str, np.ndarray]]:
     """(JSON metadata, arrays): parameters, the count model's statistics and the
     vectorizer's (document frequencies, vocabulary or hashed-column names)."""
     classifier._check_fitted()
@@ -34,8 +31,8 @@ def classifier_state(classifier: TextClassifier) -> tuple[dict, dict[str, np.nda
 
 
 def classifier_from_state(
-    cls: type[TextClassifier], meta: dict, arrays: dict[str, np.ndarray]
-) -> TextClassifier:
+    cls: type, meta: dict, arrays: dict[str, np.ndarray]
+) -> Any:
     """The fitted classifier of class ``cls`` that :func:`classifier_state` describes (checked:
     a model file is read from outside)."""
     classifier = cls(**from_json(meta["params"]))

@@ -7,15 +7,11 @@ names call these.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ._hashing import hash_index, murmur3_32
-
-if TYPE_CHECKING:
-    from .classifier import TextClassifier
-    from .vectorizer import TextVectorizer
 
 
 @dataclass
@@ -62,7 +58,7 @@ class TextExplanation:
         return "\n".join(lines)
 
 
-def log_ratio(classifier: TextClassifier, cls: Any) -> np.ndarray:
+def log_ratio(classifier: Any, cls: Any) -> np.ndarray:
     """:meth:`TextClassifier.log_ratio <nbayes.text.TextClassifier.log_ratio>` (the formula is
     there)."""
     derived = classifier.prediction_model()
@@ -85,7 +81,7 @@ def log_ratio(classifier: TextClassifier, cls: Any) -> np.ndarray:
         return np.log(p_k) - np.log(p_rest)
 
 
-def top_features(classifier: TextClassifier, cls: Any, n: int = 10) -> list[tuple[str, float]]:
+def top_features(classifier: Any, cls: Any, n: int = 10) -> list[tuple[str, float]]:
     """:meth:`TextClassifier.top_features <nbayes.text.TextClassifier.top_features>`."""
     ratio = log_ratio(classifier, cls)
     order = np.lexsort((np.arange(ratio.shape[0]), -np.nan_to_num(ratio, nan=-np.inf)))
@@ -96,7 +92,7 @@ def top_features(classifier: TextClassifier, cls: Any, n: int = 10) -> list[tupl
 
 
 def explain(
-    classifier: TextClassifier, doc: str | bytes | None, *, n: int = 10, against: Any = None
+    classifier: Any, doc: str | bytes | None, *, n: int = 10, against: Any = None
 ) -> TextExplanation:
     """:meth:`TextClassifier.explain <nbayes.text.TextClassifier.explain>`."""
     derived = classifier.prediction_model()
@@ -141,7 +137,7 @@ def explain(
     )
 
 
-def document_labels(vectorizer: TextVectorizer, doc: Any, positions: np.ndarray) -> dict[int, str]:
+def document_labels(vectorizer: Any, doc: Any, positions: np.ndarray) -> dict[int, str]:
     """A label for each selected column position in ``positions``: the document's own n-grams
     that fall in it, joined by " | " (hash columns are shared), or "#position"."""
     tokens = vectorizer.tokenizer.analyze(doc)

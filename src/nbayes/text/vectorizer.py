@@ -44,6 +44,11 @@ TOKENIZING = ("mode", "n_features", "lowercase", "ngram_range", "stop_words", "m
 #: fitting without a refit.
 DERIVED = ("min_df", "max_df", "max_features", "idf")
 
+#: How a default :class:`~nbayes.text.TextClassifier` reads text (binary, normalised word and
+#: word-pair features), where it differs from :class:`TextVectorizer`'s defaults: the "text"
+#: family of table models reads its columns the same way (checked by the text tests).
+CLASSIFIER_DEFAULTS = {"ngram_range": (1, 2), "tf": "binary", "norm": True, "min_token_length": 1}
+
 
 def as_documents(texts: Any, *, estimator: str) -> Iterable[Any]:
     """The documents of ``texts``: a list/array/Series of str or bytes (None = missing), a
