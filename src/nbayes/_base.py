@@ -39,10 +39,10 @@ from ._validation import (
     check_target,
     check_total_weight,
     feature_names_of,
+    partial_fit_classes,
 )
 from .exceptions import NotFittedError, sklearn_compatible
 from .families.counts import take_rows
-from .labels import partial_fit_classes
 from .priors import log_prior, validate_prior
 
 #: Rows per prediction chunk are chosen so that one chunk's working arrays stay near this size.

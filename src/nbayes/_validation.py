@@ -429,3 +429,24 @@ def check_ddof(value: Any) -> int:
             f"ddof must be 0 (variance M2 / W) or 1 (sample variance M2 / (W − 1)), got {value!r}."
         )
     return int(value)
+
+
+def partial_fit_classes(fitted: np.ndarray | None, classes: Any, *, estimator: str) -> np.ndarray:
+    """The classes of a ``partial_fit`` call, scikit-learn's rule: ``classes`` (every label that
+    may occur) is required on the first call (``fitted`` None) and, when given later, must equal
+    the classes already fitted."""
+    if fitted is None:
+        if classes is None:
+            raise ValueError(
+                f"{estimator}: classes must be passed on the first call to partial_fit "
+                "(the list of every label that may occur)."
+            )
+        return np.unique(np.asarray(classes))
+    if classes is not None:
+        given = np.unique(np.asarray(classes))
+        if given.shape != fitted.shape or np.any(given != fitted):
+            raise ValueError(
+                f"{estimator}: `classes={given!r}` is not the same as on last call to "
+                f"partial_fit, was: {fitted!r}"
+            )
+    return fitted

@@ -213,24 +213,3 @@ def check_discrete(values: np.ndarray) -> None:
 def matches(predicted: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per row, whether the decision equals the label, both compared as NumPy text."""
     return predicted.astype(str) == values.astype(str)
-
-
-def partial_fit_classes(fitted: np.ndarray | None, classes: Any, *, estimator: str) -> np.ndarray:
-    """The classes of a ``partial_fit`` call, scikit-learn's rule: ``classes`` (every label that
-    may occur) is required on the first call (``fitted`` None) and, when given later, must equal
-    the classes already fitted."""
-    if fitted is None:
-        if classes is None:
-            raise ValueError(
-                f"{estimator}: classes must be passed on the first call to partial_fit "
-                "(the list of every label that may occur)."
-            )
-        return np.unique(np.asarray(classes))
-    if classes is not None:
-        given = np.unique(np.asarray(classes))
-        if given.shape != fitted.shape or np.any(given != fitted):
-            raise ValueError(
-                f"{estimator}: `classes={given!r}` is not the same as on last call to "
-                f"partial_fit, was: {fitted!r}"
-            )
-    return fitted

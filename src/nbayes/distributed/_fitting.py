@@ -16,13 +16,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._validation import check_target
+from .._validation import check_target, partial_fit_classes
 from ..labels import (
     check_classes,
     check_target_column,
     label_source,
     no_labelled_rows,
-    partial_fit_classes,
     warn_dropped,
 )
 from ..schema import ColumnSpec, unobserved_column

@@ -46,11 +46,10 @@ import scipy.sparse as sp
 from .._base import check_label_kinds, class_index
 from .._locks import synchronized
 from .._params import ParamsMixin
-from .._validation import check_sample_weight, check_target
+from .._validation import check_sample_weight, check_target, partial_fit_classes
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.counts import FeatureSums
-from ..labels import partial_fit_classes
 from . import _persist, explanation, weighting
 from ._resize import reindexed, resize, widen
 from .explanation import TextExplanation
