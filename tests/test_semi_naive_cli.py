@@ -109,4 +109,5 @@ def test_fit_with_an_identifier_and_a_free_text_column(tmp_path):
     for model in ("tan", "skdb"):
         out = tmp_path / f"{model}.nbm"
         assert main(["fit", str(path), "--target", "cls", "--model", model, "-o", str(out)]) == 0
-        assert nbayes.load(out).ignored_ == ["id", "note"]
+        model = nbayes.load(out)
+        assert model.ignored_ == ["id"] and model.text_columns_ == ["note"]

@@ -135,3 +135,22 @@ def test_semi_naive_table_on_dask_equals_one_fit(client, model):
     )
     lazy = fitted.predict_proba(dd.from_pandas(features, npartitions=3)).compute()
     np.testing.assert_allclose(lazy.to_numpy(), local.predict_proba(features), atol=1e-9)
+
+
+def test_semi_naive_table_with_a_text_column_on_dask_equals_one_fit(client):
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    rng = np.random.default_rng(3)
+    table = weather_table().drop(columns="id")
+    words = np.array(["calm", "gusty", "bright", "grey", "mild", "cold", "wet", "dry"])
+    table["note"] = [" ".join(rng.choice(words, 4)) for _ in range(len(table))]
+    make = lambda: SemiNaiveBayes("kdb", missing_values="?", families={"note": "text"})  # noqa: E731
+    with pytest.warns(UserWarning, match="missing target"):
+        local = make().fit(table, target="play")
+    with pytest.warns(UserWarning, match="missing target"):
+        fitted = make().fit(dd.from_pandas(table, npartitions=4), target="play")
+    assert fitted.text_columns_ == ["note"]
+    features = table.drop(columns="play")
+    np.testing.assert_allclose(
+        fitted.predict_proba(features), local.predict_proba(features), rtol=0, atol=1e-9
+    )

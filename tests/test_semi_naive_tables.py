@@ -291,30 +291,64 @@ def identifier_and_text_table(n: int = 300, seed: int = 0) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("model", ["aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb"])
-def test_identifier_and_free_text_columns_are_left_out_as_the_schema_says(model, tmp_path):
+def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_path):
+    """As NaiveBayes reads them: the identifier is left out, the free text is naive Bayes's
+    "text" family beside the structure, so log P(c, x) = the structure's joint over the other
+    columns + log P(note | c) of a NaiveBayes of the text alone."""
     table = identifier_and_text_table()
     with pytest.warns(UserWarning) as caught:
         fitted = SemiNaiveBayes(model).fit(table, target="cls")
     messages = [str(w.message) for w in caught]
     assert any("'id'" in m and "identifier" in m for m in messages)
-    assert any("'note'" in m and "left out of this model" in m for m in messages)
-    assert not any("bag of words (family 'text')" in m for m in messages)
-    assert fitted.ignored_ == ["id", "note"]
+    assert any("'note'" in m and "bag of words (family 'text')" in m for m in messages)
+    assert fitted.ignored_ == ["id"] and fitted.text_columns_ == ["note"]
     assert [s.name for s in fitted.schema_] == ["a", "b", "x"]
-    # the same model as one fitted without those columns, and it needs them not to predict
+    assert fitted.families_ == {"id": "ignore", "note": "text", "a": "categorical",
+                                "b": "categorical", "x": "mdl"}  # fmt: skip
     plain = SemiNaiveBayes(model).fit(table.drop("id", "note"), target="cls")
-    np.testing.assert_allclose(
-        fitted.predict_proba(table.drop("id", "note", "cls")), plain.predict_proba(table), atol=0
+    words = nbayes.NaiveBayes(families={"note": "text"}, calibration=None)
+    words.fit(table.select("note", "cls"), target="cls")
+    log_prior = np.log(words.class_count_ / words.class_count_.sum())
+    expected = (
+        plain.predict_joint_log_proba(table)
+        + words.predict_joint_log_proba(table.select("note"))
+        - log_prior
     )
+    features = table.drop("id", "cls")  # the identifier is not needed to predict
+    np.testing.assert_allclose(fitted.predict_joint_log_proba(features), expected, rtol=1e-12)
+    posterior = np.exp(expected - np.logaddexp.reduce(expected, axis=1, keepdims=True))
+    np.testing.assert_allclose(fitted.predict_proba(features), posterior, rtol=1e-9, atol=1e-12)
+    assert list(fitted.tables()) == ["note", "a", "b", "x"]
     path = tmp_path / "m.nbm"
     nbayes.save(fitted, path)
     loaded = nbayes.load(path)
-    assert loaded.ignored_ == ["id", "note"]
+    assert loaded.ignored_ == ["id"] and loaded.text_columns_ == ["note"]
     np.testing.assert_array_equal(loaded.predict_proba(table), fitted.predict_proba(table))
+
+
+@pytest.mark.parametrize("model", ["aode", "tan"])
+@pytest.mark.filterwarnings("ignore:column")
+def test_text_columns_merge_and_take_batches(model):
+    table = identifier_and_text_table().drop("x")  # categorical columns: one pass
+    whole = SemiNaiveBayes(model).fit(table, target="cls")
+    merged = nbayes.merge(
+        SemiNaiveBayes(model).fit(table[:130], target="cls"),
+        SemiNaiveBayes(model).fit(table[130:], target="cls"),
+    )
+    np.testing.assert_allclose(merged.predict_proba(table), whole.predict_proba(table), atol=1e-9)
+    streamed = SemiNaiveBayes(model, families={"note": "text", "id": "ignore"})
+    for start in range(0, table.height, 70):
+        streamed.partial_fit(table[start : start + 70], target="cls")
+    np.testing.assert_allclose(
+        streamed.predict_proba(table), whole.predict_proba(table), atol=1e-9
+    )
+    explanation = whole.explain(table.row(0, named=True))
+    assert explanation.posterior == pytest.approx(whole.predict_proba(table[:1])[0])
+    assert any(term.startswith("note=") for term, _ in explanation.contributions)
 
 
 def test_a_table_of_identifiers_only_is_refused_in_one_sentence():
     table = identifier_and_text_table().select("id", "cls")
-    with pytest.raises(ValueError, match=r"no column is left to model: \['id'\]"):
+    with pytest.raises(ValueError, match=r"no column is left for the structure: \['id'\]"):
         with pytest.warns(UserWarning):
             SemiNaiveBayes().fit(table, target="cls")

@@ -5,6 +5,9 @@ anything, mergeable so that batches, passes and Dask partitions give the statist
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import numpy as np
 import polars as pl
 
@@ -15,15 +18,24 @@ from ..schema import ColumnSpec
 
 class FirstPass:
     """The statistics of a table model's own pass, before the structure counts anything: the
-    classes, every categorical column's values (its vocabulary, in order of first appearance)
-    and each numeric column's value sketch (:mod:`nbayes.families.sketch`), from which the cut
+    classes, every categorical column's values (its vocabulary, in order of first appearance),
+    the counts of the text columns' words (a naive Bayes text model) and each numeric column's
+    value sketch (:mod:`nbayes.families.sketch`), from which the cut
     points follow. Batches add (:meth:`add`) and pieces merge (:meth:`merge`, in row order) to
     the statistics of all the rows."""
 
-    def __init__(self, encoder: CategoricalEncoder, numeric: list[ColumnSpec], max_bins: int):
+    def __init__(
+        self,
+        encoder: CategoricalEncoder,
+        numeric: list[ColumnSpec],
+        max_bins: int,
+        words: Any = None,
+    ) -> None:
         self.encoder = encoder
         self.numeric = numeric
         self.max_bins = max_bins
+        #: the bag-of-words model of the text columns (a ``NaiveBayes``), or None
+        self.words = words
         self.classes = np.zeros(0)
         self.sketches: ValueSketches | None = None
 
@@ -41,6 +53,9 @@ class FirstPass:
         """Add a batch of labelled rows."""
         self._grow_classes(np.unique(labels))
         self.encoder.encode(frame.select(self.encoder.names), fitting=True)
+        if self.words is not None:
+            texts = frame.select(list(self.words.families))
+            self.words.partial_fit(texts, labels, sample_weight=weight)
         if self.numeric:
             block = frame.select([pl.col(s.name).cast(pl.Float64) for s in self.numeric])
             self.sketches.accumulate(
@@ -55,3 +70,6 @@ class FirstPass:
             return
         self.encoder.absorb(other.encoder)
         self.sketches.merge(other.sketches, self._grow_classes(other.classes))
+        if other.words is not None:
+            fitted = hasattr(self.words, "classes_")
+            self.words = self.words.merge(other.words) if fitted else copy.deepcopy(other.words)

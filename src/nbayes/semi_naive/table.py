@@ -10,9 +10,11 @@ The semi-naive models count attribute *values* together, so every column must be
   ``bins``), from the mergeable value sketch of :mod:`nbayes.families.sketch`;
 * ``families={"column": "categorical" | "mdl" | "equal-width" | "equal-frequency" | "ignore"}``
   overrides the inferred choice per column;
-* a string column that reads as an identifier (nearly a distinct value per row) or as free text
-  is left out (``ignored_``), with a warning naming it and the override, by the rules of
-  :mod:`nbayes.schema` that ``NaiveBayes`` follows (which models free text as a bag of words).
+* a string column that reads as an identifier (nearly a distinct value per row) is left out
+  (``ignored_``), and one that reads as free text is a bag of words beside the structure
+  (``text_columns_``: naive Bayes's ``"text"`` family, independent of the other columns given
+  the class, log P(x | c) = log P_structure(x_d | c) + Σ_t log P(x_t | c)), each with a warning
+  naming it and the override, by the rules of :mod:`nbayes.schema` that ``NaiveBayes`` follows.
 
 Cut points must be known before values are counted together, so a table with discretised
 columns takes one more pass than the model (the sketch pass); ``fit`` makes it over the rows it
@@ -30,13 +32,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .. import decision
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
 from .._validation import check_sample_weight
 from ..encoding import CategoricalEncoder
-from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
+from ..exceptions import NotFittedError, UnseenCategoryWarning, sklearn_compatible
 from ..families.intervals import cut_points, interval_of
 from ..families.sketch import ValueSketches
+from ..influence import feature_log_likelihoods
 from ..labels import (
     LabelledRows,
     keep_labelled,
@@ -45,6 +49,7 @@ from ..labels import (
     split_target,
     warn_dropped,
 )
+from ..model import NaiveBayes
 from ..schema import ColumnSpec, infer_schema
 from ..tables import apply_missing, missing_markers, to_frame
 from . import table_files, views
@@ -164,10 +169,11 @@ class SemiNaiveBayes(ParamsMixin):
                 f"attributes), got {self.continuous!r}."
             )
         for name, family in (self.families or {}).items():
-            if family not in (*DISCRETE, "ignore"):
+            if family not in (*DISCRETE, "ignore", "text"):
                 raise ValueError(
                     f"column {name!r} has family {family!r}, but semi-naive models count values "
-                    f"together and need discrete columns: choose one of {(*DISCRETE, 'ignore')}."
+                    "together and need discrete columns: choose one of "
+                    f"{(*DISCRETE, 'ignore', 'text')}."
                 )
         if isinstance(self.bins, bool) or not isinstance(self.bins, int) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
@@ -311,6 +317,8 @@ class SemiNaiveBayes(ParamsMixin):
                 )
             self.cut_points_ = {}
             start = np.unique(labels if classes is None else np.concatenate([classes, labels]))
+            self._words = self._new_words()
+            self._add_words(frame, labels, weight, classes=start)
             model.partial_fit(
                 self._encode(frame, fitting=True), labels, classes=start, sample_weight=weight
             )
@@ -319,8 +327,17 @@ class SemiNaiveBayes(ParamsMixin):
         new = np.setdiff1d(np.unique(labels), self.model_.classes_)
         if new.size:
             self.model_._union_classes(new)
+        self._add_words(frame, labels, weight)
         self.model_.partial_fit(self._encode(frame, fitting=True), labels, sample_weight=weight)
         return self
+
+    def _add_words(
+        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, classes: Any = None
+    ) -> None:
+        if self._words is not None:
+            self._words.partial_fit(
+                frame.select(self.text_columns_), labels, classes=classes, sample_weight=weight
+            )
 
     def merge(self, *others: SemiNaiveBayes) -> SemiNaiveBayes:
         """Add the counts of models fitted on other rows; returns ``self``, which then equals the
@@ -350,6 +367,8 @@ class SemiNaiveBayes(ParamsMixin):
             else:
                 inner._stats.pairs = recoded
             merged.model_.merge(inner)
+            if merged._words is not None:
+                merged._words.merge(other._words)
         self.__dict__.update(merged.__dict__)
         return self
 
@@ -378,8 +397,8 @@ class SemiNaiveBayes(ParamsMixin):
                 "protocol instead (fit_passes(source) reads a source once per pass; a Dask "
                 "collection merges each pass's statistics), or name the column 'categorical'."
             )
-        mine = [(s.name, s.family, s.dtype) for s in self.schema_]
-        theirs = [(s.name, s.family, s.dtype) for s in other.schema_]
+        mine = [(s.name, s.family, s.dtype) for s in self.schema_] + self.text_columns_
+        theirs = [(s.name, s.family, s.dtype) for s in other.schema_] + other.text_columns_
         if mine != theirs:
             raise ValueError(
                 "cannot merge table models whose columns differ: "
@@ -397,7 +416,8 @@ class SemiNaiveBayes(ParamsMixin):
         return 1 + self._new_model().passes
 
     def _forget(self) -> None:
-        for name in ("missing_markers_", "_fit_columns", "model_", "schema_", "ignored_"):
+        for name in ("missing_markers_", "_fit_columns", "model_", "schema_", "ignored_",
+                     "text_columns_", "_words"):  # fmt: skip
             self.__dict__.pop(name, None)
 
     def _passes(
@@ -427,12 +447,13 @@ class SemiNaiveBayes(ParamsMixin):
         """The empty statistics of the table's own pass (the schema known)."""
         numeric = [s for s in self.schema_ if s.family != "categorical"]
         encoder = CategoricalEncoder(self._encoder.names, self._encoder.dtypes)
-        return FirstPass(encoder, numeric, self.max_bins)
+        return FirstPass(encoder, numeric, self.max_bins, self._new_words())
 
     def _finish_first_pass(self, first: FirstPass) -> None:
         """Take the table pass's statistics (over all rows): the vocabularies, and the cut points
         of the numeric columns, derived from their sketches."""
         self._encoder = first.encoder
+        self._words = first.words
         self._check_observed(first.sketches, first.numeric)
         self.cut_points_ = {
             spec.name: cut_points(sketch, spec.family, self.bins)
@@ -484,37 +505,22 @@ class SemiNaiveBayes(ParamsMixin):
 
     def _start(self, frame: pl.DataFrame) -> None:
         """The schema and the (empty) encoder, from the first batch."""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            inferred = self._infer_schema(frame)
-        self._start_schema(inferred, list(frame.columns), caught)
+        self._start_schema(self._infer_schema(frame), list(frame.columns))
 
-    def _start_schema(
-        self, inferred: list[ColumnSpec], columns: list[str], caught: list | None = None
-    ) -> None:
-        """Take the schema ``inferred`` for a table of ``columns``: identifiers and free text
-        left out (``ignored_``), the others modelled; the (empty) encoder of the categories.
-        ``caught``: the warnings inferring it raised, re-issued in this model's words."""
+    def _start_schema(self, inferred: list[ColumnSpec], columns: list[str]) -> None:
+        """Take the schema ``inferred`` for a table of ``columns``: identifiers left out
+        (``ignored_``), free text modelled as a bag of words beside the structure
+        (``text_columns_``), the others counted by the structure; the (empty) encoder of the
+        categories."""
         self._fit_columns = columns
-        text = [s.name for s in inferred if s.family == "text"]
-        for warning in caught or []:  # the schema's words, except where they promise text
-            if not any(f"column {name!r} looks like free text" in str(warning.message)
-                       for name in text):  # fmt: skip
-                warnings.warn(warning.message, stacklevel=caller_stacklevel())
-        for name in text:
-            warnings.warn(
-                f"column {name!r} looks like free text: semi-naive structures count discrete "
-                "values together, so it is left out of this model (NaiveBayes models it as a bag "
-                f"of words). To keep it as categories, pass families={{{name!r}: 'categorical'}}.",
-                UserWarning,
-                stacklevel=caller_stacklevel(),
-            )
-        self.ignored_ = [s.name for s in inferred if s.family in ("ignore", "text")]
+        self.ignored_ = [s.name for s in inferred if s.family == "ignore"]
+        self.text_columns_ = [s.name for s in inferred if s.family == "text"]
         specs = [s for s in inferred if s.family not in ("ignore", "text")]
         if not specs:
             raise ValueError(
-                f"no column is left to model: {self.ignored_} are identifiers or free text. Name "
-                "a column's family to keep it, e.g. families={column: 'categorical'}."
+                f"no column is left for the structure: {self.ignored_ + self.text_columns_} are "
+                "identifiers or free text. Name a column's family to keep it (e.g. "
+                "families={column: 'categorical'}), or use NaiveBayes or TextClassifier."
             )
         self.schema_: list[ColumnSpec] = specs
         self.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
@@ -522,6 +528,17 @@ class SemiNaiveBayes(ParamsMixin):
         categorical = [s for s in specs if s.family == "categorical"]
         self._encoder = CategoricalEncoder(
             [s.name for s in categorical], [s.dtype for s in categorical]
+        )
+
+    def _new_words(self) -> NaiveBayes | None:
+        """The empty bag-of-words model of the text columns (None without any): naive Bayes's
+        ``"text"`` family, each text column independent of the others given the class."""
+        if not self.text_columns_:
+            return None
+        return NaiveBayes(
+            families=dict.fromkeys(self.text_columns_, "text"),
+            missing_values=list(self.missing_markers_),
+            calibration=None,
         )
 
     def _check_observed(self, sketches: ValueSketches, numeric: list[ColumnSpec]) -> None:
@@ -546,28 +563,67 @@ class SemiNaiveBayes(ParamsMixin):
         self._check_fitted()
         return self._encode(self._frame(X), fitting=False)
 
+    def _joint(self, X: Any, priors: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(log P(c) + log P(x | c) per row and class, log P(c)): the structure's joint, plus
+        the text columns' Σ_t log P(x_t | c) (each text column independent of the rest given the
+        class)."""
+        frame = self._frame(X)
+        codes = self._encode(frame, fitting=False)
+        joint = self.model_.predict_joint_log_proba(codes, priors=priors)
+        if self._words is not None:
+            joint = joint + self._text_terms(frame)[1].sum(axis=0)
+        return joint, self.model_._class_log_prior(priors)
+
+    def _text_terms(self, frame: pl.DataFrame) -> tuple[list[str], np.ndarray]:
+        """(text column names, log P(x_t | c) of shape (t, n, K) in ``classes_`` order; 0 where
+        a text is missing)."""
+        self._check_fitted()
+        names, terms = feature_log_likelihoods(self._words, frame.select(self.text_columns_))
+        positions = np.searchsorted(self.model_.classes_, self._words.classes_)
+        out = np.zeros((*terms.shape[:2], len(self.model_.classes_)))
+        out[:, :, positions] = terms  # a class the texts never saw: no evidence from them
+        return names, out
+
     @dask_aware
     def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """The Bayes decision per row (MAP, or minimum risk under ``loss``)."""
-        return self.model_.predict(self._codes(X), priors=priors, loss=self._loss(loss))
+        self._check_fitted()
+        if self._words is None:
+            return self.model_.predict(self._codes(X), priors=priors, loss=self._loss(loss))
+        joint, log_prior = self._joint(X, priors)
+        matrix = decision.validate_loss(self._loss(loss), len(self.classes_), name="loss")
+        return self.classes_[decision.decide(joint, log_prior, matrix)]
 
     @dask_aware
     def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """P(c | x) per row, columns in ``classes_`` order."""
-        return self.model_.predict_proba(self._codes(X), priors=priors)
+        self._check_fitted()
+        if self._words is None:
+            return self.model_.predict_proba(self._codes(X), priors=priors)
+        return decision.posterior(*self._joint(X, priors))
 
     @dask_aware
     def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
-        return self.model_.predict_log_proba(self._codes(X), priors=priors)
+        self._check_fitted()
+        if self._words is None:
+            return self.model_.predict_log_proba(self._codes(X), priors=priors)
+        return decision.posterior(*self._joint(X, priors), log=True)
 
     @dask_aware
     def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c) + log P(x | c) per row and class."""
-        return self.model_.predict_joint_log_proba(self._codes(X), priors=priors)
+        self._check_fitted()
+        if self._words is None:
+            return self.model_.predict_joint_log_proba(self._codes(X), priors=priors)
+        return self._joint(X, priors)[0]
 
     @dask_aware
     def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
-        return self.model_.predict_risk(self._codes(X), priors=priors, loss=self._loss(loss))
+        self._check_fitted()
+        if self._words is None:
+            return self.model_.predict_risk(self._codes(X), priors=priors, loss=self._loss(loss))
+        matrix = decision.validate_loss(self._loss(loss), len(self.classes_), name="loss")
+        return decision.conditional_risk(decision.posterior(*self._joint(X, priors)), matrix)
 
     def _loss(self, loss: Any) -> Any:
         """The loss matrix of a call: its own, else this model's, else the structure's."""
@@ -626,6 +682,11 @@ class SemiNaiveBayes(ParamsMixin):
         )
         _, _, joint = views.attribute_terms(self, frame)
         explanation.top_two, explanation.contributions = views.contributions(self, frame, joint)
+        if self._words is not None:  # the posterior of the whole model, text columns included
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UnseenCategoryWarning)
+                explanation.posterior = self.predict_proba(frame, priors=priors)[0]
+                explanation.decision = self.predict(frame, priors=priors)[0]
         return explanation
 
     # ------------------------------------------------------------------ views
@@ -697,8 +758,12 @@ class SemiNaiveBayes(ParamsMixin):
         """The fitted model: the inner model's summary, then the cut points of numeric columns."""
         self._check_fitted()
         lines = [self.model_.summary()]
+        if self.text_columns_:
+            lines.append(
+                f"text, as a bag of words beside the structure: {', '.join(self.text_columns_)}"
+            )
         if self.ignored_:
-            lines.append(f"left out (identifiers or free text): {', '.join(self.ignored_)}")
+            lines.append(f"left out (identifiers): {', '.join(self.ignored_)}")
         for name, cuts in self.cut_points_.items():
             shown = ", ".join(f"{c:.6g}" for c in cuts) or "none (one interval)"
             lines.append(f"cut points of {name}: {shown}")

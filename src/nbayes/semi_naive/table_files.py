@@ -14,6 +14,7 @@ import polars as pl
 from .._json import from_json, to_json
 from .._state import nest, section
 from ..encoding import CategoricalEncoder
+from ..model import NaiveBayes
 from ..schema import ColumnSpec
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .hidden import HNB
@@ -45,6 +46,7 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
         "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in model.schema_],
         "fit_columns": list(model._fit_columns),
         "ignored": list(model.ignored_),
+        "text_columns": list(model.text_columns_),
         "missing_markers": to_json(list(model.missing_markers_)),
         "encoder": model._encoder.meta(),
     }
@@ -53,7 +55,11 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
         for j, s in enumerate(model.schema_)
         if s.family != "categorical"
     }
-    return meta, {**nest("model", model_arrays), **nest("cuts", cuts)}
+    arrays = {**nest("model", model_arrays), **nest("cuts", cuts)}
+    if model._words is not None:  # the text columns' bag-of-words model
+        meta["words"], words_arrays = model._words._to_state()
+        arrays.update(nest("words", words_arrays))
+    return meta, arrays
 
 
 def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> Any:
@@ -79,6 +85,19 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
     if not isinstance(ignored, list) or not all(isinstance(c, str) for c in ignored):
         raise ValueError("the ignored columns must be a list of column names.")
     table.ignored_ = ignored
+    text = meta.get("text_columns", [])
+    if not isinstance(text, list) or not all(isinstance(c, str) for c in text):
+        raise ValueError("the text columns must be a list of column names.")
+    table.text_columns_ = text
+    table._words = None
+    if text:
+        if "words" not in meta:
+            raise ValueError("the file names text columns but holds no model of their words.")
+        words = NaiveBayes._from_state(meta["words"], section("words", arrays))
+        modelled = [(spec.name, spec.family) for spec in words.schema_]
+        if modelled != [(name, "text") for name in text]:
+            raise ValueError("the words model does not match the text columns.")
+        table._words = words
     markers = from_json(meta["missing_markers"])
     if not isinstance(markers, list) or not all(
         isinstance(m, (str, int, float)) for m in markers

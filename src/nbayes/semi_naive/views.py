@@ -15,6 +15,8 @@ layout of ``NaiveBayes``'s tables: ``value``, ``count``, ``probability`` for a c
 The conditionals given the parents are in :meth:`SemiNaiveBayes.explain` (per row) and
 ``summary()`` (the structure).
 
+Text columns (a bag of words beside the structure) have ``NaiveBayes``'s text tables.
+
 **Terms.** A semi-naive log-likelihood is not a sum over attributes, so an attribute's term in
 the log-odds of class a against class b is the change when the attribute is treated as missing:
 
@@ -40,15 +42,18 @@ REASONS = {
     "mdl": "numbers cut into intervals by Fayyad & Irani's MDL criterion (supervised)",
     "equal-width": "numbers cut into intervals of equal width",
     "equal-frequency": "numbers cut into intervals of equal frequency",
-    "ignore": "left out: an identifier or free text (or named so in families=)",
+    "ignore": "left out: an identifier (or named so in families=)",
+    "text": "free text as a bag of words (naive Bayes's text family), independent of the other "
+    "columns given the class",
 }
 
 
 def column_families(model: Any) -> dict[str, str]:
     """Family of every column read: the schema's, then ``"ignore"`` for those left out."""
     out = {s.name: s.family for s in model.schema_}
+    out.update(dict.fromkeys(model.text_columns_, "text"))
     out.update(dict.fromkeys(model.ignored_, "ignore"))
-    return out
+    return {name: out[name] for name in model._fit_columns if name in out}
 
 
 def column_reasons(model: Any) -> dict[str, str]:
@@ -72,7 +77,8 @@ def conditional_tables(
     names = [s.name for s in model.schema_]
     if isinstance(columns, str):
         columns = [columns]
-    unknown = [c for c in columns or [] if c not in names and c not in model.ignored_]
+    known = names + model.text_columns_ + model.ignored_
+    unknown = [c for c in columns or [] if c not in known]
     if unknown:
         raise ValueError(f"columns names features the model does not have: {unknown}.")
     wanted = set(names if columns is None else columns)
@@ -101,9 +107,14 @@ def conditional_tables(
             frame["upper"] = np.tile(edges[1 : v + 1], len(classes))
         frame["count"] = counts.singles[rows].T.reshape(-1)
         frame["probability"] = probability[rows].T.reshape(-1)
-        table = pl.DataFrame(frame, strict=False)
-        out[spec.name] = table.to_pandas() if to == "pandas" else table
-    return out
+        out[spec.name] = pl.DataFrame(frame, strict=False)
+    texts = [t for t in model.text_columns_ if columns is None or t in columns]
+    if texts:
+        out.update(model._words.tables(texts))
+    ordered = {name: out[name] for name in model._fit_columns if name in out}
+    if to == "pandas":
+        return {name: frame.to_pandas() for name, frame in ordered.items()}
+    return ordered
 
 
 def attribute_terms(model: Any, frame: pl.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -123,7 +134,13 @@ def attribute_terms(model: Any, frame: pl.DataFrame) -> tuple[list[str], np.ndar
             with np.errstate(invalid="ignore"):
                 terms[j] = np.where(np.isnan(original[:, j])[:, None], 0.0, joint - without)
         encoded.codes = original
-    return [s.name for s in model.schema_], terms, joint
+    names = [s.name for s in model.schema_]
+    if model._words is not None:  # a text column's term is its own log P(x_t | c)
+        texts, text_terms = model._text_terms(frame)
+        names += texts
+        terms = np.concatenate([terms, text_terms])
+        joint = joint + text_terms.sum(axis=0)
+    return names, terms, joint
 
 
 def contributions(
@@ -141,6 +158,8 @@ def contributions(
         if value is None or value != value:
             continue
         shown = f"{value:.6g}" if isinstance(value, float) else value
+        if isinstance(shown, str) and len(shown) > 30:
+            shown = shown[:29] + "…"
         found.append((f"{name}={shown}", float(terms[j, 0, a] - terms[j, 0, b])))
     found.sort(key=lambda term: -abs(term[1]) if np.isfinite(term[1]) else -np.inf)
     return (a, b), found
