@@ -47,20 +47,10 @@ from .. import _threads
 from . import _kernels
 from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import mutual_information
-from .memory import DEFAULT_MAX_MEMORY
+from .memory import DEFAULT_MAX_MEMORY, a2de_block_rows
 from .pairs import column_codes
 
 WEIGHTING = (None, "mutual-information")
-
-#: Bytes of the per-thread buffer of A2DE's scores (one per super-parent pair, row and class):
-#: the more rows share a visit of each triple's table blocks, the fewer times they come from
-#: memory (4,096 rows at most, 64 at least).
-A2DE_BLOCK_BYTES = 32 * 2**20
-
-
-def a2de_block_rows(n_features: int, n_classes: int) -> int:
-    pairs = max(n_features * (n_features - 1) // 2, 1)
-    return int(np.clip(A2DE_BLOCK_BYTES // (8 * pairs * n_classes), 64, 4096))
 
 
 class _Averaged(SemiNaiveClassifier):

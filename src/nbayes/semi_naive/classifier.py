@@ -112,10 +112,24 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         return parse_memory(self.max_memory)
 
     def _new_stats(self, n_classes: int, n_features: int) -> Any:
-        return PairCounts(
+        stats = PairCounts(
             n_classes, n_features, order=self._order, max_memory=self._budget(),
             names=self._names(),
         )  # fmt: skip
+        stats._check_memory(stats.n_values)  # the index tables of d attributes, before any value
+        return stats
+
+    def _memory_needed(self) -> int:
+        """Bytes the fitted statistics and the tables a prediction builds from them take: the
+        larger of the pair (or triple) counts' estimate and the parent counts' (fitting checks
+        each against ``max_memory``). Computed from the sizes alone; :func:`nbayes.load` checks
+        it against its own bound before any of those tables is built."""
+        pairs = self._pairs
+        needed = pairs.estimate(pairs.n_values)
+        parents = getattr(self._stats, "parents", None)
+        if parents is not None:
+            needed = max(needed, parents.bytes_needed())
+        return needed
 
     @property
     def _pairs(self) -> PairCounts:
