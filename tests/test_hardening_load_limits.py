@@ -1,6 +1,6 @@
 """Model files bounded by the loader (issue 36): a forged semi-naive file of a few kilobytes
-cannot make a prediction build gigabytes of index tables. The files are forged as an attacker
-would (checksum recomputed).
+cannot make a prediction build gigabytes of index tables, and a file of one model kind never
+loads as another. The files are forged as an attacker would (checksum recomputed).
 
 No test here allocates more than a few megabytes: each forged file is refused before the tables
 it implies are built, which tracemalloc measures.
@@ -178,3 +178,47 @@ def test_the_command_line_passes_max_memory_to_every_command_that_loads(tmp_path
     with pytest.raises(SystemExit):
         main(["inspect", str(path), "--max-memory", "lots"])
     assert "--max-memory must be a number of bytes" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- finding 2: model kinds
+def renamed(model: Any, cls: str) -> bytes:
+    meta, arrays = parts(model)
+    meta["class"] = cls
+    return forge(meta, arrays)
+
+
+@pytest.mark.parametrize(
+    ("make", "other", "match"),
+    [
+        (nbayes.AODE, "WAODE", "weighting must be 'mutual-information'"),
+        (nbayes.AODE, "AODEsr", "subsumption must be a count"),
+        (nbayes.HNB, "AODE", "are not those of a AODE"),
+        (nbayes.HNB, "WAODE", "are not those of a WAODE"),
+    ],
+)
+def test_a_file_of_one_model_kind_never_loads_as_another(make, other: str, match: str):
+    """An AODE file renamed WAODE loaded as a WAODE with no weights, an HNB file as an AODE."""
+    message = refused_quickly(renamed(make().fit(CODES, LABELS), other))
+    assert f"not a consistent {other}" in message
+    assert match in message
+
+
+@pytest.mark.parametrize("root", [-1, 4, 10**6])
+def test_a_tan_file_with_an_impossible_root_is_refused_at_load(root: int):
+    """root=-1 loaded, then every prediction failed."""
+    meta, arrays = parts(nbayes.TAN().fit(CODES, LABELS))
+    set_param(meta, "root", root)
+    message = refused_quickly(forge(meta, arrays))
+    assert "root" in message and "not a consistent TAN" in message
+
+
+def test_the_models_whose_file_would_be_refused_are_refused_when_fitted():
+    with pytest.raises(ValueError, match="unweighted, use AODE"):
+        nbayes.WAODE(weighting=None).fit(CODES, LABELS)
+    with pytest.raises(ValueError, match="without it, use AODE"):
+        nbayes.AODEsr(subsumption=None).fit(CODES, LABELS)
+    with pytest.raises(ValueError, match="root=4 is not an attribute index"):
+        nbayes.TAN(root=4).fit(CODES, LABELS)
+    with pytest.raises(ValueError, match="root must be None or an attribute index >= 0"):
+        nbayes.TAN(root=-1).fit(CODES, LABELS)
+    nbayes.TAN(root=3).fit(CODES, LABELS).predict(CODES)

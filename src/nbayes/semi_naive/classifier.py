@@ -198,8 +198,19 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> SemiNaiveClassifier:
-        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array."""
-        model = cls(**from_json(meta["params"]))
+        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array.
+
+        The file's parameters must be exactly this class's (a file of one model never loads as
+        another: HNB's parameters are a subset of AODE's), and valid for it (a WAODE weights its
+        super-parents; a TAN's root is one of its attributes)."""
+        params = from_json(meta["params"])
+        if not isinstance(params, dict) or sorted(params) != sorted(cls._param_names()):
+            names = sorted(params) if isinstance(params, dict) else type(params).__name__
+            raise ValueError(
+                f"the parameters {str(names)[:200]} are not those of a {cls.__name__} "
+                f"({sorted(cls._param_names())})."
+            )
+        model = cls(**params)
         model._check_params()
         model._restore_common(meta, arrays)
         stats = cls._stats_from_state(section("stats", arrays))
