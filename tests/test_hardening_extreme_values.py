@@ -1,5 +1,5 @@
-"""Extreme values (issue 36): subnormal, huge and infinite numbers in kde and gaussian
-columns."""
+"""Extreme values (issue 36): subnormal, huge and infinite numbers in kde and gaussian columns,
+and a category value too long for a model file."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import polars as pl
 import pytest
 
 import nbayes
+from nbayes import persist
+from nbayes.encoding import MAX_CATEGORY_BYTES
 
 Y = ["a", "b"] * 10
 RNG = np.random.default_rng(36)
@@ -77,3 +79,63 @@ def test_values_near_the_largest_accepted_fit_and_predict(family):
         warnings.simplefilter("ignore")
         proba = model.predict_proba(pl.DataFrame({"x": [*values[:3], 0.0, 1e150, -1e150]}))
     assert not np.isnan(proba).any()
+
+
+# ---------------------------------------------------------------------- finding 4: long values
+def long_value_model(value: str, column: str = "colour") -> nbayes.NaiveBayes:
+    frame = pl.DataFrame({column: [value, "red", "blue", "red"], "y": [0, 1, 0, 1]})
+    return nbayes.NaiveBayes().fit(frame, target="y")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["x" * (MAX_CATEGORY_BYTES + 1), "\x01" * (MAX_CATEGORY_BYTES // 6 + 1)],
+    ids=["long", "escaped"],
+)
+def test_a_category_value_too_long_for_a_model_file_is_refused_before_writing(
+    tmp_path: Path, value: str
+):
+    """One 100 MB category value fitted, then saving failed with safetensors' traceback. Now it
+    is refused in one line naming the column and the limit; nothing is written, and a file the
+    save would have replaced is untouched. (The control characters of 'escaped' take 6 bytes
+    each in the file's JSON.)"""
+    model = long_value_model(value)
+    old = nbayes.save(long_value_model("green"), tmp_path / "old.nbm")
+    before = old.read_bytes()
+    for path in (tmp_path / "new.nbm", old):
+        with pytest.raises(ValueError) as info:
+            nbayes.save(model, path)
+        message = str(info.value)
+        assert "\n" not in message and "'colour'" in message
+        assert f"{MAX_CATEGORY_BYTES:,} bytes" in message
+    assert not (tmp_path / "new.nbm").exists()
+    assert old.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.nbm"]  # no temporary left
+
+
+def test_a_semi_naive_table_model_refuses_a_long_category_value_too(tmp_path: Path):
+    frame = pl.DataFrame({"c": ["x" * (MAX_CATEGORY_BYTES + 1), "a", "b", "a"], "y": [0, 1, 0, 1]})
+    model = nbayes.SemiNaiveBayes().fit(frame, target="y")
+    with pytest.raises(ValueError, match="column 'c' has a category value of 1,048,577 bytes"):
+        nbayes.save(model, tmp_path / "m.nbm")
+    assert not (tmp_path / "m.nbm").exists()
+
+
+def test_a_category_value_at_the_limit_is_saved(tmp_path: Path):
+    value = "y" * MAX_CATEGORY_BYTES
+    loaded = nbayes.load(nbayes.save(long_value_model(value), tmp_path / "m.nbm"))
+    assert loaded.predict(pl.DataFrame({"colour": [value]})).tolist() == [0]
+
+
+def test_metadata_beyond_a_model_files_header_is_one_line(monkeypatch, tmp_path: Path):
+    """Whatever makes the header too large (names, labels): one line, not safetensors' error."""
+    from safetensors import SafetensorError
+
+    def too_large(*args, **kwargs):
+        raise SafetensorError("Error while serializing: header too large")
+
+    monkeypatch.setattr(persist, "save_arrays", too_large)
+    with pytest.raises(ValueError, match="cannot be saved: its metadata") as info:
+        nbayes.save(long_value_model("green"), tmp_path / "m.nbm")
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "m.nbm").exists()

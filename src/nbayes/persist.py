@@ -135,7 +135,15 @@ def dumps(model: Any) -> bytes:
             "class": type(model).__name__,
             **meta,
         }
-        document = save_arrays(arrays, metadata={"nbayes": json.dumps(header, allow_nan=False)})
+        text = json.dumps(header, allow_nan=False)
+        try:
+            document = save_arrays(arrays, metadata={"nbayes": text})
+        except SafetensorError as exc:  # the header over safetensors' 100,000,000 bytes
+            raise ValueError(
+                f"this {type(model).__name__} cannot be saved: its metadata (category values, "
+                f"feature names, class labels: {len(text):,} bytes) does not fit in a model "
+                f"file's header ({exc})."
+            ) from None
     payload = MAGIC + document + hashlib.sha256(document).digest()
     try:
         # the memory bound is the loader's to choose: saving checks everything else
