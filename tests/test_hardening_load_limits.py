@@ -91,6 +91,22 @@ def test_a_few_kilobytes_of_attributes_without_values_are_refused_before_their_i
     assert "load(path, max_memory=...)" in message and "--max-memory" in message
 
 
+def test_parent_configurations_the_file_does_not_pay_for_are_counted():
+    """k-DB's parent counts: two attributes of 30,000 values each (60,000 cells in the file)
+    as the parents of attributes with no value (no cell) imply 9·10⁸ parent configurations,
+    whose tables a prediction built (tens of GB) unchecked: the file's budget was 2**62."""
+    meta, arrays = parts(nbayes.KDB(2).fit(CODES, LABELS))
+    arrays["stats.parents.n_values"] = np.array([30_000, 30_000, 0, 0])
+    arrays["stats.parents.parents"] = np.array([[-1, -1], [-1, -1], [0, 1], [0, 1]])
+    arrays["stats.parents.n_parents"] = np.array([0, 0, 2, 2])
+    arrays["stats.parents.weights"] = np.full(4, 0.1)
+    arrays["stats.parents.order"] = np.arange(4)
+    arrays["stats.parents.counts"] = np.ones((60_000, 2))
+    message = refused_quickly(forge(meta, arrays))
+    assert needed_bytes(message) > 9 * 10**8 * 3 * 8  # the configurations' tables
+    assert "this KDB's statistics" in message
+
+
 def test_the_bound_is_the_loaders_not_the_files(tmp_path: Path):
     """The forged file claims max_memory = 2**62 for itself; the loader's bound decides, and a
     larger one given to load() lets a trusted file through."""
