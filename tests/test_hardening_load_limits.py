@@ -208,8 +208,8 @@ def renamed(model: Any, cls: str) -> bytes:
     [
         (nbayes.AODE, "WAODE", "weighting must be 'mutual-information'"),
         (nbayes.AODE, "AODEsr", "subsumption must be a count"),
-        (nbayes.HNB, "AODE", "are not those of a AODE"),
-        (nbayes.HNB, "WAODE", "are not those of a WAODE"),
+        (nbayes.HNB, "AODE", "are not AODE's"),
+        (nbayes.HNB, "WAODE", "are not WAODE's"),
     ],
 )
 def test_a_file_of_one_model_kind_never_loads_as_another(make, other: str, match: str):

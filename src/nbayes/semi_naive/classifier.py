@@ -207,7 +207,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         if not isinstance(params, dict) or sorted(params) != sorted(cls._param_names()):
             names = sorted(params) if isinstance(params, dict) else type(params).__name__
             raise ValueError(
-                f"the parameters {str(names)[:200]} are not those of a {cls.__name__} "
+                f"the parameters {str(names)[:200]} are not {cls.__name__}'s "
                 f"({sorted(cls._param_names())})."
             )
         model = cls(**params)
