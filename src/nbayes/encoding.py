@@ -14,6 +14,7 @@ Missing-value markers (``"?"``) are applied once, when a table is read
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,11 @@ from . import _kernels
 from ._validation import MAX_ABS_VALUE, check_magnitude, largest_magnitude
 
 UNSEEN = float(2**40)  # code of a category not seen in fitting: beyond every S_j
+
+#: The longest category value a model file keeps, in bytes of its JSON (a model file's whole
+#: header holds at most 100,000,000 bytes: safetensors' limit): saving refuses a longer one,
+#: naming its column, before anything is written.
+MAX_CATEGORY_BYTES = 2**20
 
 #: Up to this many text columns are coded by a cast to an Enum each, more by one join of all
 #: of them (a Polars expression per column costs about 0.1 ms: the two meet near 500 columns).
@@ -310,9 +316,15 @@ class CategoricalEncoder:
 
     # ------------------------------------------------------------------ model files
     def meta(self) -> dict:
+        """The vocabularies as a model file's JSON holds them; ValueError naming the column for
+        a value longer than :data:`MAX_CATEGORY_BYTES`."""
+
         def encode(value: Any, dtype: pl.DataType) -> Any:
             return float(value).hex() if dtype == pl.Float64 else value
 
+        for name, values, dtype in zip(self.names, self.vocabularies, self.dtypes, strict=True):
+            if dtype == pl.String:
+                _check_category_sizes(name, values)
         vocabularies = [
             [encode(v, dtype) for v in values]
             for values, dtype in zip(self.vocabularies, self.dtypes, strict=True)
@@ -337,3 +349,17 @@ class CategoricalEncoder:
         self.vocabularies = decoded
         self._tables = {}
         self._enums = {}
+
+
+def _check_category_sizes(name: str, values: list[str]) -> None:
+    """Refuse a category value whose JSON (escapes included) is over MAX_CATEGORY_BYTES."""
+    for value in values:
+        if len(value) <= MAX_CATEGORY_BYTES // 6:  # \uXXXX: at most 6 bytes a character
+            continue
+        size = len(value) if len(value) > MAX_CATEGORY_BYTES else len(json.dumps(value)) - 2
+        if size > MAX_CATEGORY_BYTES:
+            raise ValueError(
+                f"column {name!r} has a category value of {size:,} bytes (it starts "
+                f"{value[:20]!r}); a model file keeps values of at most {MAX_CATEGORY_BYTES:,} "
+                "bytes (nbayes.encoding.MAX_CATEGORY_BYTES): map or drop it before fitting."
+            )

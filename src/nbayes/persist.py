@@ -24,12 +24,18 @@ hostile and checks, in order, before any array is built or any compiled kernel r
 5. the arrays: finite numbers (the one exception: an empty value sketch's range is ±inf), then
    every array against the model it claims to be (shapes, signs, sums computed as Python
    integers, offsets checked to increase without subtracting them), by each family's ``check``;
-6. finally that the model rebuilt from the file would write back exactly the same arrays: a
+6. the memory the model's statistics and the tables its predictions build imply, computed from
+   their sizes alone, against the loader's own bound ``max_memory`` (never a value the file
+   holds): a semi-naive model's index tables grow as d² (d³ for A2DE) with the number of
+   attributes d whatever their values, so a few kilobytes of attributes with no value could
+   ask for gigabytes;
+7. finally that the model rebuilt from the file would write back exactly the same arrays: a
    missing, extra or inconsistent array is refused here, not when a prediction first needs it.
 
-So what a load allocates is a small multiple of the file's size, and a file that loads can be
-inspected and predicted with. Anything wrong is one :class:`~nbayes.ModelFileError` whose message
-names the file and what is wrong. Only numbers and JSON are read; nothing is ever executed.
+So what a load allocates is a small multiple of the file's size, what its predictions build is
+within ``max_memory``, and a file that loads can be inspected and predicted with. Anything
+wrong is one :class:`~nbayes.ModelFileError` whose message names the file and what is wrong.
+Only numbers and JSON are read; nothing is ever executed.
 
 Saving never loses data: the model is serialised under its lock (a concurrent ``partial_fit``
 waits, so the file is one consistent snapshot), loaded back from memory with the checks above
@@ -61,6 +67,7 @@ from safetensors.numpy import save as save_arrays
 from ._catalog import MODELS
 from ._locks import model_lock
 from .exceptions import ModelFileError
+from .semi_naive.memory import DEFAULT_MAX_MEMORY, format_bytes, parse_memory
 
 MAGIC = b"NBAYES\x00\x01"
 FORMAT_VERSION = 1
@@ -70,6 +77,10 @@ MAX_HEADER_BYTES = 256 * 2**20
 #: The largest model file :func:`load` reads unless told otherwise (``max_bytes``). Everything a
 #: load allocates is a small multiple of the file's size, so this also bounds a load's memory.
 MAX_MODEL_BYTES = 8 * 2**30
+#: The memory :func:`load` lets a model's statistics and the tables its predictions build take
+#: unless told otherwise (``max_memory``): the semi-naive models' default ``max_memory``, so that
+#: every model fitted within its default budget loads within this one.
+DEFAULT_LOAD_MEMORY = DEFAULT_MAX_MEMORY
 #: Deepest nesting of lists and objects accepted in a model file's JSON (real files use 4).
 MAX_JSON_DEPTH = 32
 #: Integers in a model file's JSON have at most this many digits (int64 has 19).
@@ -124,10 +135,19 @@ def dumps(model: Any) -> bytes:
             "class": type(model).__name__,
             **meta,
         }
-        document = save_arrays(arrays, metadata={"nbayes": json.dumps(header, allow_nan=False)})
+        text = json.dumps(header, allow_nan=False)
+        try:
+            document = save_arrays(arrays, metadata={"nbayes": text})
+        except SafetensorError as exc:  # the header over safetensors' 100,000,000 bytes
+            raise ValueError(
+                f"this {type(model).__name__} cannot be saved: its metadata (category values, "
+                f"feature names, class labels: {len(text):,} bytes) does not fit in a model "
+                f"file's header ({exc})."
+            ) from None
     payload = MAGIC + document + hashlib.sha256(document).digest()
     try:
-        loads(payload, source="the model to save", max_bytes=len(payload))
+        # the memory bound is the loader's to choose: saving checks everything else
+        _rebuild(payload, "the model to save", len(payload), None)
     except ModelFileError as exc:
         raise ValueError(f"this {type(model).__name__} cannot be saved: {exc}") from None
     return payload
@@ -386,8 +406,47 @@ def _check_entry(
     return offsets[0], offsets[1], name
 
 
-def loads(payload: bytes, *, source: str = "model file", max_bytes: int | None = None) -> Any:
-    """Rebuild a model from the bytes of a model file, validating everything first."""
+def _memory_bound(max_memory: int | str | None) -> int:
+    """The loader's memory bound in bytes (:data:`DEFAULT_LOAD_MEMORY` when None)."""
+    return DEFAULT_LOAD_MEMORY if max_memory is None else parse_memory(max_memory, "max_memory")
+
+
+def _memory_needed(model: Any) -> int | None:
+    """Bytes a loaded model's statistics and prediction tables take, where that is not a small
+    multiple of the file's size (the semi-naive models, alone or in a table model); else None."""
+    for part in (model, getattr(model, "model_", None)):
+        needed = getattr(part, "_memory_needed", None)
+        if callable(needed):
+            return int(needed())
+    return None
+
+
+def _check_memory(model: Any, budget: int, source: str) -> None:
+    needed = _memory_needed(model)
+    if needed is not None and needed > budget:
+        raise ModelFileError(
+            f"{source}: this {type(model).__name__}'s statistics and the tables its predictions "
+            f"build need about {format_bytes(needed)} ({needed:,} bytes), above the loader's "
+            f"max_memory = {format_bytes(budget)}; if the file is trusted, raise the bound: "
+            "nbayes.load(path, max_memory=...) or --max-memory on the command line."
+        )
+
+
+def loads(
+    payload: bytes,
+    *,
+    source: str = "model file",
+    max_bytes: int | None = None,
+    max_memory: int | str | None = None,
+) -> Any:
+    """Rebuild a model from the bytes of a model file, validating everything first.
+
+    ``max_bytes`` and ``max_memory`` are as for :func:`load`."""
+    return _rebuild(payload, source, max_bytes, _memory_bound(max_memory))
+
+
+def _rebuild(payload: bytes, source: str, max_bytes: int | None, budget: int | None) -> Any:
+    """:func:`loads`, with the memory bound in bytes (None: not checked, when saving)."""
     limit = MAX_MODEL_BYTES if max_bytes is None else int(max_bytes)
     if not payload.startswith(MAGIC):
         if payload[:2] in (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05"):
@@ -435,6 +494,8 @@ def loads(payload: bytes, *, source: str = "model file", max_bytes: int | None =
     try:
         with np.errstate(all="ignore"):  # every value is checked explicitly; sums may overflow
             model = cls._from_state(meta, arrays)
+            if budget is not None:
+                _check_memory(model, budget, source)
             _check_arrays_round_trip(model, arrays)
     except ModelFileError as exc:
         if str(exc).startswith(source):
@@ -475,15 +536,26 @@ def _check_arrays_round_trip(model: Any, arrays: dict[str, np.ndarray]) -> None:
             raise ValueError(f"array {name!r} does not agree with the rest of the model.")
 
 
-def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> Any:
+def load(
+    path: str | os.PathLike,
+    *,
+    max_bytes: int | None = None,
+    max_memory: int | str | None = None,
+) -> Any:
     """Load a model saved by :func:`save` (or ``nbayes fit``), refusing anything else.
 
     ``max_bytes`` (default :data:`MAX_MODEL_BYTES`) bounds the file's size, and with it all a
-    load allocates. Raises :class:`~nbayes.ModelFileError`, naming the file, for a path that is
-    not a regular file, a file that is not an nbayes model, and any damaged or forged content.
+    load allocates. ``max_memory`` (bytes, or a size such as ``"4GiB"``; default
+    :data:`DEFAULT_LOAD_MEMORY`, 1 GiB) bounds what the model's statistics and the tables its
+    predictions build take, computed from the file before any of them is built: a semi-naive
+    model fitted with a larger ``max_memory`` needs as large a bound here. Raises
+    :class:`~nbayes.ModelFileError`, naming the file, for a path that is not a regular file, a
+    file that is not an nbayes model, a model above ``max_memory``, and any damaged or forged
+    content.
     """
     path = Path(path)
     limit = MAX_MODEL_BYTES if max_bytes is None else int(max_bytes)
+    budget = _memory_bound(max_memory)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
@@ -497,7 +569,7 @@ def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> Any:
             )
         head = os.read(fd, len(MAGIC))
         if head != MAGIC:
-            return loads(head, source=str(path), max_bytes=limit)  # names what it is instead
+            return _rebuild(head, str(path), limit, budget)  # names what it is instead
         if info.st_size > limit:
             raise ModelFileError(
                 f"{path} is {info.st_size:,} bytes, more than the {limit:,} allowed (max_bytes)."
@@ -517,4 +589,4 @@ def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> Any:
     payload = b"".join(chunks)
     if len(payload) != info.st_size:
         raise ModelFileError(f"{path} changed while it was read.")
-    return loads(payload, source=str(path), max_bytes=limit)
+    return _rebuild(payload, str(path), limit, budget)

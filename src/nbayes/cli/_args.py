@@ -110,6 +110,29 @@ def int_range(text: str) -> tuple[int, int]:
     return low, high
 
 
+def memory_size(text: str) -> int:
+    """``--max-memory``: bytes, from a number of bytes or a size such as ``4GiB``."""
+    from ..semi_naive.memory import parse_memory  # only when given: --help imports nothing
+
+    try:
+        return parse_memory(text, "--max-memory")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def load_options(parser: argparse.ArgumentParser) -> None:
+    """MODEL, the saved model, and the memory its tables may take (every command that loads
+    one)."""
+    parser.add_argument("model", metavar="MODEL")
+    parser.add_argument(
+        "--max-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="the most memory the model's tables (and those its predictions build) may take, "
+        "e.g. 4GiB; checked before they are built (default 1GiB, as nbayes.load)",
+    )
+
+
 def column_list(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     if not all(names):

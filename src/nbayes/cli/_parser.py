@@ -8,7 +8,14 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ._args import column_list, data_options, model_options, positive_int, target_option
+from ._args import (
+    column_list,
+    data_options,
+    load_options,
+    model_options,
+    positive_int,
+    target_option,
+)
 
 COMMANDS = {
     "fit": "fit",
@@ -60,7 +67,7 @@ def _fit(fit: argparse.ArgumentParser) -> None:
 
 
 def _predict(predict: argparse.ArgumentParser) -> None:
-    predict.add_argument("model", metavar="MODEL")
+    load_options(predict)
     data_options(predict)
     _text_column(predict)
     predict.add_argument(
@@ -85,7 +92,7 @@ def _predict(predict: argparse.ArgumentParser) -> None:
 
 
 def _evaluate(evaluate: argparse.ArgumentParser) -> None:
-    evaluate.add_argument("model", metavar="MODEL")
+    load_options(evaluate)
     data_options(evaluate)
     target_option(evaluate)
     _text_column(evaluate)
@@ -93,7 +100,7 @@ def _evaluate(evaluate: argparse.ArgumentParser) -> None:
 
 
 def _explain(explain: argparse.ArgumentParser) -> None:
-    explain.add_argument("model", metavar="MODEL")
+    load_options(explain)
     data_options(explain)
     _text_column(explain)
     explain.add_argument(
@@ -106,7 +113,7 @@ def _explain(explain: argparse.ArgumentParser) -> None:
 
 
 def _inspect(inspect: argparse.ArgumentParser) -> None:
-    inspect.add_argument("model", metavar="MODEL")
+    load_options(inspect)
 
 
 def _cv(cv: argparse.ArgumentParser) -> None:
@@ -147,7 +154,7 @@ def _cv(cv: argparse.ArgumentParser) -> None:
 
 
 def _report(report: argparse.ArgumentParser) -> None:
-    report.add_argument("model", metavar="MODEL")
+    load_options(report)
     data_options(report)
     target_option(report)
     _text_column(report)

@@ -131,7 +131,8 @@ def markers_for(args: argparse.Namespace, model: Any) -> list[str]:
     return list(args.missing) if args.missing else fitted_markers(model)
 
 
-def load_model(path: str) -> Any:
+def load_model(path: str, max_memory: int | None = None) -> Any:
+    """The model file ``path``, its tables bounded by ``max_memory`` (``--max-memory``)."""
     from ..persist import load
 
-    return load(path)
+    return load(path, max_memory=max_memory)

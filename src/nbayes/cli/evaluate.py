@@ -12,7 +12,7 @@ from ._reading import load_model, located, markers_for, open_reader, progress, r
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model(args.model, args.max_memory)
     reader = open_reader(args, missing=markers_for(args, model))
     accumulator = Accumulator(model.classes_, getattr(model, "loss", None))
     learner: Learner | None = None

@@ -9,7 +9,7 @@ from ._reading import load_model
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model(args.model, args.max_memory)
     if hasattr(model, "summary"):
         print(model.summary())
         return 0

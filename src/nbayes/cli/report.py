@@ -16,7 +16,7 @@ from ._reading import load_model, markers_for, open_reader, require_target
 def run(args: argparse.Namespace) -> int:
     from ..reporting import report
 
-    model = load_model(args.model)
+    model = load_model(args.model, args.max_memory)
     reader = open_reader(args, missing=markers_for(args, model))
     frame = read_all(reader)
     target = require_target(args, reader.path, frame.columns)

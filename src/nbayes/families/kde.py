@@ -24,7 +24,8 @@ bandwidths that differ 20-fold make the densities' ratio at a shared value a mat
 not data). A class whose values are all equal gets the feature's pooled bandwidth, and a class
 that never observed the feature uses the density pooled over all classes. A number given as
 ``bandwidth`` is used as h. Every rule scales with the data, so a column's units do not matter;
-h never falls below the sketch's grid width or 10⁻⁹ of the largest |x|.
+h never falls below the sketch's grid width, 10⁻⁹ of the largest |x|, or the smallest normal
+float (so a column of subnormal values, such as 5e-324, is smoothed over 2.2e-308).
 
 **Point masses** (``point_masses``): a value that holds at least that share of the column's
 observed weight (and a weight of at least 5), such as the 0 of a zero-inflated column, is a
@@ -64,6 +65,7 @@ from .sketch import EXACT, FeatureSketch, SketchColumns
 BANDWIDTH_RULES = ("silverman", "scott", "silverman-pooled", "scott-pooled")
 POINT_MASS_MIN_WEIGHT = 5.0  # a point mass needs at least this weight as well as its share
 _DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # 2.2e-308: the smallest bandwidth
 
 
 @kernel
@@ -125,6 +127,15 @@ def _rule(values: np.ndarray, weights: np.ndarray, rule: str) -> float:
         spread = min(sd, iqr / 1.34) if iqr > 0 else sd
         factor = 0.9
     return factor * spread * total ** (-0.2)
+
+
+def _log_norm(weight: float, h: float) -> float:
+    """−log(W h √(2π)), the log of a class's kernel normaliser; as a sum of logs where the
+    product leaves the float range (a subnormal bandwidth or weight would make it 0)."""
+    product = weight * h * math.sqrt(2 * math.pi)
+    if 0.0 < product < math.inf and product >= _SMALLEST_NORMAL:
+        return -math.log(product)
+    return -(math.log(weight) + math.log(h) + 0.5 * math.log(2 * math.pi))
 
 
 def point_masses(sketch: FeatureSketch, share: float | None) -> np.ndarray:
@@ -193,9 +204,7 @@ class KernelDensity:
             parts_w.append(c_weight[order])
             offsets.append(offsets[-1] + c_centres.shape[0])
             widths.append(h)
-            norms.append(
-                -math.log(c_weight.sum() * h * math.sqrt(2 * math.pi)) if c_weight.size else -np.inf
-            )
+            norms.append(_log_norm(float(c_weight.sum()), h) if c_weight.size else -np.inf)
         self.centres = np.concatenate(parts_c) if parts_c else np.zeros(0)
         self.weights = np.concatenate(parts_w) if parts_w else np.zeros(0)
         self.offsets = np.asarray(offsets, dtype=np.int64)
@@ -210,7 +219,8 @@ class KernelDensity:
             max(abs(sketch.minimum), abs(sketch.maximum)) if np.isfinite(sketch.minimum) else 0.0
         )
         grid = math.ldexp(1.0, int(sketch.level)) if sketch.level > -1075 else 0.0
-        return max(grid, 1e-9 * scale) if scale > 0 else max(grid, 1e-9)
+        # never a subnormal width: 10⁻⁹ of a subnormal scale would be 0
+        return max(grid, 1e-9 * scale, _SMALLEST_NORMAL) if scale > 0 else max(grid, 1e-9)
 
     def kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
         """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing. On as many

@@ -47,20 +47,10 @@ from .. import _threads
 from . import _kernels
 from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import mutual_information
-from .memory import DEFAULT_MAX_MEMORY
+from .memory import DEFAULT_MAX_MEMORY, a2de_block_rows
 from .pairs import column_codes
 
 WEIGHTING = (None, "mutual-information")
-
-#: Bytes of the per-thread buffer of A2DE's scores (one per super-parent pair, row and class):
-#: the more rows share a visit of each triple's table blocks, the fewer times they come from
-#: memory (4,096 rows at most, 64 at least).
-A2DE_BLOCK_BYTES = 32 * 2**20
-
-
-def a2de_block_rows(n_features: int, n_classes: int) -> int:
-    pairs = max(n_features * (n_features - 1) // 2, 1)
-    return int(np.clip(A2DE_BLOCK_BYTES // (8 * pairs * n_classes), 64, 4096))
 
 
 class _Averaged(SemiNaiveClassifier):
@@ -217,7 +207,8 @@ class AODE(_Averaged):
 
 class WAODE(AODE):
     """Weighted AODE (Jiang & Zhang 2006), Weka's defaults: super-parent weights I(X_i; C), every
-    observed attribute a super-parent, m-estimates with m = 1. Same parameters as :class:`AODE`."""
+    observed attribute a super-parent, m-estimates with m = 1. Same parameters as :class:`AODE`,
+    but ``weighting`` must be ``"mutual-information"`` (unweighted, it is :class:`AODE`)."""
 
     def __init__(
         self,
@@ -238,10 +229,19 @@ class WAODE(AODE):
             loss=loss, max_memory=max_memory,
         )  # fmt: skip
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.weighting != "mutual-information":
+            raise ValueError(
+                f"WAODE weights its super-parents by I(X_i; C): weighting must be "
+                f"'mutual-information', got {self.weighting!r} (unweighted, use AODE)."
+            )
+
 
 class AODEsr(AODE):
     """AODE with lazy subsumption resolution (Zheng & Webb 2006), Weka's defaults: critical count
-    50, m-estimates with m = 1, frequency limit 1. Same parameters as :class:`AODE`."""
+    50, m-estimates with m = 1, frequency limit 1. Same parameters as :class:`AODE`, but
+    ``subsumption`` must be a count (without it, it is :class:`AODE`)."""
 
     def __init__(
         self,
@@ -261,6 +261,14 @@ class AODEsr(AODE):
             subsumption=subsumption, class_prior=class_prior, prior_alpha=prior_alpha,
             loss=loss, max_memory=max_memory,
         )  # fmt: skip
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.subsumption is None:
+            raise ValueError(
+                "AODEsr resolves subsumptions: subsumption must be a count >= 0 (Weka's critical "
+                "value, 50), got None (without it, use AODE)."
+            )
 
 
 class AnDE(_Averaged):

@@ -112,10 +112,24 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         return parse_memory(self.max_memory)
 
     def _new_stats(self, n_classes: int, n_features: int) -> Any:
-        return PairCounts(
+        stats = PairCounts(
             n_classes, n_features, order=self._order, max_memory=self._budget(),
             names=self._names(),
         )  # fmt: skip
+        stats._check_memory(stats.n_values)  # the index tables of d attributes, before any value
+        return stats
+
+    def _memory_needed(self) -> int:
+        """Bytes the fitted statistics and the tables a prediction builds from them take: the
+        larger of the pair (or triple) counts' estimate and the parent counts' (fitting checks
+        each against ``max_memory``). Computed from the sizes alone; :func:`nbayes.load` checks
+        it against its own bound before any of those tables is built."""
+        pairs = self._pairs
+        needed = pairs.estimate(pairs.n_values)
+        parents = getattr(self._stats, "parents", None)
+        if parents is not None:
+            needed = max(needed, parents.bytes_needed())
+        return needed
 
     @property
     def _pairs(self) -> PairCounts:
@@ -184,8 +198,19 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
 
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> SemiNaiveClassifier:
-        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array."""
-        model = cls(**from_json(meta["params"]))
+        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array.
+
+        The file's parameters must be exactly this class's (a file of one model never loads as
+        another: HNB's parameters are a subset of AODE's), and valid for it (a WAODE weights its
+        super-parents; a TAN's root is one of its attributes)."""
+        params = from_json(meta["params"])
+        if not isinstance(params, dict) or sorted(params) != sorted(cls._param_names()):
+            names = sorted(params) if isinstance(params, dict) else type(params).__name__
+            raise ValueError(
+                f"the parameters {str(names)[:200]} are not {cls.__name__}'s "
+                f"({sorted(cls._param_names())})."
+            )
+        model = cls(**params)
         model._check_params()
         model._restore_common(meta, arrays)
         stats = cls._stats_from_state(section("stats", arrays))

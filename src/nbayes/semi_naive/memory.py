@@ -13,7 +13,10 @@ N(c, u_j, x_j) (k-DB, k ≥ 2)           K · Σ_j v_j Σ_{L ≤ k} Π_{r<L} v_{
 =====================================  ==============================================
 
 Prediction derives log tables from them (AODE: two per pair cell, one per direction; A2DE:
-three per triple cell); the estimate includes them. Counting needs no copy of the tables: each
+three per triple cell); the estimate includes them, and the index tables that find a block of
+cells whatever the attributes' values (:func:`index_bytes`: d² entries for the pairs, d³ for
+the triples of A2DE, one per attribute tuple even when an attribute has no value, as an
+attribute missing in every row has). Counting needs no copy of the tables: each
 thread owns whole blocks (an attribute, a pair, a triple) and reads the rows' codes, 16,384 rows
 at a time, by attribute. A model whose estimate exceeds ``max_memory`` refuses to allocate, with
 an error naming the cost, the attributes that drive it, and the remedies.
@@ -29,6 +32,11 @@ import numpy as np
 
 #: The default budget: 1 GiB.
 DEFAULT_MAX_MEMORY = 2**30
+
+#: Bytes of the per-thread buffer of A2DE's scores (one per super-parent pair, row and class):
+#: the more rows share a visit of each triple's table blocks, the fewer times they come from
+#: memory (4,096 rows at most, 64 at least).
+A2DE_BLOCK_BYTES = 32 * 2**20
 
 _UNITS = {
     "": 1,
@@ -94,6 +102,31 @@ def triple_cells(n_values: np.ndarray) -> int:
     s2 = sum(v * v for v in values)
     s3 = sum(v**3 for v in values)
     return (s1**3 - 3 * s1 * s2 + 2 * s3) // 6
+
+
+def a2de_block_rows(n_features: int, n_classes: int) -> int:
+    """Rows of one block of A2DE's scoring buffer (see :data:`A2DE_BLOCK_BYTES`)."""
+    pairs = max(n_features * (n_features - 1) // 2, 1)
+    return int(np.clip(A2DE_BLOCK_BYTES // (8 * pairs * max(n_classes, 1)), 64, 4096))
+
+
+def index_bytes(n_features: int, order: int, n_classes: int) -> int:
+    """Bytes of the index tables a prediction over ``n_features`` attributes builds, whatever
+    their numbers of values (exact Python integers; an upper bound of the peak).
+
+    Pairs: the first cell of each pair's block and each pair's row (d × d int64 each), the list
+    of pairs, I(X_i; X_j | C) (d × d), and the temporaries that build them. Triples (order 2): the
+    first cell of each triple's block (d³ int64), the list of triples (3 per triple), the d³
+    mask and temporaries that build them, and one thread's scoring buffer (a block of rows × the
+    super-parent pairs × the classes)."""
+    d = n_features
+    pairs = d * (d - 1) // 2
+    words = 3 * d * d + 6 * pairs
+    if order == 2:
+        triples = d * (d - 1) * (d - 2) // 6
+        rows = a2de_block_rows(d, n_classes)
+        words += d**3 + 9 * triples + d**3 // 8 + rows * max(pairs, 1) * (n_classes + 1)
+    return 8 * words
 
 
 def check_budget(

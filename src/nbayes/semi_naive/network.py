@@ -201,9 +201,25 @@ class TAN(_Network):
     def _check_params(self) -> None:
         super()._check_params()
         if self.root is not None and (
-            isinstance(self.root, bool) or not isinstance(self.root, numbers.Integral)
+            isinstance(self.root, bool)
+            or not isinstance(self.root, numbers.Integral)
+            or self.root < 0
         ):
-            raise ValueError(f"root must be None or an attribute index, got {self.root!r}.")
+            raise ValueError(f"root must be None or an attribute index >= 0, got {self.root!r}.")
+
+    def _check_root(self, n_features: int) -> None:
+        if self.root is not None and not 0 <= int(self.root) < n_features:
+            raise ValueError(
+                f"root={self.root} is not an attribute index: the model has {n_features} "
+                "attribute(s)."
+            )
+
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        self._check_root(n_features)
+        super()._reset(classes, n_features)
+
+    def _restore_fitted(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        self._check_root(self.n_features_in_)
 
     def _structure(self) -> Structure:
         pairs = self._pairs

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import _threads
 from . import _kernels
-from .memory import DEFAULT_MAX_MEMORY, check_budget, pair_cells, triple_cells
+from .memory import DEFAULT_MAX_MEMORY, check_budget, index_bytes, pair_cells, triple_cells
 
 #: Rows counted at a time: their codes, by attribute, stay in cache while every block of the
 #: tables is visited.
@@ -191,16 +191,16 @@ class PairCounts:
         return 8 * K * cells
 
     def estimate(self, n_values: np.ndarray) -> int:
-        """Bytes of the count tables, their layout and the tables prediction derives from them."""
+        """Bytes of the count tables, the tables prediction derives from them and the index
+        tables that find their blocks (:func:`~nbayes.semi_naive.memory.index_bytes`: d² or d³
+        entries whatever the values, so an attribute with no value costs its share too)."""
         K, d = self.n_classes, len(n_values)
         V, P = int(np.sum(n_values)), pair_cells(n_values)
         derived = K * (V + 2 * P + V * d) + P + V  # log P(x|c), two directions, margins, N(x)
-        layout = d * d
         if self.order == 2:
             T = triple_cells(n_values)
             derived += K * (P + 3 * T)  # log P(x_i, x_j | c) and three child directions
-            layout += d**3
-        return self.count_bytes(n_values) + 8 * (derived + layout)
+        return self.count_bytes(n_values) + 8 * derived + index_bytes(d, self.order, K)
 
     def _check_memory(self, n_values: np.ndarray) -> None:
         what = "A2DE's triple counts" if self.order == 2 else "the pair counts N(c, x_i, x_j)"

@@ -227,12 +227,22 @@ class ParentCounts:
             raise ValueError("order must list every attribute once.")
         structure = Structure(tuple(p for p, _ in listed), tuple(w for _, w in listed), order)
         counts = np.asarray(state["counts"], dtype=np.float64)
-        stats = cls(counts.shape[1], state["n_values"], structure, max_parents=parents.shape[1],
+        n_values = np.asarray(state["n_values"], dtype=np.int64)
+        if n_values.shape != (d,) or np.any(n_values < 0):
+            raise ValueError(f"n_values must be {d} counts >= 0.")
+        # the file's counts must have the layout's shape before a table of that shape is made
+        cells = level_layout(n_values, parents, n_parents)[2]
+        if counts.ndim != 2 or counts.shape[0] != cells:
+            raise ValueError(f"counts has shape {counts.shape}, expected ({cells}, K).")
+        stats = cls(counts.shape[1], n_values, structure, max_parents=parents.shape[1],
                     max_memory=2**62)  # fmt: skip
-        if stats.counts.shape != counts.shape:
-            raise ValueError(f"counts has shape {counts.shape}, expected {stats.counts.shape}.")
         stats.counts = counts.copy()
         return stats
+
+    def bytes_needed(self) -> int:
+        """Bytes of the counts and the tables a prediction derives from them (the layout's
+        estimate, as the constructor checks it against ``max_memory``)."""
+        return layout_bytes(self.n_values, self.parents, self.n_parents, self.n_classes)
 
     def check(self, n_classes: int, n_features: int) -> None:
         if self.n_values.shape != (n_features,) or self.counts.shape[1] != n_classes:
