@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from .. import _threads
-from . import _kernels
+from . import _scoring_kernels
 from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import mutual_information
 from .memory import DEFAULT_MAX_MEMORY, a2de_block_rows
@@ -117,7 +117,7 @@ class _Averaged(SemiNaiveClassifier):
             threads, parts = scoring_blocks(n, d * d * K)  # each super-parent with each child
 
             def aode(start: int, stop: int) -> int:
-                return _kernels.aode_scores(
+                return _scoring_kernels.aode_scores(
                     X, offsets, stats.n_values, base, log_single, forward, backward, freq,
                     float(self.min_count), parent_weight, critical, pair_freq, out, start, stop,
                 )  # fmt: skip
@@ -143,7 +143,7 @@ class _Averaged(SemiNaiveClassifier):
         )
 
         def a2de(start: int, stop: int) -> None:
-            _kernels.a2de_scores(
+            _scoring_kernels.a2de_scores(
                 columns, offsets, stats.n_values, base, pair_index, triple_base, triple_list,
                 log_single, forward, backward, joint, first, middle, last, freq, pair_freq,
                 float(self.min_count), critical, out, block_rows, start, stop,

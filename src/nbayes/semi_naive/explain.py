@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..families._group import format_table
-from . import _kernels
+from . import _scoring_kernels
 
 
 @dataclass
@@ -142,7 +142,7 @@ def averaged_lines(
     if model.subsumption is not None and observed:  # drop the generalisations, as prediction
         attr = np.array(observed, dtype=np.int64)
         keep = np.ones(len(observed), dtype=bool)
-        _kernels._subsume(
+        _scoring_kernels._subsume(
             attr, codes[attr].astype(np.int64), len(observed), offsets, v, base, freq,
             pair_freq, float(model.subsumption), keep,
         )  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import _threads
-from . import _kernels
+from . import _scoring_kernels
 from .classifier import SemiNaiveClassifier, scoring_blocks
 from .information import conditional_mutual_information
 from .memory import DEFAULT_MAX_MEMORY
@@ -63,7 +63,7 @@ class HNB(SemiNaiveClassifier):
         threads, parts = scoring_blocks(n, d * d * out.shape[1])  # each child with each parent
 
         def hnb(start: int, stop: int) -> int:
-            return _kernels.hnb_scores(
+            return _scoring_kernels.hnb_scores(
                 X, offsets, stats.n_values, base, log_single, forward, backward, cmi, out, start,
                 stop,
             )  # fmt: skip

@@ -33,7 +33,7 @@ import numpy as np
 from .. import _threads
 from .._base import NaiveBayesClassifier
 from .._state import nest, section
-from . import _kernels
+from . import _scoring_kernels
 from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
 from .information import conditional_mutual_information, mutual_information
 from .memory import DEFAULT_MAX_MEMORY
@@ -124,7 +124,7 @@ class _Network(SemiNaiveClassifier):
         threads, parts = scoring_blocks(n, d * (out.shape[1] + levels))
 
         def score(start: int, stop: int) -> int:
-            return _kernels.network_scores(
+            return _scoring_kernels.network_scores(
                 X, counts.n_values, counts.parents, depth, counts.level_base, counts.config_base,
                 config_count, log_table, float(self.min_count), out, start, stop,
             )  # fmt: skip

@@ -10,7 +10,8 @@ together: for each row, its own weight is taken out of every count it touched an
     log-loss:  −log P̂(y | x),      error:  [argmax_c P̂(c | x) ≠ y],
     rmse:      Σ_c (P̂(c | x) − [c = y])²   (the root of the mean is reported)
 
-are added up for every (s, k') (:func:`nbayes.semi_naive._kernels.leave_one_out_losses`). The
+are added up for every (s, k')
+(:func:`nbayes.semi_naive._scoring_kernels.leave_one_out_losses`). The
 model with the smallest total is kept (ties: fewer attributes, then fewer parents). Three passes;
 ``merge`` refuses, since the selection depends on all rows' leave-one-out predictions.
 """
@@ -23,7 +24,7 @@ import numpy as np
 
 from .. import _threads
 from .._base import NaiveBayesClassifier
-from . import _kernels
+from . import _scoring_kernels
 from .classifier import SemiNaiveClassifier
 from .memory import DEFAULT_MAX_MEMORY
 from .network import KDB, StagedCounts
@@ -134,7 +135,7 @@ class SelectiveKDB(KDB):
         parts = [(a, min(n, a + LOSS_BLOCK_ROWS)) for a in range(0, n, LOSS_BLOCK_ROWS)]
 
         def block(start: int, stop: int) -> np.ndarray:
-            return _kernels.leave_one_out_losses(
+            return _scoring_kernels.leave_one_out_losses(
                 X, cls, weight, counts.n_values, counts.parents, counts.n_parents, order,
                 counts.level_base, counts.config_base, counts.counts, config_class, config_count,
                 self.class_count_, pseudo, float(self.min_count), k, start, stop,

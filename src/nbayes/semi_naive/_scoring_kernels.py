@@ -1,0 +1,456 @@
+"""Compiled loops (Numba) of the semi-naive models that score rows: AODE, A2DE, HNB and the
+networks' log-likelihoods, subsumption resolution, and selective k-DB's leave-one-out losses.
+
+The layouts of the tables they read, and the rule for missing and unseen codes, are those of
+:mod:`._kernels` (counting). Each kernel does one range ``start ≤ t < stop`` of rows and is
+serial: its callers share the ranges among threads (:mod:`nbayes._threads`), each output cell
+written by one range only, so the numbers are the same on any number of threads. Every kernel
+is cached once per install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import kernel
+from ._kernels import _log_ratio, _observed
+
+
+# --------------------------------------------------------------------------- scoring
+@kernel
+def _pair_term(a, b, attr, code, n_values, pair_base, forward, backward):  # pragma: no cover
+    """Row index into the table of log P(x_b | c, x_a) for observed positions a ≠ b."""
+    i = attr[a]
+    j = attr[b]
+    if i < j:
+        return pair_base[i, j] + code[a] * n_values[j] + code[b], True
+    return pair_base[j, i] + code[b] * n_values[i] + code[a], False
+
+
+@kernel
+def _pair_count(a, b, attr, code, n_values, pair_base, pair_freq):  # pragma: no cover
+    i = attr[a]
+    j = attr[b]
+    if i < j:
+        return pair_freq[pair_base[i, j] + code[a] * n_values[j] + code[b]]
+    return pair_freq[pair_base[j, i] + code[b] * n_values[i] + code[a]]
+
+
+@kernel
+def _subsume(
+    attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
+):  # pragma: no cover - compiled
+    """Lazy subsumption resolution (Zheng & Webb 2006), as Weka's AODEsr: x_a is dropped when
+    some other observed value x_b with N(x_b) > critical has N(x_a, x_b) = N(x_b) (every row
+    with x_b has x_a: x_a generalises x_b). Of two values that subsume each other, the one of
+    the lower attribute index is kept."""
+    general = np.full(m, -1, np.int64)
+    for a in range(m):
+        fa = freq[offsets[attr[a]] + code[a]]
+        for b in range(m):
+            if b == a or general[b] == a:
+                continue
+            fb = freq[offsets[attr[b]] + code[b]]
+            if fb > critical:
+                if fb == _pair_count(a, b, attr, code, n_values, pair_base, pair_freq):
+                    if fb == fa and a < b:
+                        continue
+                    general[a] = b
+                    break
+    for a in range(m):
+        keep[a] = general[a] == -1
+
+
+@kernel
+def _logsumexp_rows(score, n_rows, K, out_row, shift):  # pragma: no cover - compiled
+    for c in range(K):
+        top = -np.inf
+        for s in range(n_rows):
+            if score[s, c] > top:
+                top = score[s, c]
+        if top == -np.inf:
+            out_row[c] = -np.inf
+            continue
+        total = 0.0
+        for s in range(n_rows):
+            total += np.exp(score[s, c] - top)
+        out_row[c] = top + np.log(total) - shift
+
+
+@kernel
+def _aode_row(
+    attr, code, m, keep, offsets, n_values, pair_base, log_single, forward, backward,
+    freq, min_count, parent_weight, score, out_row,
+):  # pragma: no cover - compiled  # fmt: skip
+    """out_row[c] = log [ Σ_i w_i P(x_i | c) Π_{j≠i} P(x_j | c, x_i) / Σ_i w_i ] over the
+    eligible super-parents i; naive Bayes Σ_j log P(x_j | c) when there is none."""
+    K = out_row.shape[0]
+    n_par = 0
+    weight_total = 0.0
+    for a in range(m):
+        if not keep[a] or freq[offsets[attr[a]] + code[a]] < min_count:
+            continue
+        weight_total += parent_weight[attr[a]]
+    uniform = weight_total <= 0.0
+    for a in range(m):
+        if not keep[a] or freq[offsets[attr[a]] + code[a]] < min_count:
+            continue
+        w = 1.0 if uniform else parent_weight[attr[a]]
+        if w <= 0.0:
+            continue
+        log_w = np.log(w)
+        g = offsets[attr[a]] + code[a]
+        for c in range(K):
+            score[n_par, c] = log_w + log_single[g, c]
+        for b in range(m):
+            if b == a or not keep[b]:
+                continue
+            p, fwd = _pair_term(a, b, attr, code, n_values, pair_base, forward, backward)
+            if fwd:
+                for c in range(K):
+                    score[n_par, c] += forward[p, c]
+            else:
+                for c in range(K):
+                    score[n_par, c] += backward[p, c]
+        n_par += 1
+    if n_par == 0:
+        for c in range(K):
+            out_row[c] = 0.0
+        for a in range(m):
+            g = offsets[attr[a]] + code[a]
+            for c in range(K):
+                out_row[c] += log_single[g, c]
+        return
+    _logsumexp_rows(score, n_par, K, out_row, np.log(n_par if uniform else weight_total))
+
+
+@kernel
+def aode_scores(
+    X, offsets, n_values, pair_base, log_single, forward, backward, freq, min_count,
+    parent_weight, critical, pair_freq, out, start, stop,
+):  # pragma: no cover - compiled  # fmt: skip
+    """AODE (weighted, with subsumption resolution when ``critical`` ≥ 0) of the rows
+    start ≤ r < stop into out; returns the number of codes unseen in fitting among them."""
+    d = X.shape[1]
+    K = out.shape[1]
+    unseen = 0
+    attr = np.empty(d, np.int64)
+    code = np.empty(d, np.int64)
+    keep = np.ones(d, np.bool_)
+    score = np.empty((d, K))
+    for r in range(start, stop):
+        m, u = _observed(X, r, n_values, attr, code)
+        unseen += u
+        keep[:] = True
+        if critical >= 0:
+            _subsume(attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep)
+        _aode_row(
+            attr, code, m, keep, offsets, n_values, pair_base, log_single, forward, backward,
+            freq, min_count, parent_weight, score, out[r],
+        )  # fmt: skip
+    return unseen
+
+
+@kernel
+def _observed_column(C, r, attr, code):  # pragma: no cover - compiled
+    """The observed attributes of row r of codes by attribute (−1 missing) and their codes."""
+    m = 0
+    for j in range(C.shape[0]):
+        if C[j, r] >= 0:
+            attr[m] = j
+            code[m] = C[j, r]
+            m += 1
+    return m
+
+
+@kernel
+def a2de_scores(
+    C, offsets, n_values, pair_base, pair_index, triple_base, triple_list, log_single, forward,
+    backward, joint, first, middle, last, freq, pair_freq, min_count, critical, out, block_rows,
+    start, stop,
+):  # pragma: no cover - compiled  # fmt: skip
+    """A2DE of the rows start ≤ r < stop: out[r, c] = log [ (1/|S|) Σ_{(i,j) ∈ S} P(x_i, x_j | c)
+    Π_{l ∉ {i,j}} P(x_l | c, x_i, x_j) ], S the super-parent pairs with N(x_i, x_j) ≥ min_count;
+    AODE for the row when S is empty.
+
+    C holds the codes by attribute (−1: missing or unseen). Rows are scored in blocks of
+    ``block_rows``: for each triple (i, j, l) its three table blocks are read once for the whole
+    block of rows, and each row's term is added to the scores of its three super-parent pairs,
+    (i, j) with child l, (i, l) with child j and (j, l) with child i. A row's score does not
+    depend on the other rows of its block."""
+    d = C.shape[0]
+    K = out.shape[1]
+    P = max(pair_base.shape[0] * (pair_base.shape[0] - 1) // 2, 1)
+    parent_weight = np.ones(d)
+    for r0 in range(start, stop, block_rows):
+        B = min(stop, r0 + block_rows) - r0
+        score = np.zeros((P, B, K))
+        eligible = np.zeros((P, B), np.bool_)
+        kept = np.zeros((d, B), np.bool_)
+        attr = np.empty(d, np.int64)
+        code = np.empty(d, np.int64)
+        keep = np.ones(d, np.bool_)
+        row_score = np.empty((d, K))
+        for b in range(B):
+            m = _observed_column(C, r0 + b, attr, code)
+            keep[:] = True
+            if critical >= 0:
+                _subsume(
+                    attr, code, m, offsets, n_values, pair_base, freq, pair_freq, critical, keep
+                )
+            for a in range(m):
+                kept[attr[a], b] = keep[a]
+            for a in range(m):
+                if not keep[a]:
+                    continue
+                for e in range(a + 1, m):
+                    if not keep[e]:
+                        continue
+                    i = attr[a]
+                    j = attr[e]
+                    cell = pair_base[i, j] + code[a] * n_values[j] + code[e]
+                    if pair_freq[cell] >= min_count:
+                        p = pair_index[i, j]
+                        eligible[p, b] = True
+                        for c in range(K):
+                            score[p, b, c] = joint[cell, c]
+        for q in range(triple_list.shape[0]):
+            i = triple_list[q, 0]
+            j = triple_list[q, 1]
+            l_ = triple_list[q, 2]
+            base = triple_base[i, j, l_]
+            v_j = n_values[j]
+            v_l = n_values[l_]
+            p_ij = pair_index[i, j]
+            p_il = pair_index[i, l_]
+            p_jl = pair_index[j, l_]
+            for b in range(B):
+                if not (kept[i, b] and kept[j, b] and kept[l_, b]):
+                    continue
+                r = r0 + b
+                cell = base + (C[i, r] * v_j + C[j, r]) * v_l + C[l_, r]
+                if eligible[p_ij, b]:
+                    for c in range(K):
+                        score[p_ij, b, c] += last[cell, c]
+                if eligible[p_il, b]:
+                    for c in range(K):
+                        score[p_il, b, c] += middle[cell, c]
+                if eligible[p_jl, b]:
+                    for c in range(K):
+                        score[p_jl, b, c] += first[cell, c]
+        for b in range(B):
+            r = r0 + b
+            n_par = 0
+            for p in range(P):
+                if eligible[p, b]:
+                    n_par += 1
+            if n_par == 0:
+                m = _observed_column(C, r, attr, code)
+                for a in range(m):
+                    keep[a] = kept[attr[a], b]
+                _aode_row(
+                    attr, code, m, keep, offsets, n_values, pair_base, log_single, forward,
+                    backward, freq, min_count, parent_weight, row_score, out[r],
+                )  # fmt: skip
+                continue
+            for c in range(K):
+                top = -np.inf
+                for p in range(P):
+                    if eligible[p, b] and score[p, b, c] > top:
+                        top = score[p, b, c]
+                if top == -np.inf:
+                    out[r, c] = -np.inf
+                    continue
+                total = 0.0
+                for p in range(P):
+                    if eligible[p, b]:
+                        total += np.exp(score[p, b, c] - top)
+                out[r, c] = top + np.log(total) - np.log(n_par)
+
+
+@kernel
+def hnb_scores(
+    X, offsets, n_values, pair_base, log_single, forward, backward, cmi, out, start, stop
+):  # pragma: no cover - compiled
+    """Hidden naive Bayes (Zhang, Jiang & Su 2005) of the rows start ≤ r < stop:
+
+        out[r, c] = Σ_j log Σ_{i≠j} W_ij P(x_j | c, x_i),
+        W_ij = I(X_i; X_j | C) / Σ_{i'≠j} I(X_i'; X_j | C)
+
+    over the observed i, j; where every weight of j is 0, log P(x_j | c) instead. Returns the
+    number of codes unseen in fitting among those rows."""
+    d = X.shape[1]
+    K = out.shape[1]
+    unseen = 0
+    attr = np.empty(d, np.int64)
+    code = np.empty(d, np.int64)
+    mix = np.empty(K)
+    for r in range(start, stop):
+        m, u = _observed(X, r, n_values, attr, code)
+        unseen += u
+        for c in range(K):
+            out[r, c] = 0.0
+        for b in range(m):
+            j = attr[b]
+            total = 0.0
+            mix[:] = 0.0
+            for a in range(m):
+                if a == b:
+                    continue
+                w = cmi[attr[a], j]
+                if w <= 0.0:
+                    continue
+                total += w
+                p, fwd = _pair_term(a, b, attr, code, n_values, pair_base, forward, backward)
+                for c in range(K):
+                    mix[c] += w * np.exp(forward[p, c] if fwd else backward[p, c])
+            g = offsets[j] + code[b]
+            for c in range(K):
+                if total > 0.0:
+                    out[r, c] += np.log(mix[c] / total) if mix[c] > 0.0 else -np.inf
+                else:
+                    out[r, c] += log_single[g, c]
+    return unseen
+
+
+@kernel
+def _network_cell(
+    X, r, j, x, n_values, parents, depth, level_base, config_base, config_count, min_count
+):  # pragma: no cover - compiled
+    """The deepest level L ≤ depth whose L parents are observed (and seen in fitting) and whose
+    configuration was seen at least min_count times; returns that level's cell of (u, x_j)."""
+    cell = level_base[j, 0] + x
+    config = 0
+    for L in range(1, depth + 1):
+        p = parents[j, L - 1]
+        pv = X[r, p]
+        if pv != pv or pv < 0:
+            break
+        pc = np.int64(pv)
+        if pc >= n_values[p]:
+            break
+        config = config * n_values[p] + pc
+        if config_count[config_base[j, L] + config] < min_count:
+            break
+        cell = level_base[j, L] + config * n_values[j] + x
+    return cell
+
+
+@kernel
+def network_scores(
+    X, n_values, parents, depth, level_base, config_base, config_count, log_table, min_count,
+    out, start, stop,
+):  # pragma: no cover - compiled  # fmt: skip
+    """out[r, c] = Σ_j log P(x_j | c, x_π(j)) for the rows start ≤ r < stop, over the observed
+    attributes with depth[j] ≥ 0 (depth[j] < 0: attribute left out), each at the level
+    :func:`_network_cell` picks. Returns the number of codes unseen in fitting among those rows."""
+    d = X.shape[1]
+    K = out.shape[1]
+    attr = np.empty(d, np.int64)
+    code = np.empty(d, np.int64)
+    unseen = 0
+    for r in range(start, stop):
+        m, u = _observed(X, r, n_values, attr, code)
+        unseen += u
+        for c in range(K):
+            out[r, c] = 0.0
+        for b in range(m):
+            j = attr[b]
+            if depth[j] < 0:
+                continue
+            cell = _network_cell(
+                X, r, j, code[b], n_values, parents, depth[j], level_base, config_base,
+                config_count, min_count,
+            )  # fmt: skip
+            for c in range(K):
+                out[r, c] += log_table[cell, c]
+    return unseen
+
+
+@kernel
+def leave_one_out_losses(
+    X, cls, weight, n_values, parents, n_parents, order, level_base, config_base, counts,
+    config_class, config_count, class_count, pseudo, min_count, k, start, stop,
+):  # pragma: no cover - compiled  # fmt: skip
+    """Leave-one-out losses of the nested k-DB models (selective k-DB, Martínez et al. 2016).
+
+    For each training row start ≤ r < stop (its own weight w taken out of every count it
+    touched) and each model (s, k'), k' ≤ k — the first s attributes of ``order``, each with at
+    most k' parents — the posterior P(c | x) ∝ P(c) Π_j P(x_j | c, u_j) is formed, and the
+    returned array (d + 1, k + 1, 3), zero at first, gets, row after row,
+    out[s, k', 0] += w · (−log P(y | x)), out[s, k', 1] += w · [argmax_c P(c | x) ≠ y],
+    out[s, k', 2] += w · Σ_c (P(c | x) − [c = y])².
+    P(c) is the Laplace estimate (N_c − w[c = y] + 1) / (N − w + K); P(x_j | c, u_j) is the
+    model's estimate with the row's counts taken out, at the level the row reaches
+    (the network scoring rule, with config counts less w).
+    """
+    d = X.shape[1]
+    K = counts.shape[1]
+    partial = np.zeros((d + 1, k + 1, 3))
+    total_weight = 0.0
+    for c in range(K):
+        total_weight += class_count[c]
+    jll = np.empty((k + 1, K))
+    post = np.empty(K)
+    cells = np.empty(k + 1, np.int64)
+    configs = np.empty(k + 1, np.int64)
+    for r in range(start, stop):
+        y = cls[r]
+        w = weight[r]
+        for c in range(K):
+            own = w if c == y else 0.0
+            prior = np.log((class_count[c] - own + 1.0) / (total_weight - w + K))
+            for kk in range(k + 1):
+                jll[kk, c] = prior
+        for s in range(d + 1):
+            if s > 0:
+                j = order[s - 1]
+                v = X[r, j]
+                if v == v and v >= 0:
+                    x = np.int64(v)
+                    vj = n_values[j]
+                    cells[0] = level_base[j, 0] + x
+                    configs[0] = config_base[j, 0]
+                    config = 0
+                    reached = 0
+                    for L in range(1, n_parents[j] + 1):
+                        p = parents[j, L - 1]
+                        pv = X[r, p]
+                        if pv != pv or pv < 0:
+                            break
+                        config = config * n_values[p] + np.int64(pv)
+                        if config_count[config_base[j, L] + config] - w < min_count:
+                            break
+                        reached = L
+                        cells[L] = level_base[j, L] + config * vj + x
+                        configs[L] = config_base[j, L] + config
+                    for kk in range(k + 1):
+                        L = min(kk, reached)
+                        for c in range(K):
+                            own = w if c == y else 0.0
+                            jll[kk, c] += _log_ratio(
+                                counts[cells[L], c] - own + pseudo[j],
+                                config_class[configs[L], c] - own + vj * pseudo[j],
+                                vj,
+                            )
+            for kk in range(k + 1):
+                top = -np.inf
+                best = 0
+                for c in range(K):
+                    if jll[kk, c] > top:
+                        top = jll[kk, c]
+                        best = c
+                norm = 0.0
+                for c in range(K):
+                    post[c] = np.exp(jll[kk, c] - top) if top > -np.inf else 1.0
+                    norm += post[c]
+                sq = 0.0
+                for c in range(K):
+                    post[c] /= norm
+                    diff = post[c] - (1.0 if c == y else 0.0)
+                    sq += diff * diff
+                py = post[y]
+                partial[s, kk, 0] += w * (-np.log(py) if py > 0.0 else 745.0)
+                partial[s, kk, 1] += w * (1.0 if best != y else 0.0)
+                partial[s, kk, 2] += w * sq
+    return partial
