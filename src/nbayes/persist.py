@@ -59,7 +59,7 @@ from safetensors.numpy import save as save_arrays
 from ._atomic import destination, kind_of, replacing
 from ._catalog import MODELS
 from ._locks import model_lock
-from .exceptions import ModelFileError
+from .exceptions import ModelFileError, os_reason
 
 MAGIC = b"NBAYES\x00\x01"
 FORMAT_VERSION = 1
@@ -376,7 +376,7 @@ def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> Any:
     try:
         fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
+        raise ModelFileError(f"cannot read model file {path}: {os_reason(exc)}") from exc
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -399,7 +399,7 @@ def load(path: str | os.PathLike, *, max_bytes: int | None = None) -> Any:
             chunks.append(chunk)
             remaining -= len(chunk)
     except OSError as exc:
-        raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
+        raise ModelFileError(f"cannot read model file {path}: {os_reason(exc)}") from exc
     finally:
         os.close(fd)
     payload = b"".join(chunks)
