@@ -98,11 +98,12 @@ def destination(path: Path, what: str = "a file", *, special: bool = False) -> P
     except FileNotFoundError:
         return path
     if stat.S_ISLNK(info.st_mode):
-        path = Path(os.path.realpath(path))
         try:
-            info = os.stat(path)
+            info = os.stat(path)  # what the link leads to (/dev/stdout: a pipe, say)
         except FileNotFoundError:
-            return path  # a link to a file not created yet: create it
+            return Path(os.path.realpath(path))  # a link to a file not created yet: create it
+        if stat.S_ISREG(info.st_mode):
+            return Path(os.path.realpath(path))
     if stat.S_ISREG(info.st_mode):
         return path
     if special and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):

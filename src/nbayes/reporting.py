@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ._atomic import replacing
 from .html import STYLE, explanation_html, feature_html, table
 
 PAGE_STYLE = (
@@ -341,7 +342,10 @@ def report(
     parts.append("</div></body></html>\n")
     page = "".join(parts)
     if path is not None:
-        Path(path).write_text(page, encoding="utf-8")
+        with replacing(
+            path, text=True, what="a report", special=True
+        ) as handle:  # whole or not at all
+            handle.write(page)
     return page
 
 
