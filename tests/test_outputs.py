@@ -182,9 +182,7 @@ def test_replacing_keeps_the_old_file_on_any_exception(tmp_path: Path):
     assert files_in(tmp_path) == ["file.txt"]
 
 
-def test_an_output_in_a_missing_folder_is_named_in_plain_words(
-    tmp_path: Path, model: Path, capsys
-):
+def test_an_output_in_a_missing_folder_is_named_in_plain_words(tmp_path: Path, model: Path, capsys):
     data = tmp_path / "new.csv"
     rows(20, seed=2).drop("y").write_csv(data)
     out = tmp_path / "nowhere" / "p.csv"
