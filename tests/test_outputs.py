@@ -189,3 +189,50 @@ def test_an_output_in_a_missing_folder_is_named_in_plain_words(tmp_path: Path, m
     code, _, err = run(["predict", model, data, "-o", out], capsys)
     assert code == 1
     assert err.strip() == f"nbayes: error: cannot write {str(out)!r}: no such folder"
+
+
+def test_predictions_killed_midway_leave_the_old_file(tmp_path: Path, model: Path):
+    """kill -9 after the first chunk's rows were written: before, they were the whole file."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "new.csv"
+    rows(150_000, seed=1).drop("y").write_csv(data)
+    out = tmp_path / "out" / "predictions.csv"
+    out.parent.mkdir()
+    out.write_text(OLD)
+    code = f"""
+import os, signal
+import polars as pl
+from nbayes.cli import main
+original = pl.DataFrame.write_csv
+calls = []
+def write_then_die(self, *args, **options):
+    if calls:
+        os.kill(os.getpid(), signal.SIGKILL)
+    calls.append(1)
+    return original(self, *args, **options)
+pl.DataFrame.write_csv = write_then_die
+main(["predict", {str(model)!r}, {str(data)!r}, "--chunk-mb", "1", "-o", {str(out)!r}])
+"""
+    source = str(Path(nbayes.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": source}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=600)
+    assert result.returncode == -9, result.stderr
+    assert out.read_text() == OLD
+    leftovers = [name for name in files_in(out.parent) if name != out.name]
+    # an unnamed temporary (O_TMPFILE) vanishes with the process; a named one cannot be removed
+    # by a killed process, so it is at least hidden and marked as such
+    assert all(name.startswith(".predictions.csv.") and name.endswith(".tmp") for name in leftovers)
+    if unnamed_files_work(out.parent):
+        assert leftovers == []
+
+
+def unnamed_files_work(folder: Path) -> bool:
+    """Whether this file system makes unnamed temporary files (O_TMPFILE)."""
+    try:
+        fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
+    except (AttributeError, OSError):
+        return False
+    os.close(fd)
+    return True
