@@ -189,6 +189,13 @@ def test_an_output_in_a_missing_folder_is_named_in_plain_words(tmp_path: Path, m
     code, _, err = run(["predict", model, data, "-o", out], capsys)
     assert code == 1
     assert err.strip() == f"nbayes: error: cannot write {str(out)!r}: no such folder"
+    written = f"{tmp_path}/./nowhere/m.nbm"  # a model file's path, as Path() spells it
+    code, _, err = run(["fit", data.with_name("train.csv"), "--target", "y", "-o", written], capsys)
+    assert code == 1
+    assert (
+        err.strip()
+        == f"nbayes: error: cannot write {str(out.with_name('m.nbm'))!r}: no such folder"
+    )
 
 
 def test_predictions_killed_midway_leave_the_old_file(tmp_path: Path, model: Path):

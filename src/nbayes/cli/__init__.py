@@ -137,7 +137,7 @@ def os_error_words(error: OSError, outputs: Sequence[str] = ()) -> str:
     if error.filename is None or not isinstance(error.filename, (str, bytes, os.PathLike)):
         return os_reason(error)
     name = os.fsdecode(error.filename)
-    writing = name in outputs
+    writing = os.path.normpath(name) in {os.path.normpath(path) for path in outputs}
     reason = "no such folder" if writing and error.errno == errno.ENOENT else os_reason(error)
     return f"cannot {'write' if writing else 'read'} {name!r}: {reason}"
 
