@@ -115,7 +115,7 @@ def destination(path: Path, what: str = "a file", *, special: bool = False) -> P
 
 
 def kind_of(mode: int) -> str:
-    """What a file of ``st_mode`` ``mode`` is, in words (\"a folder\", \"a FIFO (named pipe)\")."""
+    """What a file of ``st_mode`` ``mode`` is, in words: "a folder", "a FIFO (named pipe)", …"""
     for test, name in (
         (stat.S_ISDIR, "a folder"),
         (stat.S_ISCHR, "a character device"),
