@@ -60,7 +60,18 @@ def test_help_without_family_options_imports_no_heavy_library(argv):
     assert loaded_after(statements) == []
 
 
-@pytest.mark.parametrize("argv", [["fit"], ["fit", "data.csv"], ["cv", "data.csv", "--k", "x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fit"],
+        ["fit", "data.csv"],
+        ["cv", "data.csv", "--k", "x"],
+        # "did you mean …?" for a misspelt option, command or choice (issue 36)
+        ["fit", "data.csv", "--taget", "y"],
+        ["fti", "data.csv"],
+        ["cv", "data.csv", "--model", "aode2"],
+    ],
+)
 def test_a_usage_error_of_a_command_with_family_options_imports_no_heavy_library(argv):
     # the usage line shows --continuous FAMILY and --family COL=FAMILY, not the registry's names
     statements = f"try:\n    main({argv!r})\nexcept SystemExit as stop:\n    assert stop.code == 2"

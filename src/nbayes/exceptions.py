@@ -6,6 +6,7 @@ against ``sklearn.exceptions`` keeps working without importing scikit-learn here
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -25,6 +26,31 @@ def caller_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+#: OSError numbers in plain words (what is wrong with the path).
+OS_REASONS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "it is a folder",
+    errno.ENOTDIR: "a part of its path is not a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ELOOP: "too many levels of symbolic links",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EIO: "an input/output error",
+}
+
+
+def os_reason(error: OSError) -> str:
+    """What is wrong, in plain words, for an OSError (``no such file``, ``permission denied``),
+    without Python's ``[Errno 2]``."""
+    reason = OS_REASONS.get(error.errno) if error.errno is not None else None
+    if reason is None and error.strerror:
+        reason = error.strerror[:1].lower() + error.strerror[1:]
+    return " ".join((reason or str(error)).split())
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -70,3 +96,8 @@ def sklearn_compatible(ours: type) -> type:
         )
         _COMBINED[(ours, theirs)] = combined
     return combined
+
+
+class MissingDependencyError(ImportError):
+    """An optional dependency that a feature needs is not installed; the message names the
+    command that installs it (``pip install 'nbayes[plot]'``)."""

@@ -48,14 +48,12 @@ file gets those of the umask.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import math
 import os
 import stat
 import struct
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +62,10 @@ from safetensors import SafetensorError
 from safetensors.numpy import load as load_arrays
 from safetensors.numpy import save as save_arrays
 
+from ._atomic import destination, kind_of, replacing
 from ._catalog import MODELS
 from ._locks import model_lock
-from .exceptions import ModelFileError
+from .exceptions import ModelFileError, os_reason
 from .semi_naive.memory import DEFAULT_MAX_MEMORY, format_bytes, parse_memory
 
 MAGIC = b"NBAYES\x00\x01"
@@ -158,122 +157,11 @@ def save(model: Any, path: str | os.PathLike) -> Path:
     target). Only a new path, a regular file or a link to one is written; see the module
     docstring for what is guaranteed."""
     payload = dumps(model)
-    target = _destination(Path(path))
-    _write_replacing(target, payload)
+    target = destination(Path(path), "a model")
+    assert target is not None  # only a device or a pipe gives None, and only when asked to
+    with replacing(target, what="a model") as handle:
+        handle.write(payload)
     return target
-
-
-def _destination(path: Path) -> Path:
-    """The file to write for ``path``: itself, or a symbolic link's target; refuse anything that
-    is not a regular file (a device such as /dev/null, a FIFO, a folder, a socket)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return path
-    if stat.S_ISLNK(info.st_mode):
-        path = Path(os.path.realpath(path))
-        try:
-            info = os.stat(path)
-        except FileNotFoundError:
-            return path  # a link to a file not created yet: create it
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(
-            f"{path} is {_kind(info.st_mode)}, not a regular file: a model is written only to a "
-            "new path or over a regular file."
-        )
-    return path
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
-def _write_replacing(target: Path, payload: bytes) -> None:
-    """Write ``payload`` to a temporary file beside ``target``, flush it, give it the mode of
-    the file it replaces, and rename it over ``target``; on any failure no temporary remains."""
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        previous: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        previous = None
-    fd, named = _temporary(folder, target.name)
-    placed: Path | None = named
-    try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-        if previous is not None:
-            os.fchmod(fd, stat.S_IMODE(previous.st_mode))
-            if (previous.st_uid, previous.st_gid) != _owner(fd):
-                try:
-                    os.fchown(fd, previous.st_uid, previous.st_gid)
-                except OSError:
-                    pass  # not allowed to give the file away: it stays ours
-        os.fsync(fd)
-        if placed is None:  # an unnamed file: give it a name now that its bytes are on disk
-            placed = folder / f".{target.name}.{uuid.uuid4().hex}.tmp"
-            _link_unnamed(fd, placed)
-        os.replace(placed, target)
-        placed = None
-        _sync_folder(folder)
-    finally:
-        os.close(fd)
-        if placed is not None:
-            placed.unlink(missing_ok=True)
-
-
-def _link_unnamed(fd: int, path: Path) -> None:
-    """Give the unnamed (O_TMPFILE) file ``fd`` the name ``path``. Python calls linkat(2) with
-    AT_SYMLINK_FOLLOW, which resolves /proc/self/fd/N to the open file, only when given a
-    folder descriptor."""
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.link(f"/proc/self/fd/{fd}", path.name, dst_dir_fd=folder, follow_symlinks=True)
-    finally:
-        os.close(folder)
-
-
-def _owner(fd: int) -> tuple[int, int]:
-    info = os.fstat(fd)
-    return info.st_uid, info.st_gid
-
-
-def _temporary(folder: Path, name: str) -> tuple[int, Path | None]:
-    """An open temporary file in ``folder`` (created with mode 0666 less the umask): unnamed
-    (O_TMPFILE: a save killed mid-write leaves nothing behind) where possible, else named."""
-    unnamed = getattr(os, "O_TMPFILE", 0)
-    if unnamed and os.path.isdir("/proc/self/fd"):
-        try:
-            return os.open(folder, unnamed | os.O_WRONLY | os.O_CLOEXEC, 0o666), None
-        except OSError as exc:
-            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
-                raise
-    path = folder / f".{name}.{uuid.uuid4().hex}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o666), path
-
-
-def _sync_folder(folder: Path) -> None:
-    """Flush the rename itself to disk (where a folder can be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # ---------------------------------------------------------------------- strict JSON
@@ -560,12 +448,12 @@ def load(
     try:
         fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
+        raise ModelFileError(f"cannot read model file {path}: {os_reason(exc)}") from exc
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ModelFileError(
-                f"{path} is {_kind(info.st_mode)}, not a model file; it was not read."
+                f"{path} is {kind_of(info.st_mode)}, not a model file; it was not read."
             )
         head = os.read(fd, len(MAGIC))
         if head != MAGIC:
@@ -583,7 +471,7 @@ def load(
             chunks.append(chunk)
             remaining -= len(chunk)
     except OSError as exc:
-        raise ModelFileError(f"cannot read model file {path}: {exc.strerror}") from exc
+        raise ModelFileError(f"cannot read model file {path}: {os_reason(exc)}") from exc
     finally:
         os.close(fd)
     payload = b"".join(chunks)

@@ -13,6 +13,7 @@ cross-validate on with ``cv=k``):
 
 Self-contained: no scripts at all, no network, no external fonts (the figures are inline SVG with
 text drawn as paths), so the file can be mailed, archived or opened offline.
+Without matplotlib the page is written with every table and no figure (a warning says so).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ._atomic import replacing
+from .exceptions import caller_stacklevel
 from .html import STYLE, feature_html, table
 
 PAGE_STYLE = (
@@ -38,6 +41,31 @@ PAGE_STYLE = (
     ".note{color:#555;font-size:0.9em}"
     "</style>"
 )
+
+
+#: Said (in the page, where the figures would be) when matplotlib is not installed.
+NO_FIGURES = (
+    "<p class='note no-figures'>No figures: matplotlib is not installed "
+    "(pip install 'nbayes[plot]' adds them).</p>"
+)
+
+
+def _can_draw() -> bool:
+    """Whether matplotlib can draw the figures; without it the report is written with every
+    table but no figure, and one warning says so."""
+    from .plot._common import pyplot
+
+    try:
+        pyplot()
+    except ImportError:
+        warnings.warn(
+            "matplotlib is not installed: the report has no figures "
+            "(pip install 'nbayes[plot]' adds them).",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
+        return False
+    return True
 
 
 def svg(figure: Any, name: str) -> str:
@@ -186,10 +214,13 @@ def report(
     ``model``, or, with ``cv=k``, the rows to cross-validate a fresh copy of ``model`` on with k
     stratified folds (the page then describes ``model`` fitted on all of them). Without data the
     page describes the model alone. ``explain_rows`` rows are explained term by term;
-    influence is measured on ``influence_rows`` rows at most.
+    influence is measured on ``influence_rows`` rows at most. Without matplotlib (the ``plot``
+    extra) the page has every table but no figure, and one UserWarning says so. The file at
+    ``path`` is replaced only once the whole page is written.
     """
     from ._version import __version__
     from .evaluation import Accumulator
+    from .model import NaiveBayes
     from .plot import (
         ConfusionMatrixDisplay,
         ExplanationDisplay,
@@ -198,10 +229,7 @@ def report(
         ReliabilityDisplay,
         RocCurveDisplay,
     )
-    from .plot._common import class_positions, labelled, pyplot
-
-    pyplot()  # a clear message when matplotlib is absent
-    from .model import NaiveBayes
+    from .plot._common import class_positions, labelled
     from .semi_naive.table import SemiNaiveBayes
 
     is_table = isinstance(model, (NaiveBayes, SemiNaiveBayes))
@@ -212,6 +240,7 @@ def report(
     if not isinstance(explain_rows, int) or explain_rows < 0:
         raise ValueError(f"explain_rows must be an integer >= 0, got {explain_rows!r}.")
 
+    drawing = _can_draw()
     labels = None
     if X is not None:
         X, labels = labelled(X, y, target)
@@ -277,10 +306,13 @@ def report(
         accumulator.update(labels, predicted, proba)
         evaluation = accumulator.report()
         truth = class_positions(classes, labels)
-        reliability = ReliabilityDisplay.from_predictions(truth, proba, classes)
         parts.append("<h2 id='metrics'>Metrics</h2>")
         parts.append(_metrics_section(evaluation))
         parts.append("<h2 id='plots'>Plots</h2>")
+    if labels is not None and not drawing:
+        parts.append(NO_FIGURES)
+    if labels is not None and drawing:
+        reliability = ReliabilityDisplay.from_predictions(truth, proba, classes)
         confusion = ConfusionMatrixDisplay.from_predictions(labels, predicted, classes)
         parts.append(_figure(confusion.figure, "confusion", "confusion matrix"))
         roc = RocCurveDisplay.from_predictions(truth, proba, classes)
@@ -315,8 +347,12 @@ def report(
                 table(["feature", "family", "influence", "toward decision", "largest"], rows)
             )
         parts.append("<h2 id='conditionals'>Class-conditional distributions</h2>")
-        features = FeaturesDisplay.from_estimator(model)
-        parts.append(_figure(features.figure, "features", "P(x_j | c), one panel per feature"))
+        if drawing:
+            features = FeaturesDisplay.from_estimator(model)
+            caption = "P(x_j | c), one panel per feature"
+            parts.append(_figure(features.figure, "features", caption))
+        else:
+            parts.append(NO_FIGURES)
         tables = model.tables(grid=2)
         classes_list = list(model.classes_)
         families = model.families_
@@ -336,13 +372,18 @@ def report(
                     f"{escape(str(predicted[i]))} ({verdict})</h3>"
                 )
                 parts.append(explanation._repr_html_())
-                chart = ExplanationDisplay.from_explanation(explanation)
-                parts.append(_figure(chart.figure, f"explain-{i}", f"row {i:,}: contributions"))
+                if drawing:
+                    chart = ExplanationDisplay.from_explanation(explanation)
+                    caption = f"row {i:,}: contributions"
+                    parts.append(_figure(chart.figure, f"explain-{i}", caption))
 
     parts.append("</div></body></html>\n")
     page = "".join(parts)
     if path is not None:
-        Path(path).write_text(page, encoding="utf-8")
+        with replacing(
+            path, text=True, what="a report", special=True
+        ) as handle:  # whole or not at all
+            handle.write(page)
     return page
 
 

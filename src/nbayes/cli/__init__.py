@@ -10,19 +10,24 @@ results (``_output.py``).
 statistics, so memory is bounded by the chunk size, not the file size. A progress bar (rows,
 MB/s, ETA) goes to standard error when it is a terminal; results go to standard output or files.
 
-Exit codes: 0 success; 2 usage error; 1 data or model error, reported on one line that names the
-file, line and column. ``--debug`` shows the traceback instead.
+Exit codes: 0 success; 2 usage error (with "did you mean …?" for a misspelt command, option or
+choice); 1 data or model error, reported on one line that names the file, line and column, a
+file that cannot be read or written (``cannot read 'x.csv': no such file``), or a missing
+optional dependency (the line names the ``pip install`` that adds it). ``--debug`` shows the
+traceback instead. Every file written (``-o``, ``--oof``) is replaced only once it is complete.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import re
 import sys
 import warnings
+from collections.abc import Sequence
 
-from ..exceptions import ModelFileError
+from ..exceptions import MissingDependencyError, ModelFileError, os_reason
 from ._args import UsageError
 from ._parser import COMMANDS, build_parser
 
@@ -83,12 +88,61 @@ def _run(parser, args) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except ImportError as error:
+        hint = _missing_dependency(error)
+        if args.debug or hint is None:
+            raise
+        print(f"nbayes: error: {hint}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError, OSError, KeyError, ModelFileError) as error:
         if args.debug:
             raise
-        message = " ".join(str(error).split())
+        if isinstance(error, OSError):
+            message = os_error_words(error, _outputs(args))
+        else:
+            message = " ".join(str(error).split())
         print(f"nbayes: error: {message}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("nbayes: interrupted", file=sys.stderr)
         return 130
+
+
+#: Optional dependencies (top-level module → the command that installs it), for an import of
+#: one that fails where nbayes did not catch it itself.
+OPTIONAL = {
+    "matplotlib": "pip install 'nbayes[plot]'",
+    "dask": "pip install 'nbayes[dask]'",
+    "distributed": "pip install 'nbayes[dask]'",
+    "pyarrow": "pip install pyarrow",
+    "pandas": "pip install pandas",
+    "sklearn": "pip install scikit-learn",
+}
+
+
+def _missing_dependency(error: ImportError) -> str | None:
+    """One line saying what to install, for a missing optional dependency; None for any other
+    import error (a bug, shown as a traceback)."""
+    if isinstance(error, MissingDependencyError):
+        return " ".join(str(error).split())
+    module = (error.name or "").split(".")[0]
+    if isinstance(error, ModuleNotFoundError) and module in OPTIONAL:
+        return f"this needs {module}, which is not installed: {OPTIONAL[module]}"
+    return None
+
+
+def os_error_words(error: OSError, outputs: Sequence[str] = ()) -> str:
+    """``cannot read 'x.csv': no such file`` (or ``cannot write …`` for a path in ``outputs``)
+    for an OSError that names its file; what is wrong, in words, for one that names none."""
+    if error.filename is None or not isinstance(error.filename, (str, bytes, os.PathLike)):
+        return os_reason(error)
+    name = os.fsdecode(error.filename)
+    writing = os.path.normpath(name) in {os.path.normpath(path) for path in outputs}
+    reason = "no such folder" if writing and error.errno == errno.ENOENT else os_reason(error)
+    return f"cannot {'write' if writing else 'read'} {name!r}: {reason}"
+
+
+def _outputs(args) -> list[str]:
+    """The files a command writes (their OSErrors are about writing)."""
+    paths = (getattr(args, "output", None), getattr(args, "oof", None))
+    return [str(path) for path in paths if path]

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+import difflib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 
 class UsageError(Exception):
     """A command-line mistake detected after argument parsing (exit code 2)."""
+
+
+def did_you_mean(given: str, choices: Iterable[str]) -> str:
+    """``did you mean 'x'?`` for the choice closest to ``given`` (by
+    :func:`difflib.get_close_matches`), or ``""`` when none is close."""
+    close = difflib.get_close_matches(given, [str(c) for c in choices], n=1)
+    return f"did you mean {close[0]!r}?" if close else ""
 
 
 def family_names() -> tuple[str, ...]:
@@ -82,6 +91,30 @@ def column_family(text: str) -> tuple[str, str]:
     if not sep or not name or not family:
         raise argparse.ArgumentTypeError(f"expected COLUMN=FAMILY, got {text!r}")
     return name, family
+
+
+class FamilyOption(argparse.Action):
+    """``--family COL=FAMILY`` (repeatable): each (column, family) appended, the family checked
+    against the registry when the option is parsed (as argparse checks ``--continuous``), so a
+    misspelt one is a usage error that suggests the closest name."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        column, family = values
+        names = family_names()
+        if family not in names:
+            hint = did_you_mean(family, names)
+            raise argparse.ArgumentError(
+                self,
+                f"unknown family {family!r} for column {column!r}"
+                f"{'; ' + hint if hint else ''} (choose from {', '.join(map(repr, names))})",
+            )
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
 
 
 def positive_int(text: str) -> int:
@@ -220,7 +253,7 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("the model")
     family = group.add_argument(
         "--family",
-        action="append",
+        action=FamilyOption,
         type=column_family,
         default=[],
         metavar="COL=FAMILY",

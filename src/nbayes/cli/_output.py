@@ -1,4 +1,9 @@
-"""Writing a command's table of results: CSV on stdout, or a .csv, .tsv or .parquet file."""
+"""Writing a command's table of results: CSV on stdout, or a .csv, .tsv or .parquet file.
+
+A file is written whole or not at all (:func:`nbayes._atomic.replacing`): the rows go to a
+temporary file beside it, renamed over it once the last row is written, so a bad row late in
+the input, an interrupted run or a full disk leaves the previous file as it was.
+"""
 
 from __future__ import annotations
 
@@ -6,57 +11,75 @@ import errno
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO, Any
 
 import polars as pl
 
-from ._args import UsageError
+from .._atomic import replacing
+from ..exceptions import MissingDependencyError
+
+#: What ``nbayes`` writes; named in the error for an output path that is a folder.
+_WHAT = "an output file"
 
 
 def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: str) -> None:
     """Write ``frames`` one after the other (a streamed table) to ``out`` or to stdout.
 
     ``empty_header`` is the header line written when there are no frames at all. A reader of
-    stdout that went away (``| head``) surfaces as BrokenPipeError, whoever noticed it."""
+    stdout that went away (``| head``) surfaces as BrokenPipeError, whoever noticed it. The
+    file ``out`` is replaced only once every frame is written."""
     if out and Path(out).suffix.lower() in (".parquet", ".pq"):
-        write_parquet(frames, out)
+        write_parquet(frames, out, empty_header)
         return
     separator = "\t" if out and Path(out).suffix.lower() in (".tsv", ".tab") else ","
-    handle = open(out, "w", newline="") if out else sys.stdout
+    if out:
+        with replacing(out, text=True, newline="", what=_WHAT, special=True) as handle:
+            _write_csv(frames, handle, separator, empty_header)
+        return
     try:
-        first = True
-        for frame in frames:
-            frame.write_csv(handle, separator=separator, include_header=first)
-            first = False
-        if first:
-            handle.write(empty_header + "\n")
-        handle.flush()
+        _write_csv(frames, sys.stdout, separator, empty_header)
     except (OSError, pl.exceptions.PolarsError) as error:
         if _broken_pipe(error):
             raise BrokenPipeError(errno.EPIPE, "the reader of the output went away") from error
         raise
-    finally:
-        if out:
-            handle.close()
+
+
+def _write_csv(
+    frames: Iterable[pl.DataFrame], handle: IO[Any], separator: str, empty_header: str
+) -> None:
+    first = True
+    for frame in frames:
+        frame.write_csv(handle, separator=separator, include_header=first)
+        first = False
+    if first:
+        handle.write(empty_header + "\n")
+    handle.flush()
 
 
 def _broken_pipe(error: BaseException) -> bool:
     return isinstance(error, BrokenPipeError) or "Broken pipe" in str(error)
 
 
-def write_parquet(frames: Iterable[pl.DataFrame], path: str) -> None:
+def write_parquet(frames: Iterable[pl.DataFrame], path: str, empty_header: str) -> None:
+    """Write ``frames`` to the Parquet file ``path`` (replaced only once all are written); no
+    frames at all give a table of no rows with the one column ``empty_header``."""
     try:
+        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
-        raise UsageError(
-            "writing Parquet needs pyarrow (pip install pyarrow); or write .csv"
+        raise MissingDependencyError(
+            "writing Parquet needs pyarrow: pip install pyarrow (or write .csv)"
         ) from exc
-    writer = None
-    try:
-        for frame in frames:
-            table = frame.to_arrow()
+    with replacing(path, what=_WHAT, special=True) as handle:
+        writer = None
+        try:
+            for frame in frames:
+                table = frame.to_arrow()
+                if writer is None:
+                    writer = pq.ParquetWriter(handle, table.schema)
+                writer.write_table(table)
             if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
-            writer.write_table(table)
-    finally:
-        if writer is not None:
-            writer.close()
+                pq.write_table(pa.table({empty_header: pa.array([], pa.string())}), handle)
+        finally:
+            if writer is not None:
+                writer.close()

@@ -1,16 +1,22 @@
 """The argument parser of every command (imports nothing heavy: ``nbayes --help`` is quick).
 
-``COMMANDS`` maps each command to the module that runs it (imported only when it runs).
+``COMMANDS`` maps each command to the module that runs it (imported only when it runs). A
+misspelt command, option or choice is refused with the closest name (``did you mean
+'--target'?``, :func:`~nbayes.cli._args.did_you_mean`).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
 
 from .. import __version__
 from ._args import (
     column_list,
     data_options,
+    did_you_mean,
     load_options,
     model_options,
     positive_int,
@@ -236,13 +242,89 @@ _SUBCOMMANDS = [
 ]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, which names the closest command, option or choice to a misspelt one
+    (``did you mean 'fit'?``). Its subcommands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: The parser of each command (set on the top-level parser by build_parser).
+        self.commands: dict[str, argparse.ArgumentParser] = {}
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> Any:
+        """Parse ``args`` (default ``sys.argv[1:]``); a misspelt long option is refused with
+        the closest one before argparse's own checks (which would report a missing argument
+        or the top-level usage instead)."""
+        argv = list(sys.argv[1:] if args is None else args)
+        self._check_options(argv)
+        return super().parse_args(argv, namespace)
+
+    def _check_options(self, argv: list[str]) -> None:
+        """Refuse (exit 2) the long options of ``argv`` that neither the top-level parser nor
+        the command's knows, when one has a close match (the others are left to argparse)."""
+        parser: argparse.ArgumentParser = self
+        problems: list[tuple[argparse.ArgumentParser, str]] = []
+        for token in argv:
+            if token == "--":
+                break
+            if not token.startswith("-") and parser is self:
+                if token not in self.commands:
+                    return  # argparse refuses the command itself, suggesting the closest
+                parser = self.commands[token]
+                continue
+            name = token.split("=", 1)[0]
+            if not token.startswith("--") or _knows(parser, name) or " " in name:
+                continue  # (argparse reads "--a b", with a space, as a value, not an option)
+            if parser is not self and _knows(self, name):
+                problems.append((parser, f"{name} goes before the command (nbayes {name} …)"))
+                continue
+            hint = closest_option(name, long_options(parser))
+            if hint:
+                problems.append((parser, f"unrecognized argument {name!r}: {hint}"))
+        if problems:
+            problems[0][0].error("; ".join(message for _, message in problems))
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's check of a value against ``choices``, with the closest choice added."""
+        try:
+            super()._check_value(action, value)  # type: ignore[misc]
+        except argparse.ArgumentError as error:
+            hint = did_you_mean(value, action.choices) if isinstance(value, str) else ""
+            if hint and action.choices is not None:
+                error.message = f"{error.message}; {hint}"
+            raise
+
+
+def closest_option(name: str, options: Sequence[str]) -> str:
+    """``did you mean '--target'?`` for the long option closest to ``name`` (compared without
+    the ``--`` they all share), or ``""``."""
+    hint = did_you_mean(name.lstrip("-"), [option[2:] for option in options])
+    return hint.replace("mean '", "mean '--", 1)
+
+
+def long_options(parser: argparse.ArgumentParser) -> list[str]:
+    """The long option strings of ``parser``."""
+    return [name for a in parser._actions for name in a.option_strings if name.startswith("--")]
+
+
+def _knows(parser: argparse.ArgumentParser, name: str) -> bool:
+    """Whether ``parser`` reads ``name``: one of its options, or an abbreviation of some."""
+    options = long_options(parser)
+    return name in options or (parser.allow_abbrev and any(o.startswith(name) for o in options))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The parser of the ``nbayes`` command and of each of its commands."""
+    parser = Parser(
         prog="nbayes", description="Naive Bayes classification: y = argmax_c P(c) ∏ P(x_j|c)."
     )
     parser.add_argument("--version", action="version", version=f"nbayes {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, short, description, arguments in _SUBCOMMANDS:
-        arguments(commands.add_parser(name, help=short, description=description))
+        command = commands.add_parser(name, help=short, description=description)
+        arguments(command)
+        parser.commands[name] = command
     return parser

@@ -19,6 +19,7 @@ from ..readers import DataError, read_all
 from ._args import UsageError, model_options
 from ._models import learner_for
 from ._output import write_frames
+from ._parser import closest_option, long_options
 from ._reading import open_reader, require_target
 
 #: Figures printed per fold, with their headings (the JSON output has them all).
@@ -116,7 +117,11 @@ def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
     except argparse.ArgumentError as error:
         raise UsageError(f"--compare {text!r}: {error}") from error
     if unknown:
-        raise UsageError(f"--compare {text!r}: {' '.join(unknown)} is not a model option.")
+        hint = closest_option(unknown[0], long_options(parser))
+        raise UsageError(
+            f"--compare {text!r}: {' '.join(unknown)} is not a model option"
+            + (f"; {hint}" if hint else ".")
+        )
     given = vars(given)
     variant = copy.copy(args)
     for key, value in given.items():

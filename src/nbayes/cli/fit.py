@@ -4,6 +4,7 @@ a Dask cluster), and save it."""
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import threading
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.loss:  # a loss file that cannot be read is reported before the fit, not after it
+        with open(args.loss, "rb"):
+            pass
     skipped = ""
     if args.scheduler:
         learner = _fit_on_cluster(args)
@@ -229,18 +233,18 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
 
     args = argparse.Namespace(**{**vars(args), "calibration": "none"})  # merged: uncalibrated
     families = dict(args.family)
-    try:
-        model = fit_files(table_model(args, families), args.data, args.target, args.scheduler)
-    except ImportError as error:
-        raise UsageError(str(error)) from error
+    # without Dask, fit_files raises MissingDependencyError naming the install: exit 1, one line
+    model = fit_files(table_model(args, families), args.data, args.target, args.scheduler)
     return Learner(model, args.target)
 
 
 def read_loss(path: str, classes: np.ndarray) -> np.ndarray:
     """A loss matrix file → a (K, K) array in the order of ``classes``."""
+    with open(path, "rb") as handle:  # a missing file: "cannot read 'FILE': no such file"
+        content = handle.read()
     try:
-        table = pl.read_csv(path, infer_schema=False)
-    except (OSError, pl.exceptions.PolarsError) as exc:
+        table = pl.read_csv(io.BytesIO(content), infer_schema=False)
+    except pl.exceptions.PolarsError as exc:
         raise UsageError(f"cannot read the loss file {path}: {exc}") from exc
     names = [str(c) for c in classes]
     decided = table.get_column(table.columns[0]).to_list()

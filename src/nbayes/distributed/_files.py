@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..exceptions import MissingDependencyError
 from ..tables import missing_markers
 from ._fitting import fit
 from ._partitions import Estimator, is_table_model
@@ -48,8 +49,8 @@ def fit_files(
     go to ``dask.dataframe.read_parquet`` or ``read_csv`` (for CSV the model's ``missing_values``
     are passed as ``na_values`` unless given). Returns ``model``, fitted.
 
-    Raises ImportError, saying what to install, when Dask (or ``distributed``, for a
-    ``scheduler_address``) is not installed.
+    Raises :class:`~nbayes.exceptions.MissingDependencyError` (an ImportError), saying what to
+    install, when Dask (or ``distributed``, for a ``scheduler_address``) is not installed.
     """
     try:
         import dask.dataframe as dd
@@ -57,7 +58,7 @@ def fit_files(
         if scheduler_address is not None:
             import distributed  # noqa: F401
     except ImportError as exc:
-        raise ImportError(
+        raise MissingDependencyError(
             f"fitting with Dask needs the optional dependencies: pip install 'nbayes[dask]' "
             f"({exc})."
         ) from exc

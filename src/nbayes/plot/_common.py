@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ..exceptions import MissingDependencyError
+
 INSTALL_HINT = 'plotting needs matplotlib: pip install "nbayes[plot]" (or pip install matplotlib)'
 
 
@@ -15,7 +17,7 @@ def pyplot() -> Any:
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(INSTALL_HINT) from exc
+        raise MissingDependencyError(INSTALL_HINT) from exc
     return plt
 
 

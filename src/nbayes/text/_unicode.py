@@ -81,19 +81,16 @@ def _load() -> tuple[np.ndarray, np.ndarray] | None:
 
 def _save(props: np.ndarray, lower: np.ndarray) -> None:
     """Into the first cache folder that is writable; a cache that cannot be written is no error."""
+    from .._atomic import replacing
+
     for path in _cache_files():
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "wb") as handle:
+            with replacing(path) as handle:  # whole or not at all, for concurrent processes
                 np.savez(handle, props=props, lower=lower)
-            os.replace(temporary, path)  # whole or not at all, for concurrent processes
             return
-        except OSError:
-            try:
-                temporary.unlink()
-            except OSError:
-                pass
+        except (OSError, ValueError):  # ValueError: a folder (or a device) where the file goes
+            pass
 
 
 def tables() -> tuple[np.ndarray, np.ndarray]:

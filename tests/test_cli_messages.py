@@ -1,0 +1,247 @@
+"""The command line's words (issue 36): a misspelt command, option or choice gets "did you mean
+…?"; a file that cannot be read or written is named in plain words; a missing optional
+dependency is one line naming the install, exit 1; ``nbayes report`` without matplotlib writes
+the page without figures and says so in one line."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import nbayes
+from nbayes.cli import main
+
+
+def run(args: list, capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def usage_error(args: list, capsys) -> str:
+    """The last line of stderr of a usage error (exit 2 from argparse)."""
+    with pytest.raises(SystemExit) as stop:
+        main([str(a) for a in args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    y = rng.choice(["p", "q"], 200)
+    path = tmp_path / "data.csv"
+    pl.DataFrame(
+        {
+            "a": (rng.normal(size=200) + (y == "q")).round(3),
+            "b": np.where(y == "p", rng.choice(["x", "y"], 200), "z").tolist(),
+            "y": y.tolist(),
+        }
+    ).write_csv(path)
+    return path
+
+
+@pytest.fixture
+def model(tmp_path: Path, data: Path, capsys) -> Path:
+    path = tmp_path / "m.nbm"
+    assert main(["fit", str(data), "--target", "y", "-o", str(path)]) == 0
+    capsys.readouterr()
+    return path
+
+
+# ---------------------------------------------------------------------- did you mean
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fit", "data.csv", "--taget", "y", "-o", "m.nbm"],
+        ["fit", "data.csv", "--taget", "y"],  # (-o missing too: the misspelling comes first)
+        ["fit", "data.csv", "--taget=y", "-o", "m.nbm"],
+        ["cv", "data.csv", "--tagret", "y"],
+    ],
+)
+def test_a_misspelt_option_gets_the_closest_one(args, capsys):
+    line = usage_error(args, capsys)
+    assert line.startswith(f"nbayes {args[0]}: error: unrecognized argument")
+    assert line.endswith("did you mean '--target'?")
+
+
+def test_a_misspelt_command_gets_the_closest_one(capsys):
+    line = usage_error(["fti", "data.csv"], capsys)
+    assert "invalid choice: 'fti'" in line and line.endswith("did you mean 'fit'?")
+
+
+def test_a_misspelt_family_gets_the_closest_one(tmp_path: Path, data: Path, capsys):
+    model = tmp_path / "m.nbm"
+    line = usage_error(["fit", data, "--target", "y", "-o", model, "--family", "a=gausian"], capsys)
+    assert "unknown family 'gausian' for column 'a'; did you mean 'gaussian'?" in line
+    assert not model.exists()
+    line = usage_error(["cv", data, "--continuous", "gausian"], capsys)
+    assert "invalid choice: 'gausian'" in line and line.endswith("did you mean 'gaussian'?")
+
+
+def test_a_misspelt_choice_or_top_level_option_gets_the_closest_one(capsys):
+    line = usage_error(["fit", "data.csv", "-o", "m.nbm", "--model", "aode2"], capsys)
+    assert line.endswith("did you mean 'aode'?")
+    line = usage_error(["--degub", "inspect", "m.nbm"], capsys)
+    assert line == "nbayes: error: unrecognized argument '--degub': did you mean '--debug'?"
+    line = usage_error(["inspect", "m.nbm", "--debug"], capsys)
+    assert "--debug goes before the command" in line
+
+
+def test_a_name_close_to_nothing_gets_no_suggestion(capsys):
+    line = usage_error(["fit", "data.csv", "-o", "m.nbm", "--frobnicate"], capsys)
+    assert line == "nbayes: error: unrecognized arguments: --frobnicate"
+    line = usage_error(["xyzzy"], capsys)
+    assert "invalid choice: 'xyzzy'" in line and "did you mean" not in line
+
+
+def test_a_value_that_looks_like_an_option_is_still_a_value(data: Path, capsys):
+    """argparse reads "--a b" (with a space) as a value: --compare takes options that way."""
+    code, out, err = run(
+        ["cv", data, "--target", "y", "--folds", 3, "--compare", "--continuous gaussian"], capsys
+    )
+    assert code == 0, err
+    assert "--continuous gaussian:" in out
+
+
+# ---------------------------------------------------------------------- files in plain words
+def test_a_missing_data_file_is_named_in_plain_words(tmp_path: Path, model: Path, capsys):
+    missing = tmp_path / "x.csv"
+    for args in (
+        ["predict", model, missing],
+        ["fit", missing, "--target", "y", "-o", tmp_path / "new.nbm"],
+        ["evaluate", model, missing, "--target", "y"],
+    ):
+        code, out, err = run(args, capsys)
+        assert code == 1 and out == ""
+        assert err == f"nbayes: error: cannot read {str(missing)!r}: no such file\n"
+
+
+def test_a_folder_or_a_missing_model_is_named_in_plain_words(
+    tmp_path: Path, data: Path, model: Path, capsys
+):
+    code, _, err = run(["fit", data, "--target", "y", "-o", tmp_path / "n.nbm",
+                        "--loss", tmp_path], capsys)  # fmt: skip
+    assert code == 1
+    assert err == f"nbayes: error: cannot read {str(tmp_path)!r}: it is a folder\n"
+    assert not (tmp_path / "n.nbm").exists()  # refused before fitting
+    code, _, err = run(["predict", tmp_path / "absent.nbm", data], capsys)
+    assert code == 1 and err.endswith("absent.nbm: no such file\n") and "Errno" not in err
+
+
+@pytest.mark.parametrize(
+    "error, words",
+    [
+        (PermissionError(errno.EACCES, "Permission denied", "x.csv"), "permission denied"),
+        (IsADirectoryError(errno.EISDIR, "Is a directory", "x.csv"), "it is a folder"),
+        (FileNotFoundError(errno.ENOENT, "No such file or directory", "x.csv"), "no such file"),
+    ],
+)
+def test_unreadable_files_in_plain_words(error: OSError, words: str, capsys, monkeypatch):
+    from nbayes.cli import inspect
+
+    def refused(args):
+        raise error
+
+    monkeypatch.setattr(inspect, "run", refused)
+    code, _, err = run(["inspect", "m.nbm"], capsys)
+    assert code == 1 and err == f"nbayes: error: cannot read 'x.csv': {words}\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_a_file_without_read_permission(tmp_path: Path, model: Path, data: Path, capsys):
+    os.chmod(data, 0)
+    code, _, err = run(["predict", model, data], capsys)
+    assert code == 1 and err == f"nbayes: error: cannot read {str(data)!r}: permission denied\n"
+
+
+# ---------------------------------------------------------------------- optional dependencies
+def test_fitting_on_dask_without_dask_is_one_line_naming_the_install(
+    tmp_path: Path, data: Path, capsys, monkeypatch
+):
+    for name in ("dask", "dask.dataframe", "distributed"):
+        monkeypatch.setitem(sys.modules, name, None)  # import dask now fails
+    code, out, err = run(["fit", data, "--target", "y", "-o", tmp_path / "d.nbm",
+                          "--scheduler", "tcp://localhost:1"], capsys)  # fmt: skip
+    assert code == 1 and out == ""
+    assert err.startswith("nbayes: error: ") and "pip install 'nbayes[dask]'" in err
+    assert len(err.splitlines()) == 1 and "usage:" not in err
+
+
+def test_writing_parquet_without_pyarrow_is_one_line_naming_the_install(
+    tmp_path: Path, model: Path, data: Path, capsys, monkeypatch
+):
+    for name in ("pyarrow", "pyarrow.parquet"):
+        monkeypatch.setitem(sys.modules, name, None)
+    code, _, err = run(["predict", model, data, "-o", tmp_path / "p.parquet"], capsys)
+    assert code == 1 and "pip install pyarrow" in err
+    assert len(err.splitlines()) == 1 and "usage:" not in err
+    assert not (tmp_path / "p.parquet").exists()
+
+
+def test_an_optional_module_missing_anywhere_is_one_line(capsys, monkeypatch):
+    from nbayes.cli import inspect
+
+    def needs_pandas(args):
+        import pandas  # noqa: F401
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    monkeypatch.setattr(inspect, "run", needs_pandas)
+    code, _, err = run(["inspect", "m.nbm"], capsys)
+    assert code == 1 and err == (
+        "nbayes: error: this needs pandas, which is not installed: pip install pandas\n"
+    )
+
+
+# ---------------------------------------------------------------------- report without figures
+def without_matplotlib(monkeypatch) -> None:
+    for name in list(sys.modules):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+
+
+def test_report_without_matplotlib_writes_the_page_without_figures(
+    tmp_path: Path, model: Path, data: Path, capsys, monkeypatch
+):
+    without_matplotlib(monkeypatch)
+    page = tmp_path / "report.html"
+    code, out, err = run(["report", model, data, "--target", "y", "-o", page], capsys)
+    assert code == 0
+    assert out.startswith(f"wrote {page}")
+    assert err == (
+        "nbayes: warning: matplotlib is not installed: the report has no figures "
+        "(pip install 'nbayes[plot]' adds them).\n"
+    )
+    text = page.read_text()
+    assert "<svg" not in text and "No figures: matplotlib is not installed" in text
+    assert "id='metrics'" in text and 'id="metric-accuracy"' in text  # every table is there
+
+
+def test_nbayes_report_without_matplotlib_warns_once(
+    tmp_path: Path, model: Path, data: Path, monkeypatch
+):
+    without_matplotlib(monkeypatch)
+    with pytest.warns(UserWarning, match="matplotlib is not installed") as caught:
+        page = nbayes.report(nbayes.load(model), pl.read_csv(data), target="y")
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert "<svg" not in page and "metric-accuracy" in page
+
+
+def test_plots_without_matplotlib_name_the_install(monkeypatch):
+    without_matplotlib(monkeypatch)
+    from nbayes.exceptions import MissingDependencyError
+    from nbayes.plot import ConfusionMatrixDisplay
+
+    with pytest.raises(ImportError, match=r"pip install \"nbayes\[plot\]\"") as raised:
+        ConfusionMatrixDisplay.from_predictions(["a", "b"], ["a", "a"], ["a", "b"])
+    assert isinstance(raised.value, MissingDependencyError)
