@@ -19,13 +19,11 @@ import polars as pl
 from .._validation import check_target, partial_fit_classes
 from ..labels import (
     check_classes,
-    check_target_column,
-    label_source,
     no_labelled_rows,
     warn_dropped,
 )
 from ..schema import ColumnSpec, unobserved_column
-from ._partitions import Estimator, collections, fresh, is_table_model, map_partitions
+from ._partitions import Estimator, collections, fresh, is_table_model, map_partitions, table_inputs
 from ._passes import fit_in_passes
 from ._reduce import SPLIT_EVERY, Partial, combine_partials, tree_reduce
 from ._staged import fit_staged_table, is_staged_table_model
@@ -47,11 +45,7 @@ def fit_table(
     """A NaiveBayes fitted on the Dask collection (a new object; ``model`` gives parameters and,
     when ``reset`` is false, the schema). Warns with the number of rows dropped for a missing
     label, as ``fit`` does (stack level: the caller of the public function)."""
-    y, target = label_source(y, target)
-    _, X, extras = collections(model, X, y, sample_weight, table=True)
-    has_y, has_w = y is not None, sample_weight is not None
-    if target is not None:
-        check_target_column(target, [str(c) for c in X.columns])
+    X, extras, target, has_y, has_w = table_inputs(model, X, y, sample_weight, target)
     template = model._partition_template(reset=reset)
     if reset:
         schema = resolve_schema(

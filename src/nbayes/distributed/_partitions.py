@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._collections import is_dask_collection
+from ..labels import check_target_column, label_source
 
 #: An nbayes estimator. This package reaches models only through their methods (the partition
 #: protocols), never by importing them: that keeps the lazily imported Dask door the one
@@ -97,6 +98,18 @@ def collections(
     raise TypeError(
         f"{name}: X must be a Dask DataFrame or a 2-D Dask Array, got {type(X).__name__}."
     )
+
+
+def table_inputs(
+    model: Estimator, X: Any, y: Any, sample_weight: Any, target: str | None
+) -> tuple[Any, list[Any], str | None, bool, bool]:
+    """A table model's collections, checked: (X as a frame, [y, sample_weight present], the
+    target column or None, whether y and weights were given)."""
+    y, target = label_source(y, target)
+    _, X, extras = collections(model, X, y, sample_weight, table=True)
+    if target is not None:
+        check_target_column(target, [str(c) for c in X.columns])
+    return X, extras, target, y is not None, sample_weight is not None
 
 
 def map_partitions(

@@ -19,8 +19,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..labels import check_target_column, label_source, no_labelled_rows, warn_dropped
-from ._partitions import collections, map_partitions, model_handle
+from ..labels import no_labelled_rows, warn_dropped
+from ._partitions import map_partitions, model_handle, table_inputs
 from ._passes import _add
 from ._reduce import Partial, combine_partials, tree_reduce
 from ._tables import resolve_schema
@@ -35,11 +35,7 @@ def fit_staged_table(
     model: Any, X: Any, y: Any, sample_weight: Any, target: str | None, split_every: int
 ) -> Any:
     """A new table model fitted on the Dask collection (``model`` gives the parameters)."""
-    y, target = label_source(y, target)
-    _, X, extras = collections(model, X, y, sample_weight, table=True)
-    has_y, has_w = y is not None, sample_weight is not None
-    if target is not None:
-        check_target_column(target, [str(c) for c in X.columns])
+    X, extras, target, has_y, has_w = table_inputs(model, X, y, sample_weight, target)
     table = model._partition_template(reset=True)
     schema = resolve_schema(
         table, X, extras, target, has_y, require_observed=False, split_every=split_every

@@ -1,24 +1,9 @@
-"""Categorical features: counting.
-
-Sufficient statistics, per class c, feature j and value a_jl (weighted counts):
-
-    n_{c,j,l} = Σ_i w_i I(x_i^(j) = a_jl, y_i = c)
-
-Conditional probabilities by the Bayesian (Lidstone) estimate, λ = 0 giving the
-maximum-likelihood estimate and λ = 1 Laplace smoothing:
-
-    P_λ(X^(j) = a_jl | Y = c) = (n_{c,j,l} + λ) / (N_{c,j} + S_j λ),   N_{c,j} = Σ_l n_{c,j,l}
-
-S_j is the number of values of feature j. N_{c,j} counts only the rows where feature j was
-observed, so a missing value contributes nothing (as in Weka and R's naivebayes). Where class c
-never observed feature j (N_{c,j} = 0), the estimate is the limit λ → 0⁺ of the formula, 1/S_j.
-
-The model holds K · Σ_j S_j such parameters (for 28 × 28 grey-level digit images:
-10 · 784 · 256, not 10 · 256^784).
-
-Values are integer codes 0 … S_j − 1. For prediction the counts are turned, once, into a table
-of log P(a_jl | c) with one row per (j, l) and one column per class, and a row's log-likelihood
-Σ_j log P(x^(j) | c) is a gather-and-add over that table (:func:`nbayes._kernels.gather_codes`).
+"""Categorical columns of a table model: their column group (``CategoricalColumns``), which
+codes each column's values (:class:`nbayes.encoding.CategoricalEncoder`), counts them
+(:class:`~nbayes.families.category_counts.CategoricalCounts`, where the Lidstone estimate
+P_λ(X^(j) = a_jl | Y = c) = (n_{c,j,l} + λ) / (N_{c,j} + S_j λ) is written out), chooses each
+column's λ and the meaning of its missing values from the data (``alpha="auto"``,
+``missing="auto"``: :mod:`nbayes.families._selection`), and gives its ``tables()``.
 """
 
 from __future__ import annotations
