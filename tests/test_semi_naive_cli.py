@@ -3,6 +3,8 @@ the saved model."""
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +14,7 @@ import pytest
 import nbayes
 from nbayes.cli import main
 from nbayes.cli._args import TABLE_MODELS
-from nbayes.semi_naive.table import MODEL_NAMES
+from nbayes.semi_naive.table import MODEL_NAMES, SemiNaiveBayes
 
 
 def table(n: int = 600, seed: int = 0) -> pl.DataFrame:
@@ -85,11 +87,34 @@ def test_bad_semi_naive_options_are_usage_errors(tmp_path, csv_file, capsys, ext
     assert code == 2 and message in err
 
 
-def test_semi_naive_models_do_not_read_standard_input(tmp_path, capsys, monkeypatch):
-    code, _, err = run(
-        ["fit", "-", "--target", "label", "--model", "aode", "-o", tmp_path / "m.nbm"], capsys
+def feed_stdin(monkeypatch, frame: pl.DataFrame) -> None:
+    class Stdin:
+        buffer = io.BytesIO(frame.write_csv().encode())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+
+
+def test_one_pass_structures_read_standard_input_once(tmp_path, capsys, monkeypatch):
+    """Standard input is read once: a one-pass structure over categorical columns takes it
+    batch by batch (the model of a fit on the same rows); what needs another pass is refused
+    in one line, naming why."""
+    data = table().drop("number")
+    feed_stdin(monkeypatch, data)
+    out = tmp_path / "m.nbm"
+    code, _, err = run(["fit", "-", "--target", "label", "--model", "tan", "-o", out], capsys)
+    assert code == 0, err
+    expected = SemiNaiveBayes("tan").fit(data, target="label")
+    np.testing.assert_allclose(
+        nbayes.load(out).predict_proba(data), expected.predict_proba(data), atol=1e-12
     )
-    assert code == 2 and "once per pass" in err
+    feed_stdin(monkeypatch, table())
+    code, _, err = run(["fit", "-", "--target", "label", "--model", "aode", "-o", out], capsys)
+    assert code == 1 and "numeric columns ['number'] need their cut points" in err
+    feed_stdin(monkeypatch, data)
+    code, _, err = run(
+        ["fit", "-", "--target", "label", "--model", "kdb", "--k", "2", "-o", out], capsys
+    )
+    assert code == 2 and "once per pass" in err and len(err.strip().splitlines()) <= 2
 
 
 def test_fit_with_an_identifier_and_a_free_text_column(tmp_path):

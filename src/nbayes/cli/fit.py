@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
 import threading
 import warnings
@@ -171,12 +172,10 @@ def _uncalibrated_note(reader: Reader) -> str:
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     """A semi-naive model reads the file once per pass (the numeric columns' cut points, the
     pair counts, and for k-DB the parent counts): a file, not standard input."""
-    if args.data == "-":
-        raise UsageError(
-            f"--model {args.model} reads the data once per pass; give a file, not standard input."
-        )
     if args.calibration == "always":
         raise UsageError(f"--calibration applies to --model naive, not {args.model}.")
+    if args.data == "-":
+        return _fit_one_pass(args)
     readers: list[Reader] = []
 
     def batches():
@@ -197,6 +196,39 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     except ValueError as error:
         raise DataError(args.data, str(error)) from error
     return learner, readers[-1]
+
+
+def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
+    """Standard input is read once: a one-pass structure over categorical columns takes its
+    batches with ``partial_fit``; anything that needs another pass is refused in one line."""
+    from ._models import learner_for
+
+    reader = open_reader(args)
+    learner = None
+    for batch in reader:
+        if learner is None:
+            target = require_target(args, args.data, batch.frame.columns)
+            learner = learner_for(args, args.data, batch.frame, target)
+            if not hasattr(learner.model, "partial_fit"):
+                raise UsageError(
+                    f"--model {args.model} learns its structure from all rows before it counts "
+                    "them, so it reads the data once per pass; give a file, not standard input."
+                )
+        try:
+            learner.model.partial_fit(batch.frame, target=target)
+        except ValueError as error:
+            numeric = re.search(r"\((\[.*?\])\)", str(error))
+            if "cannot cut numeric columns" in str(error) and numeric:
+                raise DataError(
+                    args.data,
+                    f"standard input is read once, but numeric columns {numeric.group(1)} need "
+                    "their cut points from all rows first; give a file, or name them with "
+                    "--family COL=categorical.",
+                ) from error
+            raise DataError(args.data, str(error)) from error
+    if learner is None:
+        raise DataError(args.data, "the input has no data rows.")
+    return learner, reader
 
 
 def _checked_fit(args: argparse.Namespace, learner: Learner | None, reader: Reader):
