@@ -137,3 +137,15 @@ def test_notebook_view_plot_and_report(fitted, tmp_path):
     for section in ("id='data'", "id='metrics'", "id='influence'", "id='conditionals'",
                     "id='explained'"):  # fmt: skip
         assert section in page
+
+
+def test_missing_and_continuous_are_named_as_in_naive_bayes_and_refused_in_one_sentence():
+    data = table()
+    skipped = SemiNaiveBayes("tan", missing={"a": "skip"}).fit(data, target="label")
+    assert skipped.missing_ == dict.fromkeys("abcx", "skip")
+    for mode in ("auto", "category", {"a": "category"}):
+        with pytest.raises(ValueError, match=r"missing=.*semi-naive structures skip"):
+            SemiNaiveBayes(missing=mode).fit(data, target="label")
+    for family in ("gaussian", "kde", "poisson", "auto"):
+        with pytest.raises(ValueError, match=r"continuous must be one of .* discrete"):
+            SemiNaiveBayes(continuous=family).fit(data, target="label")

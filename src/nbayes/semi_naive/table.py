@@ -86,6 +86,12 @@ class SemiNaiveBayes(ParamsMixin):
         Per column: ``"categorical"``, ``"mdl"``, ``"equal-width"`` or ``"equal-frequency"``.
     continuous : str, default "mdl"
         How numeric columns that are not inferred categorical are cut into intervals.
+    missing : "skip" or dict, default "skip"
+        What a missing value means, named as in ``NaiveBayes``: ``"skip"`` (missing at random:
+        a missing child adds nothing, a missing super-parent does not vote, a missing parent is
+        backed off from), for every column or per column in a dict. ``"category"`` and
+        ``"auto"`` (a value of its own, chosen from the data) are ``NaiveBayes``'s only, for now:
+        they are refused in one sentence.
     bins : int, default 10
         Intervals of equal-width and equal-frequency discretisation.
     missing_values : str, number or list, optional
@@ -110,6 +116,7 @@ class SemiNaiveBayes(ParamsMixin):
         *,
         families: dict[str, str] | None = None,
         continuous: str = "mdl",
+        missing: str | dict[str, str] = "skip",
         bins: int = 10,
         missing_values: Any = None,
         max_int_categories: int = 20,
@@ -123,6 +130,7 @@ class SemiNaiveBayes(ParamsMixin):
         self.model = model
         self.families = families
         self.continuous = continuous
+        self.missing = missing
         self.bins = bins
         self.missing_values = missing_values
         self.max_int_categories = max_int_categories
@@ -163,6 +171,13 @@ class SemiNaiveBayes(ParamsMixin):
         )
 
     def _check_params(self) -> None:
+        modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
+        if any(mode != "skip" for mode in modes):
+            raise ValueError(
+                f"missing={self.missing!r}: semi-naive structures skip missing values (missing="
+                "'skip'); a missing value as a value of its own ('category', or chosen from the "
+                "data with 'auto') is NaiveBayes's only, for now."
+            )
         if self.continuous not in DISCRETE[1:]:
             raise ValueError(
                 f"continuous must be one of {DISCRETE[1:]} (semi-naive models need discrete "
