@@ -25,6 +25,7 @@ adds nothing, a missing super-parent does not vote, a missing parent is backed o
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -668,17 +669,6 @@ class SemiNaiveBayes(ParamsMixin):
 
 
     # ------------------------------------------------------------------ explanation
-    def _show(self, j: int, code: float) -> str:
-        """The value code ``code`` of column j stands for: a category or an interval."""
-        spec = self.schema_[j]
-        if spec.family == "categorical":
-            return self._encoder.display(self._encoder.names.index(spec.name), code)
-        if code != code:
-            return "missing"
-        edges = [-np.inf, *self.cut_points_[spec.name].tolist(), np.inf]
-        low, high = edges[int(code)], edges[int(code) + 1]
-        return f"({low:.6g}, {high:.6g}]".replace("(-inf", "(-∞").replace("inf]", "∞)")
-
     def explain(self, row: Any, *, priors: Any = None):
         """The computation for one row (a dict, a pandas Series or a one-row table): per
         attribute P(x_j | c, parents) with the parents used (TAN, k-DB), or per super-parent its
@@ -693,7 +683,8 @@ class SemiNaiveBayes(ParamsMixin):
         if codes.codes.shape[0] != 1:
             raise ValueError(f"explain takes one row; got {codes.codes.shape[0]}.")
         explanation = self.model_.explain(
-            codes, priors=priors, _names=[s.name for s in self.schema_], _show=self._show
+            codes, priors=priors, _names=[s.name for s in self.schema_],
+            _show=functools.partial(views.shown_value, self),
         )
         _, _, joint = views.attribute_terms(self, frame)
         explanation.top_two, explanation.contributions = views.contributions(self, frame, joint)
@@ -753,21 +744,7 @@ class SemiNaiveBayes(ParamsMixin):
 
     def _repr_html_(self) -> str | None:
         """The fitted model as HTML (a notebook's view): the summary, then each column."""
-        if not hasattr(self, "model_"):
-            return None
-        from html import escape
-
-        from ..html import STYLE, feature_html
-
-        classes = list(self.classes_)
-        families = self.families_
-        parts = [STYLE, '<div class="nbayes">', f"<pre>{escape(self.summary())}</pre>"]
-        parts += [
-            feature_html(name, families[name], frame, classes)
-            for name, frame in self.tables().items()
-        ]
-        parts.append("</div>")
-        return "".join(parts)
+        return views.model_html(self) if hasattr(self, "model_") else None
 
     def summary(self) -> str:
         """The fitted model: the inner model's summary, then the cut points of numeric columns."""

@@ -163,3 +163,32 @@ def contributions(
         found.append((f"{name}={shown}", float(terms[j, 0, a] - terms[j, 0, b])))
     found.sort(key=lambda term: -abs(term[1]) if np.isfinite(term[1]) else -np.inf)
     return (a, b), found
+
+
+def shown_value(model: Any, j: int, code: float) -> str:
+    """What code ``code`` of modelled column j stands for: a category, or an interval."""
+    spec = model.schema_[j]
+    if spec.family == "categorical":
+        return model._encoder.display(model._encoder.names.index(spec.name), code)
+    if code != code:
+        return "missing"
+    edges = [-np.inf, *model.cut_points_[spec.name].tolist(), np.inf]
+    low, high = edges[int(code)], edges[int(code) + 1]
+    return f"({low:.6g}, {high:.6g}]".replace("(-inf", "(-∞").replace("inf]", "∞)")
+
+
+def model_html(model: Any) -> str:
+    """A fitted model as HTML: its summary, then each column's table."""
+    from html import escape
+
+    from ..html import STYLE, feature_html
+
+    classes = list(model.classes_)
+    families = column_families(model)
+    parts = [STYLE, '<div class="nbayes">', f"<pre>{escape(model.summary())}</pre>"]
+    parts += [
+        feature_html(name, families[name], frame, classes)
+        for name, frame in conditional_tables(model).items()
+    ]
+    parts.append("</div>")
+    return "".join(parts)
