@@ -257,7 +257,11 @@ def test_explain_shows_the_calibration_term():
     a, b = explanation.top_two
     log_odds = np.log(explanation.posterior[a]) - np.log(explanation.posterior[b])
     assert sum(value for _, value in explanation.contributions) == pytest.approx(log_odds)
-    assert any(term.startswith("calibration (a = ") for term, _ in explanation.contributions)
+    # the calibration is its own step, after every feature's term (not sorted among them)
+    last_term, _ = explanation.contributions[-1]
+    assert last_term.startswith("then calibration (a = ")
+    features = [value for term, value in explanation.contributions[:-1]]
+    assert features == sorted(features, key=lambda v: -abs(v))
     assert "a [log P(c) + Σ log P(x_j | c)] + b_c" in str(explanation)
 
 

@@ -3,8 +3,9 @@
 1. Han & Kamber's buys_computer table, fitted by maximum likelihood (λ = 0): the worked computation
    for X = (youth, medium, student, fair), P(X|yes) = 0.044 against P(X|no) = 0.019.
 2. The UCI Mushroom data (8,124 rows, 22 categorical attributes, 2,480 missing values):
-   10-fold stratified cross-validation with Laplace smoothing and the default calibration, and
-   one mushroom explained.
+   10-fold stratified cross-validation of the default model, ``NaiveBayes()`` with no
+   arguments (each column's λ and the meaning of its missing values chosen from the data,
+   calibrated scores), and one mushroom explained.
 """
 
 from __future__ import annotations
@@ -38,13 +39,13 @@ def _mushroom() -> str:
     accumulator = Accumulator(np.unique(table.y))
     for test in folds:
         train = np.setdiff1d(np.arange(frame.height), test)
-        model = NaiveBayes(alpha=1.0).fit(frame[train], target="class")
+        model = NaiveBayes().fit(frame[train], target="class")
         test_frame = frame[test]
         accumulator.update(
             table.y[test], model.predict(test_frame), model.predict_proba(test_frame)
         )
     report = accumulator.report()
-    model = NaiveBayes(alpha=1.0).fit(frame, target="class")
+    model = NaiveBayes().fit(frame, target="class")
     row = int(np.flatnonzero(frame.get_column("stalk-root").is_null().to_numpy())[0])
     truth = {"e": "edible", "p": "poisonous"}[table.y[row]]
     missing = sum(v is None for v in table.X.ravel())
@@ -53,8 +54,9 @@ def _mushroom() -> str:
     return "\n".join(
         [
             f"2. UCI Mushroom: {frame.height:,} rows, {len(table.feature_names)} categorical "
-            f"attributes, {missing:,} missing values ({treated}), Laplace smoothing (λ = 1), "
-            "scores calibrated from the data",
+            f"attributes, {missing:,} missing values ({treated}); the default model, "
+            "NaiveBayes() with no arguments: each column's λ chosen from the data, scores "
+            "calibrated from the data",
             "   10-fold stratified cross-validation:",
             _indent(report.format(), "   "),
             "",

@@ -14,7 +14,8 @@ nothing and is listed as such. For a continuous feature P(x_j | c) is a density,
 
 A calibrated model (temperature a, offsets b_c; see :mod:`nbayes.calibration`) scores
 a · [log P(c) + Σ_j log P(x_j | c)] + b_c: the table shows that line too, and the contributions
-list the calibration's own term, (a − 1) · [the textbook log-odds of a against b] + b_a − b_b.
+end with the calibration's own step, after the features' terms (not sorted among them):
+(a − 1) · [the textbook log-odds of a against b] + b_a − b_b.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ class Explanation:
     @property
     def contributions(self) -> list[tuple[str, float]]:
         """(term, log P(x_j|a) − log P(x_j|b)) for the prior and each observed feature, largest
-        first, where a and b are the two most probable classes."""
+        first, where a and b are the two most probable classes; then, for a calibrated model,
+        the calibration's term as the step that follows them (it is no feature's evidence)."""
         a, b = self.top_two
         with np.errstate(invalid="ignore"):
             terms = [("prior", float(self.log_prior[a] - self.log_prior[b]))]
@@ -92,12 +94,13 @@ class Explanation:
             ):
                 if not np.isnan(row[a]):
                     terms.append((f"{name}={value}", float(row[a] - row[b])))
-            if self.calibration is not None:
+            terms.sort(key=lambda t: -abs(t[1]) if np.isfinite(t[1]) else -np.inf)
+            if self.calibration is not None:  # its own step, after the features
                 weight, offset = self.calibration
                 joint = self.log_evidence + self.log_prior
                 term = (weight - 1.0) * (joint[a] - joint[b]) + offset[a] - offset[b]
-                terms.append((f"calibration (a = {weight:.3g})", float(term)))
-        return sorted(terms, key=lambda t: -abs(t[1]) if np.isfinite(t[1]) else -np.inf)
+                terms.append((f"then calibration (a = {weight:.3g})", float(term)))
+        return terms
 
     def __repr__(self) -> str:
         best = int(np.argmax(self.posterior)) if len(self.posterior) else 0
