@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ._validation import no_labelled_rows as no_labelled_rows  # one message, two layers
+from ._validation import warn_dropped as warn_dropped
 from .tables import apply_missing, to_frame
 
 #: What a table model says when it is given no labels.
@@ -153,22 +155,6 @@ def text_codes(labels: pl.Series, classes: np.ndarray) -> np.ndarray | None:
     except pl.exceptions.InvalidOperationError:  # a label that is no class: a new one
         return None
     return codes.to_physical().to_numpy().astype(np.intp)
-
-
-def warn_dropped(count: int, first: int = -1, *, stacklevel: int = 2) -> None:
-    """Warn that ``count`` rows were dropped for a missing label (``first``: the first one's row,
-    when known). ``stacklevel`` counts from the caller of this function."""
-    where = f" (first at row {first})" if first >= 0 else ""
-    warnings.warn(
-        f"{count} row(s) with a missing target were dropped{where}.",
-        UserWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
-def no_labelled_rows() -> ValueError:
-    """The error for a fit whose labels are all missing."""
-    return ValueError("the target is entirely missing: there are no labelled rows to learn from.")
 
 
 def check_classes(classes: np.ndarray) -> None:

@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ._validation import is_missing as _is_missing
+from ._validation import mixed_kinds_error
+from ._validation import value_kind as _kind
 from .schema import column_kind
 
 
@@ -69,13 +72,7 @@ def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.S
             "missing)."
         )
     if len(kinds) > 1:
-        examples = {}
-        for v in present:
-            examples.setdefault(_kind(v), v)
-        shown = ", ".join(f"{k} (e.g. {examples[k]!r})" for k in sorted(examples))
-        raise ValueError(
-            f"column {name!r} mixes types: {shown}. Make it one type (e.g. all strings)."
-        )
+        raise mixed_kinds_error(name, present)
     cleaned = [None if _is_missing(v) else v for v in values]
     kind = kinds.pop() if kinds else "string"
     if kind not in ("string", "bool", "number"):
@@ -139,25 +136,6 @@ def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.
     if series.null_count() == series.len():  # no value to tell the kind: the caller decides
         return None
     return series
-
-
-def _is_missing(value: object) -> bool:
-    """None, a float NaN, or pandas' NA / NaT (recognised by type, without importing pandas)."""
-    if value is None:
-        return True
-    if isinstance(value, (float, np.floating)):
-        return value != value
-    return type(value).__name__ in ("NAType", "NaTType")
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return type(value).__name__
 
 
 def _check_unique(names: Sequence[str]) -> None:
