@@ -391,9 +391,7 @@ def no_labelled_rows() -> ValueError:
     return ValueError("the target is entirely missing: there are no labelled rows to learn from.")
 
 
-def check_labels(
-    y: Any, n_samples: int, *, estimator: str
-) -> tuple[np.ndarray, np.ndarray | None]:
+def check_labels(y: Any, n_samples: int, *, estimator: str) -> tuple[np.ndarray, np.ndarray | None]:
     """Class labels read by the table models' rule (:mod:`nbayes.labels`), without Polars:
     ``(labels, missing)``, where a missing label (None, NaN, pandas' NA) drops its row —
     ``missing`` marks those rows, None when there are none — and labels of several kinds
