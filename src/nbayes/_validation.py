@@ -77,9 +77,9 @@ def check_finite_sums(values: np.ndarray, what: str, *, estimator: str) -> None:
     """Refuse weighted sums that overflowed (sample weights × values beyond the float range)."""
     if not np.all(np.isfinite(values)):
         raise ValueError(
-            f"{estimator}: the weighted sums of {what} overflow the float range (sample weights "
-            "times values are too large); rescale sample_weight or the values. The batch was not "
-            "added."
+            f"{estimator}: the sums of {what} overflow the float range (the values, times their "
+            "sample weights where weights were given, are too large); rescale the values (or "
+            "sample_weight). The batch was not added."
         )
 
 
@@ -389,6 +389,11 @@ def warn_dropped(count: int, first: int = -1, *, stacklevel: int = 2) -> None:
 def no_labelled_rows() -> ValueError:
     """The error for a fit whose labels are all missing."""
     return ValueError("the target is entirely missing: there are no labelled rows to learn from.")
+
+
+def no_rows() -> ValueError:
+    """The error for a fit given a table without rows."""
+    return ValueError("there are no rows to learn from.")
 
 
 def check_labels(y: Any, n_samples: int, *, estimator: str) -> tuple[np.ndarray, np.ndarray | None]:

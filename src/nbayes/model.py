@@ -30,7 +30,13 @@ from ._dispatch import dask_aware
 from ._json import from_json, to_json
 from ._locks import synchronized
 from ._state import nest, section
-from ._validation import check_alpha, check_ddof, check_positive_number, check_sample_weight
+from ._validation import (
+    check_alpha,
+    check_ddof,
+    check_positive_number,
+    check_sample_weight,
+    no_rows,
+)
 from .calibration import FOLDS, Calibration, choose_calibration, cross_fitting_folds
 from .decision import posterior as normalise
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
@@ -380,7 +386,7 @@ class NaiveBayes(NaiveBayesClassifier):
         """The labelled rows of a table with rows, their labels and weights; warns when rows
         were dropped, raises when none is labelled."""
         if frame.height == 0:
-            raise ValueError("there are no rows to learn from.")
+            raise no_rows()
         rows = keep_labelled(frame, labels, weight)
         if rows.frame.height == 0:
             raise no_labelled_rows()

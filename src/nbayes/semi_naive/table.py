@@ -35,7 +35,7 @@ import polars as pl
 from .. import decision
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
-from .._validation import check_sample_weight
+from .._validation import check_sample_weight, no_rows
 from ..encoding import CategoricalEncoder
 from ..exceptions import NotFittedError, UnseenCategoryWarning, sklearn_compatible
 from ..families.intervals import cut_points, interval_of
@@ -43,6 +43,7 @@ from ..families.sketch import ValueSketches
 from ..influence import feature_log_likelihoods
 from ..labels import (
     LabelledRows,
+    check_classes,
     keep_labelled,
     matches,
     no_labelled_rows,
@@ -209,6 +210,8 @@ class SemiNaiveBayes(ParamsMixin):
         rules of :mod:`nbayes.labels`)."""
         frame, labels = split_target(self._frame(X, columns), y, target, self._markers())
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
+        if frame.height == 0:
+            raise no_rows()
         rows = keep_labelled(frame, labels, weight)
         if rows.frame.height == 0:
             raise no_labelled_rows()
@@ -451,7 +454,10 @@ class SemiNaiveBayes(ParamsMixin):
 
     def _finish_first_pass(self, first: FirstPass) -> None:
         """Take the table pass's statistics (over all rows): the vocabularies, and the cut points
-        of the numeric columns, derived from their sketches."""
+        of the numeric columns, derived from their sketches. A single class is refused, as
+        :meth:`NaiveBayes.fit <nbayes.NaiveBayes.fit>` refuses it (``partial_fit``, as there,
+        may start with one)."""
+        check_classes(first.classes)
         self._encoder = first.encoder
         self._words = first.words
         self._check_observed(first.sketches, first.numeric)
