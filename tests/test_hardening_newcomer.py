@@ -96,3 +96,47 @@ def test_semi_naive_says_there_are_no_rows_for_an_empty_table():
             model.fit(empty, target="y")
         with pytest.raises(ValueError, match=r"^there are no rows to learn from\.$"):
             model.fit({"colour": []}, [])
+
+
+# ------------------------------------------------------------------ 3. a dict is one row
+ROWS = {"size": [1.0, 2.0, 3.0, 4.0, 2.5, 1.5], "colour": ["u", "v", "u", "v", "v", "u"],
+        "legs": [1, 2, 1, 2, 1, 2]}  # fmt: skip
+LABELS = ["p", "n", "p", "n", "p", "n"]
+METHODS = ["predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba",
+           "predict_risk"]  # fmt: skip
+
+
+def _call(model, method, X):
+    if method == "predict_risk":
+        return model.predict_risk(X, loss=[[0, 1], [1, 0]])
+    return getattr(model, method)(X)
+
+
+@pytest.mark.parametrize("model", [NaiveBayes, SemiNaiveBayes])
+@pytest.mark.parametrize(
+    "row",
+    [{"size": 1.0, "colour": "u", "legs": 1}, {"size": None, "colour": "v", "legs": 2},
+     {"size": np.float64(2.0), "colour": None, "legs": np.int64(1)}],
+    ids=["values", "missing-number", "numpy-scalars"],
+)  # fmt: skip
+def test_every_prediction_method_takes_a_dict_as_one_row(model, row):
+    fitted = model().fit(ROWS, LABELS)
+    table = {k: [v] for k, v in row.items()}
+    for method in METHODS:
+        one = _call(fitted, method, row)
+        assert np.asarray(one).shape[0] == 1, method
+        np.testing.assert_array_equal(one, _call(fitted, method, table), err_msg=method)
+    by_dict, by_table = fitted.explain(row), fitted.explain(table)
+    assert str(by_dict) == str(by_table)
+
+
+@pytest.mark.parametrize("model", [NaiveBayes, SemiNaiveBayes])
+def test_a_dict_of_columns_stays_a_table_and_ragged_columns_are_named(model):
+    fitted = model().fit(ROWS, LABELS)
+    assert fitted.predict_proba({k: v[:2] for k, v in ROWS.items()}).shape == (2, 2)
+    with pytest.raises(ValueError, match="explain takes one row; got 2"):
+        fitted.explain({k: v[:2] for k, v in ROWS.items()})
+    ragged = {"size": [1.0, 2.0], "colour": ["u"], "legs": [1, 2]}
+    lengths = r"different lengths \('size': 2, 'colour': 1, 'legs': 2\)"
+    with pytest.raises(ValueError, match=lengths):
+        fitted.predict(ragged)

@@ -138,6 +138,13 @@ def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.
     return series
 
 
+def _is_scalar(value: object) -> bool:
+    """Whether a dict's value is one value (a number, a string, None), not a column of them."""
+    if isinstance(value, (str, bytes, np.generic)):
+        return True
+    return not any(hasattr(value, name) for name in ("__len__", "__iter__", "__array__"))
+
+
 def _check_unique(names: Sequence[str]) -> None:
     repeated = sorted(name for name, count in Counter(names).items() if count > 1)
     if repeated:
@@ -180,7 +187,17 @@ def to_frame(
             frame = frame.to_frame()
     elif isinstance(X, dict):
         _check_unique([str(k) for k in X])
-        frame = pl.DataFrame([_object_or_array(str(k), v, markers) for k, v in X.items()])
+        if X and all(_is_scalar(v) for v in X.values()):  # {"age": 41, "colour": "red"}: a row
+            X = {k: [v] for k, v in X.items()}
+        series = [_object_or_array(str(k), v, markers) for k, v in X.items()]
+        lengths = {s.name: s.len() for s in series}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(
+                "the columns of the dict have different lengths "
+                f"({', '.join(f'{k!r}: {n}' for k, n in lengths.items())}): give every column "
+                "one value per row, or one value each (a single row)."
+            )
+        frame = pl.DataFrame(series)
     else:
         array = np.asarray(X)
         if array.dtype.kind in "US":  # NumPy made text of mixed values: keep the objects

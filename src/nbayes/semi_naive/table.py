@@ -675,9 +675,7 @@ class SemiNaiveBayes(ParamsMixin):
         attribute P(x_j | c, parents) with the parents used (TAN, k-DB), or per super-parent its
         share of P(c, x) (AODE family); values shown as categories and intervals."""
         self._check_fitted()
-        if isinstance(row, dict):
-            row = {k: [v] for k, v in row.items()}
-        elif hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
+        if hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
             row = row.to_frame().T
         frame = self._frame(row)
         codes = self._encode(frame, fitting=False)
