@@ -140,3 +140,46 @@ def test_a_dict_of_columns_stays_a_table_and_ragged_columns_are_named(model):
     lengths = r"different lengths \('size': 2, 'colour': 1, 'legs': 2\)"
     with pytest.raises(ValueError, match=lengths):
         fitted.predict(ragged)
+
+
+# ------------------------------------------------------------------ 4. did you mean
+NAMED = {"colour": ["red", "blue", "red", "blue"], "size": ["s", "m", "s", "l"],
+         "label": ["p", "n", "p", "n"]}  # fmt: skip
+
+
+@pytest.mark.parametrize("model", [NaiveBayes, SemiNaiveBayes])
+def test_a_lacking_column_suggests_the_data_column_it_may_be(model):
+    fitted = model().fit(NAMED, target="label")
+    expected = (
+        "the data lacks column(s) the model was fitted on: ['colour']; the data has 'color': "
+        "did you mean 'colour'?"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        fitted.predict({"color": ["red"], "size": ["s"]})
+    # nothing close: the message is as before, without a guess
+    with pytest.raises(ValueError, match=r"fitted on: \['colour'\]\.$"):
+        fitted.predict({"size": ["s"], "weight": [3]})
+
+
+@pytest.mark.parametrize("model", [NaiveBayes, SemiNaiveBayes])
+def test_a_misspelt_target_or_family_column_suggests_the_column(model):
+    with pytest.raises(ValueError, match=r"target column 'lable' is not in the data .*; "
+                       r"did you mean 'label'\?$"):  # fmt: skip
+        model().fit(NAMED, target="lable")
+    with pytest.raises(ValueError, match=r"families names columns that are not in the data: "
+                       r"\['colr'\]; did you mean 'colour'\?$"):  # fmt: skip
+        model(families={"colr": "categorical"}).fit(NAMED, target="label")
+
+
+def test_misspelt_option_columns_of_naive_bayes_suggest_the_columns():
+    with pytest.raises(ValueError, match=r"alpha names columns .*\['colr', 'sise'\]; did you "
+                       r"mean 'colour' for 'colr', 'size' for 'sise'\?$"):  # fmt: skip
+        NaiveBayes(alpha={"colr": 0.5, "sise": 2.0}).fit(NAMED, target="label")
+
+
+def test_the_command_line_and_the_models_share_one_did_you_mean():
+    from nbayes import exceptions
+    from nbayes.cli import _args
+
+    assert _args.did_you_mean is exceptions.did_you_mean
+    assert exceptions.did_you_mean("colr", ["colour", "size"]) == "did you mean 'colour'?"

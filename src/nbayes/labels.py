@@ -30,6 +30,7 @@ import polars as pl
 
 from ._validation import no_labelled_rows as no_labelled_rows  # one message, two layers
 from ._validation import warn_dropped as warn_dropped
+from .exceptions import suggest_names
 from .tables import apply_missing, to_frame
 
 #: What a table model says when it is given no labels.
@@ -55,7 +56,10 @@ def label_source(y: Any, target: str | None) -> tuple[Any, str | None]:
 def check_target_column(target: str, columns: Sequence[str]) -> None:
     """Raise ValueError, listing the columns, when ``target`` is not one of them."""
     if target not in columns:
-        raise ValueError(f"target column {target!r} is not in the data (columns: {list(columns)}).")
+        raise ValueError(
+            f"target column {target!r} is not in the data (columns: {list(columns)})"
+            f"{suggest_names([target], columns)}"
+        )
 
 
 def split_target(

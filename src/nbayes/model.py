@@ -39,7 +39,7 @@ from ._validation import (
 )
 from .calibration import FOLDS, Calibration, choose_calibration, cross_fitting_folds
 from .decision import posterior as normalise
-from .exceptions import UnseenCategoryWarning, caller_stacklevel
+from .exceptions import UnseenCategoryWarning, caller_stacklevel, suggest_names
 from .explain import Explanation
 from .families._group import ColumnGroup, Settings, format_table
 from .families.auto import COUNTED, MISSING_MODES, AutoColumns, alpha_reason
@@ -411,7 +411,10 @@ class NaiveBayes(NaiveBayesClassifier):
                 else []
             )
             if unknown:
-                raise ValueError(f"{option} names columns that are not in the data: {unknown}.")
+                raise ValueError(
+                    f"{option} names columns that are not in the data: {unknown}"
+                    f"{suggest_names(unknown, [s.name for s in specs])}"
+                )
         self._make_groups(specs, n_classes)
 
     def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:

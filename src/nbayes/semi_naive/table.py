@@ -51,7 +51,7 @@ from ..labels import (
     warn_dropped,
 )
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, infer_schema
+from ..schema import ColumnSpec, infer_schema, lacking_columns
 from ..tables import apply_missing, missing_markers, to_frame
 from . import table_files, views
 from .averaged import AODE, WAODE, AnDE, AODEsr
@@ -222,9 +222,7 @@ class SemiNaiveBayes(ParamsMixin):
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> Encoded:
         """Codes of every column, in the schema's order: categories in their vocabulary,
         numbers as interval indices; NaN where missing, a code beyond v_j where unseen."""
-        absent = [s.name for s in self.schema_ if s.name not in frame.columns]
-        if absent:
-            raise ValueError(f"the data lacks column(s) the model was fitted on: {absent}.")
+        lacking_columns(frame, self.schema_)  # naming them, and a close column of the data
         codes = np.empty((frame.height, len(self.schema_)))
         categorical = [j for j, s in enumerate(self.schema_) if s.family == "categorical"]
         if categorical:
