@@ -183,3 +183,13 @@ def test_the_command_line_and_the_models_share_one_did_you_mean():
 
     assert _args.did_you_mean is exceptions.did_you_mean
     assert exceptions.did_you_mean("colr", ["colour", "size"]) == "did you mean 'colour'?"
+
+
+def test_text_classifier_score_leaves_out_missing_labels_as_table_models_do():
+    text = TextClassifier(mode="vocabulary").fit(DOCS, ["p", "n", "p", "n", "p"])
+    table = NaiveBayes().fit({"doc": DOCS}, ["p", "n", "p", "n", "p"])
+    y = ["p", "n", None, "n", "p"]
+    with pytest.warns(UserWarning, match=DROPPED):
+        expected = table.score({"doc": DOCS}, y)
+    with pytest.warns(UserWarning, match=DROPPED):
+        assert text.score(DOCS, y) == expected

@@ -15,7 +15,9 @@ The rules, the same for one table, a stream of batches and the partitions of a D
 3. a fit needs at least one labelled row, and at least two classes;
 4. labels are compared as the values NumPy holds; Python objects (strings) become NumPy strings.
 
-Every message about labels is written here once.
+Every message about labels is written once: here, or, for what needs no Polars (the warning for
+dropped rows, mixed label kinds, no labelled row), in :mod:`nbayes._validation`, whose
+:func:`~nbayes._validation.check_labels` gives :class:`~nbayes.TextClassifier` the same rule.
 """
 
 from __future__ import annotations

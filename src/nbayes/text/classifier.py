@@ -49,7 +49,6 @@ from .._params import ParamsMixin
 from .._validation import (
     check_labels,
     check_sample_weight,
-    check_target,
     no_labelled_rows,
     partial_fit_classes,
     warn_dropped,
@@ -433,10 +432,18 @@ class TextClassifier(ParamsMixin):
         return self._collect(texts, "predict_joint_log_proba", priors=priors)
 
     def score(self, texts: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy on ``texts`` against labels ``y``."""
+        """Mean accuracy on ``texts`` against labels ``y``; documents whose label is missing are
+        left out, with a warning (as :meth:`fit` and the table models do)."""
         predicted = self.predict(texts)
-        labels = check_target(y, predicted.shape[0], estimator=self._name)
+        labels, missing = check_labels(y, predicted.shape[0], estimator=self._name)
         weight = check_sample_weight(sample_weight, predicted.shape[0], estimator=self._name)
+        if missing is not None:
+            if not labels.shape[0]:
+                raise no_labelled_rows()
+            predicted, weight = predicted[~missing], weight[~missing]
+            warn_dropped(
+                int(missing.sum()), int(np.argmax(missing)), stacklevel=caller_stacklevel()
+            )
         return float(np.average(predicted == labels, weights=weight))
 
     # ----------------------------------------------------------------- indicative words
