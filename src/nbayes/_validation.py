@@ -77,9 +77,9 @@ def check_finite_sums(values: np.ndarray, what: str, *, estimator: str) -> None:
     """Refuse weighted sums that overflowed (sample weights × values beyond the float range)."""
     if not np.all(np.isfinite(values)):
         raise ValueError(
-            f"{estimator}: the weighted sums of {what} overflow the float range (sample weights "
-            "times values are too large); rescale sample_weight or the values. The batch was not "
-            "added."
+            f"{estimator}: the sums of {what} overflow the float range (the values, times their "
+            "sample weights where weights were given, are too large); rescale the values (or "
+            "sample_weight). The batch was not added."
         )
 
 
@@ -343,6 +343,85 @@ def check_target(y: Any, n_samples: int, *, estimator: str) -> np.ndarray:
                 f"{sorted(k.__name__ for k in kinds)}; use one type."
             )
     return y
+
+
+def is_missing(value: object) -> bool:
+    """None, a float NaN, or pandas' NA / NaT (recognised by type, without importing pandas)."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return value != value
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def value_kind(value: object) -> str:
+    """The kind of one Python value: ``"bool"``, ``"number"``, ``"string"``, or its type's name."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
+
+
+def mixed_kinds_error(name: str, present: Sequence[Any]) -> ValueError:
+    """The error for a column (or the labels, ``name`` ``'y'``) holding values of several
+    kinds, with one example of each: NumPy would silently make text of them all."""
+    examples: dict[str, Any] = {}
+    for value in present:
+        examples.setdefault(value_kind(value), value)
+    shown = ", ".join(f"{k} (e.g. {examples[k]!r})" for k in sorted(examples))
+    return ValueError(f"column {name!r} mixes types: {shown}. Make it one type (e.g. all strings).")
+
+
+def warn_dropped(count: int, first: int = -1, *, stacklevel: int = 2) -> None:
+    """Warn that ``count`` rows were dropped for a missing label (``first``: the first one's row,
+    when known). ``stacklevel`` counts from the caller of this function."""
+    where = f" (first at row {first})" if first >= 0 else ""
+    warnings.warn(
+        f"{count} row(s) with a missing target were dropped{where}.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def no_labelled_rows() -> ValueError:
+    """The error for a fit whose labels are all missing."""
+    return ValueError("the target is entirely missing: there are no labelled rows to learn from.")
+
+
+def no_rows() -> ValueError:
+    """The error for a fit given a table without rows."""
+    return ValueError("there are no rows to learn from.")
+
+
+def check_labels(y: Any, n_samples: int, *, estimator: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """Class labels read by the table models' rule (:mod:`nbayes.labels`), without Polars:
+    ``(labels, missing)``, where a missing label (None, NaN, pandas' NA) drops its row —
+    ``missing`` marks those rows, None when there are none — and labels of several kinds
+    (``[1, "h"]``) are refused rather than turned into text. The labels kept are checked as
+    :func:`check_target` checks them. The caller warns (:func:`warn_dropped`) and refuses a
+    fit with no labelled row (:func:`no_labelled_rows`)."""
+    values = y.to_numpy() if hasattr(y, "to_numpy") and not isinstance(y, np.ndarray) else y
+    if isinstance(values, (list, tuple)):
+        values = np.asarray(values, dtype=object)  # NumPy would make text of [1, "h"] or NaN
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.shape[0] != n_samples:
+        return check_target(y, n_samples, estimator=estimator), None  # its errors, its way
+    if values.dtype == object:
+        missing = np.fromiter((is_missing(v) for v in values), bool, values.shape[0])
+        present = values[~missing].tolist()
+        if len({value_kind(v) for v in present}) > 1:
+            raise mixed_kinds_error("y", present)
+        kept = np.asarray(present) if present else np.empty(0, dtype=object)
+    elif values.dtype.kind == "f":
+        missing = np.isnan(values)
+        kept = values[~missing]
+    else:
+        missing = np.zeros(values.shape[0], dtype=bool)
+        kept = values
+    labels = check_target(kept, kept.shape[0], estimator=estimator)
+    return labels, (missing if missing.any() else None)
 
 
 def check_sample_weight(sample_weight: Any, n_samples: int, *, estimator: str) -> np.ndarray:

@@ -35,6 +35,19 @@ MAX_CATEGORY_BYTES = 2**20
 ENUM_COLUMNS = 256
 
 
+def check_no_infinite(block: np.ndarray, names: list[str], largest: float | None = None) -> None:
+    """Refuse a float block (rows × ``names``) holding an infinite value, naming its column and
+    row; ``largest`` is the block's :func:`largest_magnitude` when the caller has it."""
+    if (largest_magnitude(block) if largest is None else largest) != np.inf:
+        return
+    infinite = np.isinf(block)
+    i, j = np.unravel_index(int(np.argmax(infinite)), infinite.shape)
+    raise ValueError(
+        f"column {names[j]!r} has the value {block[i, j]} at row {i}; infinite "
+        "values are refused (use null or a missing-value marker for a missing value)."
+    )
+
+
 class NumericEncoder:
     """Columns of numbers as one float block; ``nonnegative`` refuses negative values (counts)."""
 
@@ -57,13 +70,7 @@ class NumericEncoder:
                 f"columns {self.names} must hold numbers for family {self.family!r}: {exc}"
             ) from exc
         largest = largest_magnitude(block)  # one look at the block for both checks
-        if largest == np.inf:
-            infinite = np.isinf(block)
-            i, j = np.unravel_index(int(np.argmax(infinite)), infinite.shape)
-            raise ValueError(
-                f"column {self.names[j]!r} has the value {block[i, j]} at row {i}; infinite "
-                "values are refused (use null or a missing-value marker for a missing value)."
-            )
+        check_no_infinite(block, self.names, largest)
         if fitting and largest > MAX_ABS_VALUE:  # squares, spreads and sums must stay finite
             check_magnitude(block, estimator="NaiveBayes", names=self.names)
         if self.nonnegative:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -51,6 +53,36 @@ def os_reason(error: OSError) -> str:
     if reason is None and error.strerror:
         reason = error.strerror[:1].lower() + error.strerror[1:]
     return " ".join((reason or str(error)).split())
+
+
+def close_match(given: str, choices: Iterable[Any]) -> str | None:
+    """The choice closest to ``given`` by :func:`difflib.get_close_matches`, or None when none
+    is close (a misspelt column, family or option)."""
+    import difflib  # only on the error path
+
+    close = difflib.get_close_matches(str(given), [str(c) for c in choices], n=1)
+    return close[0] if close else None
+
+
+def did_you_mean(given: str, choices: Iterable[Any]) -> str:
+    """``did you mean 'x'?`` for the choice closest to ``given`` (by
+    :func:`difflib.get_close_matches`), or ``""`` when none is close."""
+    close = close_match(given, choices)
+    return f"did you mean {close!r}?" if close is not None else ""
+
+
+def suggest_names(given: Sequence[Any], choices: Iterable[Any]) -> str:
+    """The end of a message about names that are not among ``choices`` (misspelt columns):
+    ``"; did you mean 'x'?"`` (one name), ``"; did you mean 'x' for 'xx', 'y' for 'yy'?"``
+    (several), or ``"."`` when no choice is close. The first 20 names are looked at (a
+    message, not a spelling check)."""
+    choices = [str(c) for c in choices]
+    pairs = [(g, m) for g in list(given)[:20] if (m := close_match(g, choices)) is not None]
+    if not pairs:
+        return "."
+    if len(given) == 1:
+        return f"; did you mean {pairs[0][1]!r}?"
+    return "; did you mean " + ", ".join(f"{m!r} for {g!r}" for g, m in pairs) + "?"
 
 
 class NotFittedError(ValueError, AttributeError):

@@ -15,7 +15,9 @@ The rules, the same for one table, a stream of batches and the partitions of a D
 3. a fit needs at least one labelled row, and at least two classes;
 4. labels are compared as the values NumPy holds; Python objects (strings) become NumPy strings.
 
-Every message about labels is written here once.
+Every message about labels is written once: here, or, for what needs no Polars (the warning for
+dropped rows, mixed label kinds, no labelled row), in :mod:`nbayes._validation`, whose
+:func:`~nbayes._validation.check_labels` gives :class:`~nbayes.TextClassifier` the same rule.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ._validation import no_labelled_rows as no_labelled_rows  # one message, two layers
+from ._validation import warn_dropped as warn_dropped
+from .exceptions import suggest_names
 from .tables import apply_missing, to_frame
 
 #: What a table model says when it is given no labels.
@@ -53,7 +58,10 @@ def label_source(y: Any, target: str | None) -> tuple[Any, str | None]:
 def check_target_column(target: str, columns: Sequence[str]) -> None:
     """Raise ValueError, listing the columns, when ``target`` is not one of them."""
     if target not in columns:
-        raise ValueError(f"target column {target!r} is not in the data (columns: {list(columns)}).")
+        raise ValueError(
+            f"target column {target!r} is not in the data (columns: {list(columns)})"
+            f"{suggest_names([target], columns)}"
+        )
 
 
 def split_target(
@@ -153,22 +161,6 @@ def text_codes(labels: pl.Series, classes: np.ndarray) -> np.ndarray | None:
     except pl.exceptions.InvalidOperationError:  # a label that is no class: a new one
         return None
     return codes.to_physical().to_numpy().astype(np.intp)
-
-
-def warn_dropped(count: int, first: int = -1, *, stacklevel: int = 2) -> None:
-    """Warn that ``count`` rows were dropped for a missing label (``first``: the first one's row,
-    when known). ``stacklevel`` counts from the caller of this function."""
-    where = f" (first at row {first})" if first >= 0 else ""
-    warnings.warn(
-        f"{count} row(s) with a missing target were dropped{where}.",
-        UserWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
-def no_labelled_rows() -> ValueError:
-    """The error for a fit whose labels are all missing."""
-    return ValueError("the target is entirely missing: there are no labelled rows to learn from.")
 
 
 def check_classes(classes: np.ndarray) -> None:

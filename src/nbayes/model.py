@@ -30,9 +30,15 @@ from ._dispatch import dask_aware
 from ._json import from_json, to_json
 from ._locks import synchronized
 from ._state import nest, section
-from ._validation import check_alpha, check_ddof, check_positive_number, check_sample_weight
+from ._validation import (
+    check_alpha,
+    check_ddof,
+    check_positive_number,
+    check_sample_weight,
+    no_rows,
+)
 from .calibration import FOLDS, Calibration, choose_calibration, cross_fitting_folds
-from .exceptions import UnseenCategoryWarning, caller_stacklevel
+from .exceptions import UnseenCategoryWarning, caller_stacklevel, suggest_names
 from .families._group import ColumnGroup, Settings
 from .families.auto import MISSING_MODES
 from .families.category_counts import UNKNOWN_MODES
@@ -378,7 +384,7 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
         """The labelled rows of a table with rows, their labels and weights; warns when rows
         were dropped, raises when none is labelled."""
         if frame.height == 0:
-            raise ValueError("there are no rows to learn from.")
+            raise no_rows()
         rows = keep_labelled(frame, labels, weight)
         if rows.frame.height == 0:
             raise no_labelled_rows()
@@ -403,7 +409,10 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
                 else []
             )
             if unknown:
-                raise ValueError(f"{option} names columns that are not in the data: {unknown}.")
+                raise ValueError(
+                    f"{option} names columns that are not in the data: {unknown}"
+                    f"{suggest_names(unknown, [s.name for s in specs])}"
+                )
         self._make_groups(specs, n_classes)
 
     def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:

@@ -35,9 +35,7 @@ class NaiveBayesViews:
         feature's contribution to the log-odds of the two most probable classes.
         ``print()`` the result for a table."""
         self._check_fitted()
-        if isinstance(row, dict):
-            row = {k: [v] for k, v in row.items()}
-        elif hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
+        if hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
             row = row.to_frame().T  # a pandas Series: one row
         table = self._input(row)
         if table.shape[0] != 1:

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import polars as pl
 
 from . import families as registry
-from .exceptions import caller_stacklevel
+from .exceptions import caller_stacklevel, close_match, suggest_names
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,10 @@ def infer_schema(
     families = dict(families or {})
     unknown = sorted(set(families) - set(frame.columns))
     if unknown:
-        raise ValueError(f"families names columns that are not in the data: {unknown}.")
+        raise ValueError(
+            f"families names columns that are not in the data: {unknown}"
+            f"{suggest_names(unknown, frame.columns)}"
+        )
     specs = []
     nulls = frame.null_count().row(0) if frame.width else ()  # all columns at once: fast
     for name, dtype, null_count in zip(frame.columns, frame.dtypes, nulls, strict=True):
@@ -201,7 +205,22 @@ def lacking_columns(frame: pl.DataFrame, specs: list[ColumnSpec]) -> None:
     present = set(frame.columns)  # once: frame.columns costs time linear in the columns
     missing = [s.name for s in specs if s.name not in present]
     if missing:
-        raise ValueError(f"the data lacks column(s) the model was fitted on: {missing}.")
+        raise ValueError(
+            f"the data lacks column(s) the model was fitted on: {missing}"
+            f"{lacking_hint(missing, present - {s.name for s in specs})}"
+        )
+
+
+def lacking_hint(missing: list[str], extra: Iterable[str]) -> str:
+    """The end of the message about ``missing`` columns: ``"; the data has 'colr': did you mean
+    'colour'?"`` where a column of the data the model does not know (``extra``) is close to a
+    missing one, else ``"."``."""
+    pairs = [(m, c) for m in missing[:20] if (c := close_match(m, extra)) is not None]
+    if not pairs:
+        return "."
+    theirs = ", ".join(repr(c) for _, c in pairs)
+    ours = ", ".join(repr(m) for m, _ in pairs)
+    return f"; the data has {theirs}: did you mean {ours}?"
 
 
 def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:

@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ._validation import is_missing as _is_missing
+from ._validation import mixed_kinds_error
+from ._validation import value_kind as _kind
 from .schema import column_kind
 
 
@@ -69,13 +72,7 @@ def _object_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.S
             "missing)."
         )
     if len(kinds) > 1:
-        examples = {}
-        for v in present:
-            examples.setdefault(_kind(v), v)
-        shown = ", ".join(f"{k} (e.g. {examples[k]!r})" for k in sorted(examples))
-        raise ValueError(
-            f"column {name!r} mixes types: {shown}. Make it one type (e.g. all strings)."
-        )
+        raise mixed_kinds_error(name, present)
     cleaned = [None if _is_missing(v) else v for v in values]
     kind = kinds.pop() if kinds else "string"
     if kind not in ("string", "bool", "number"):
@@ -141,23 +138,11 @@ def _uniform_series(name: str, values: list, markers: Sequence[str] = ()) -> pl.
     return series
 
 
-def _is_missing(value: object) -> bool:
-    """None, a float NaN, or pandas' NA / NaT (recognised by type, without importing pandas)."""
-    if value is None:
+def _is_scalar(value: object) -> bool:
+    """Whether a dict's value is one value (a number, a string, None), not a column of them."""
+    if isinstance(value, (str, bytes, np.generic)):
         return True
-    if isinstance(value, (float, np.floating)):
-        return value != value
-    return type(value).__name__ in ("NAType", "NaTType")
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return type(value).__name__
+    return not any(hasattr(value, name) for name in ("__len__", "__iter__", "__array__"))
 
 
 def _check_unique(names: Sequence[str]) -> None:
@@ -202,7 +187,17 @@ def to_frame(
             frame = frame.to_frame()
     elif isinstance(X, dict):
         _check_unique([str(k) for k in X])
-        frame = pl.DataFrame([_object_or_array(str(k), v, markers) for k, v in X.items()])
+        if X and all(_is_scalar(v) for v in X.values()):  # {"age": 41, "colour": "red"}: a row
+            X = {k: [v] for k, v in X.items()}
+        series = [_object_or_array(str(k), v, markers) for k, v in X.items()]
+        lengths = {s.name: s.len() for s in series}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(
+                "the columns of the dict have different lengths "
+                f"({', '.join(f'{k!r}: {n}' for k, n in lengths.items())}): give every column "
+                "one value per row, or one value each (a single row)."
+            )
+        frame = pl.DataFrame(series)
     else:
         array = np.asarray(X)
         if array.dtype.kind in "US":  # NumPy made text of mixed values: keep the objects

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import difflib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from ..exceptions import did_you_mean as did_you_mean  # the one spelling helper
 
 
 class UsageError(Exception):
     """A command-line mistake detected after argument parsing (exit code 2)."""
-
-
-def did_you_mean(given: str, choices: Iterable[str]) -> str:
-    """``did you mean 'x'?`` for the choice closest to ``given`` (by
-    :func:`difflib.get_close_matches`), or ``""`` when none is close."""
-    close = difflib.get_close_matches(given, [str(c) for c in choices], n=1)
-    return f"did you mean {close[0]!r}?" if close else ""
 
 
 def family_names() -> tuple[str, ...]:

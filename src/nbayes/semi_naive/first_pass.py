@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..encoding import CategoricalEncoder
+from ..encoding import CategoricalEncoder, check_no_infinite
 from ..families.sketch import ValueSketches
 from ..schema import ColumnSpec
 
@@ -58,8 +58,10 @@ class FirstPass:
             self.words.partial_fit(texts, labels, sample_weight=weight)
         if self.numeric:
             block = frame.select([pl.col(s.name).cast(pl.Float64) for s in self.numeric])
+            values = np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1)
+            check_no_infinite(values, [s.name for s in self.numeric])  # the column at fault
             self.sketches.accumulate(
-                np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1),
+                values,
                 np.searchsorted(self.classes, labels),
                 weight,
             )

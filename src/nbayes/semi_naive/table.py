@@ -36,7 +36,7 @@ import polars as pl
 from .. import decision
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
-from .._validation import check_sample_weight
+from .._validation import check_sample_weight, no_rows
 from ..encoding import CategoricalEncoder
 from ..exceptions import NotFittedError, UnseenCategoryWarning, sklearn_compatible
 from ..families.intervals import cut_points, interval_of
@@ -44,6 +44,7 @@ from ..families.sketch import ValueSketches
 from ..influence import feature_log_likelihoods
 from ..labels import (
     LabelledRows,
+    check_classes,
     keep_labelled,
     matches,
     no_labelled_rows,
@@ -51,7 +52,7 @@ from ..labels import (
     warn_dropped,
 )
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, infer_schema
+from ..schema import ColumnSpec, infer_schema, lacking_columns
 from ..tables import apply_missing, missing_markers, to_frame
 from . import table_files, views
 from .averaged import AODE, WAODE, AnDE, AODEsr
@@ -225,6 +226,8 @@ class SemiNaiveBayes(ParamsMixin):
         rules of :mod:`nbayes.labels`)."""
         frame, labels = split_target(self._frame(X, columns), y, target, self._markers())
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
+        if frame.height == 0:
+            raise no_rows()
         rows = keep_labelled(frame, labels, weight)
         if rows.frame.height == 0:
             raise no_labelled_rows()
@@ -235,9 +238,7 @@ class SemiNaiveBayes(ParamsMixin):
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> Encoded:
         """Codes of every column, in the schema's order: categories in their vocabulary,
         numbers as interval indices; NaN where missing, a code beyond v_j where unseen."""
-        absent = [s.name for s in self.schema_ if s.name not in frame.columns]
-        if absent:
-            raise ValueError(f"the data lacks column(s) the model was fitted on: {absent}.")
+        lacking_columns(frame, self.schema_)  # naming them, and a close column of the data
         codes = np.empty((frame.height, len(self.schema_)))
         categorical = [j for j, s in enumerate(self.schema_) if s.family == "categorical"]
         if categorical:
@@ -467,7 +468,10 @@ class SemiNaiveBayes(ParamsMixin):
 
     def _finish_first_pass(self, first: FirstPass) -> None:
         """Take the table pass's statistics (over all rows): the vocabularies, and the cut points
-        of the numeric columns, derived from their sketches."""
+        of the numeric columns, derived from their sketches. A single class is refused, as
+        :meth:`NaiveBayes.fit <nbayes.NaiveBayes.fit>` refuses it (``partial_fit``, as there,
+        may start with one)."""
+        check_classes(first.classes)
         self._encoder = first.encoder
         self._words = first.words
         self._check_observed(first.sketches, first.numeric)
@@ -674,9 +678,7 @@ class SemiNaiveBayes(ParamsMixin):
         attribute P(x_j | c, parents) with the parents used (TAN, k-DB), or per super-parent its
         share of P(c, x) (AODE family); values shown as categories and intervals."""
         self._check_fitted()
-        if isinstance(row, dict):
-            row = {k: [v] for k, v in row.items()}
-        elif hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
+        if hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
             row = row.to_frame().T
         frame = self._frame(row)
         codes = self._encode(frame, fitting=False)

@@ -46,9 +46,15 @@ import scipy.sparse as sp
 from .._base import check_label_kinds, class_index
 from .._locks import synchronized
 from .._params import ParamsMixin
-from .._validation import check_sample_weight, check_target, partial_fit_classes
+from .._validation import (
+    check_labels,
+    check_sample_weight,
+    no_labelled_rows,
+    partial_fit_classes,
+    warn_dropped,
+)
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
-from ..exceptions import NotFittedError, sklearn_compatible
+from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from ..families.counts import FeatureSums
 from . import _persist, explanation, weighting
 from ._resize import reindexed, resize, widen
@@ -229,14 +235,17 @@ class TextClassifier(ParamsMixin):
     # ----------------------------------------------------------------- fitting
     @synchronized
     def fit(self, texts: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
-        """Fit from scratch on documents ``texts`` with labels ``y``."""
+        """Fit from scratch on documents ``texts`` with labels ``y``.
+
+        As in the table models (:mod:`nbayes.labels`), a document whose label is missing (None,
+        NaN) is dropped, with a warning, and labels of several kinds (``[1, "h"]``) are refused."""
         self._check_params()
-        labels = check_target(y, _length(y), estimator=self._name)
+        labels, missing = check_labels(y, _length(y), estimator=self._name)
         for name in ("model_", "vectorizer_"):
             if hasattr(self, name):
                 delattr(self, name)
         try:
-            self._add(texts, labels, sample_weight, np.unique(labels))
+            self._add(texts, labels, sample_weight, np.unique(labels), missing)
         except BaseException:
             for name in ("model_", "vectorizer_"):
                 if hasattr(self, name):
@@ -250,7 +259,7 @@ class TextClassifier(ParamsMixin):
     ) -> TextClassifier:
         """Add documents. ``classes`` (every label that may occur) is required on the first call."""
         first = not hasattr(self, "model_")
-        labels = check_target(y, _length(y), estimator=self._name)
+        labels, missing = check_labels(y, _length(y), estimator=self._name)
         if first:
             self._check_params()
         elif self._fit_key != self._counting_key():
@@ -259,21 +268,38 @@ class TextClassifier(ParamsMixin):
             )
         fitted = None if first else self.model_.classes_
         all_classes = partial_fit_classes(fitted, classes, estimator=self._name)
+        if labels.shape[0]:
+            check_label_kinds(all_classes, np.unique(labels), estimator=self._name)
         class_index(all_classes, labels, estimator=self._name)  # unknown labels: fail early
-        self._add(texts, labels, sample_weight, all_classes)
+        self._add(texts, labels, sample_weight, all_classes, missing)
         return self
 
-    def _add(self, texts: Any, labels: np.ndarray, sample_weight: Any, classes: np.ndarray) -> None:
-        n = labels.shape[0]
-        weight = check_sample_weight(sample_weight, n, estimator=self._name)
+    def _add(
+        self,
+        texts: Any,
+        labels: np.ndarray,
+        sample_weight: Any,
+        classes: np.ndarray,
+        missing: np.ndarray | None = None,
+    ) -> None:
+        """Count ``texts`` into the statistics; ``missing`` marks the documents whose label was
+        missing (``labels`` holds the others'): they are dropped before anything is counted."""
+        total = labels.shape[0] if missing is None else missing.shape[0]
+        weight = check_sample_weight(sample_weight, total, estimator=self._name)
         documents = as_documents(texts, estimator=self._name)
-        if hasattr(documents, "__len__") and len(documents) != n:
+        if hasattr(documents, "__len__") and len(documents) != total:
             raise ValueError(
-                f"{self._name}: got {len(documents)} documents but {n} labels; Found input "
-                f"variables with inconsistent numbers of samples: [{len(documents)}, {n}]."
+                f"{self._name}: got {len(documents)} documents but {total} labels; Found input "
+                f"variables with inconsistent numbers of samples: [{len(documents)}, {total}]."
             )
-        if n == 0:
+        if total == 0:
             raise ValueError(f"{self._name}: Found 0 documents; at least 1 is required.")
+        if missing is not None:
+            if not labels.shape[0]:
+                raise no_labelled_rows()
+            weight = weight[~missing]
+            documents = _labelled(documents, missing, self._name)
+        n = labels.shape[0]
         if not hasattr(self, "model_"):
             self.vectorizer_ = self._make_vectorizer()
             self.model_ = self._make_model()
@@ -303,6 +329,10 @@ class TextClassifier(ParamsMixin):
             self._version += 1
         if done != n:
             raise ValueError(f"{self._name}: texts has {done} documents but y has {n} labels.")
+        if missing is not None:
+            warn_dropped(
+                int(missing.sum()), int(np.argmax(missing)), stacklevel=caller_stacklevel()
+            )
 
     @synchronized
     def merge(self, *others: TextClassifier) -> TextClassifier:
@@ -402,10 +432,18 @@ class TextClassifier(ParamsMixin):
         return self._collect(texts, "predict_joint_log_proba", priors=priors)
 
     def score(self, texts: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy on ``texts`` against labels ``y``."""
+        """Mean accuracy on ``texts`` against labels ``y``; documents whose label is missing are
+        left out, with a warning (as :meth:`fit` and the table models do)."""
         predicted = self.predict(texts)
-        labels = check_target(y, predicted.shape[0], estimator=self._name)
+        labels, missing = check_labels(y, predicted.shape[0], estimator=self._name)
         weight = check_sample_weight(sample_weight, predicted.shape[0], estimator=self._name)
+        if missing is not None:
+            if not labels.shape[0]:
+                raise no_labelled_rows()
+            predicted, weight = predicted[~missing], weight[~missing]
+            warn_dropped(
+                int(missing.sum()), int(np.argmax(missing)), stacklevel=caller_stacklevel()
+            )
         return float(np.average(predicted == labels, weights=weight))
 
     # ----------------------------------------------------------------- indicative words
@@ -451,6 +489,25 @@ class TextClassifier(ParamsMixin):
         state = self.__dict__.copy()
         state.pop("_prediction_cache", None)
         return state
+
+
+def _labelled(documents: Any, missing: np.ndarray, estimator: str) -> Any:
+    """The documents whose label is not ``missing``: a list for a sequence, else a generator
+    (an iterable is consumed once) that refuses more documents than labels."""
+    if hasattr(documents, "__len__"):
+        return [doc for doc, lost in zip(documents, missing.tolist(), strict=True) if not lost]
+
+    def kept() -> Any:
+        lost = missing.tolist()
+        for i, doc in enumerate(documents):
+            if i >= len(lost):
+                raise ValueError(
+                    f"{estimator}: texts has more documents than the {len(lost)} labels in y."
+                )
+            if not lost[i]:
+                yield doc
+
+    return kept()
 
 
 def _length(y: Any) -> int:
