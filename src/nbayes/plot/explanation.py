@@ -36,7 +36,8 @@ def terms_of(explanation: Any) -> tuple[list[tuple[str, float]], Any, Any]:
 
 @dataclass
 class ExplanationDisplay:
-    """A drawn explanation: ``terms`` and ``contributions`` (largest |value| first), the two
+    """A drawn explanation: ``terms`` and ``contributions`` (largest |value| first; a calibration
+    is the last bar, its own step after the features), the two
     classes compared (``decided``, ``against``), the matplotlib ``figure``, ``ax`` and ``bars``.
     An infinite contribution (a probability of exactly 0) is drawn at the axis edge."""
 
