@@ -144,3 +144,22 @@ def test_the_default_bound_is_a_fixed_4_gib():
         assert args.max_memory is None and memory_bound(args) == TABLE_MAX_BYTES == 4 * 2**30
         given = parser.parse_args([*argv, "--max-memory", "2GiB"])
         assert memory_bound(given) == 2 * 2**30
+
+
+def test_a_rust_panic_is_one_line_not_a_traceback(monkeypatch, capsys):
+    """A panic inside Polars reaches Python as pyo3's PanicException (a BaseException, which
+    the usual ``except`` clauses let through): the command line reports it as one line."""
+    import polars as pl
+
+    from nbayes.cli import cv, main
+
+    def panic(args):
+        raise pl.exceptions.PanicException("capacity overflow\nnote: run with RUST_BACKTRACE=1")
+
+    monkeypatch.setattr(cv, "run", panic)
+    assert main(["cv", "d.csv", "--target", "y"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "nbayes: error: the data library failed (a Rust panic): capacity overflow note: run "
+        "with RUST_BACKTRACE=1"
+    )
