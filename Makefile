@@ -1,6 +1,7 @@
 # Two commands set up a fresh machine and do the work (see README):
 #   make demo   — install nbayes alone into .venv, then run the main job on the bundled data
-#   make test   — install nbayes and the test tools into .venv, then run the test suite and ruff
+#   make test   — install nbayes and the test tools into .venv, then run the tests not marked slow
+#                 (under 5 minutes on 2 cores) and ruff; .ci/run runs the slow ones after it
 #   make docs   — install the docs extra, write the example report, build docs/ strictly
 PYTHON ?= python3
 VENV := .venv
@@ -29,7 +30,7 @@ demo: $(BASE)
 	$(BIN)/nbayes demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 	$(BIN)/ruff check .
 
 bench: $(STAMP)

@@ -211,6 +211,11 @@ class Accumulator:
             self._truth.append(true_index[known])
             self._proba.append(np.asarray(proba, dtype=float)[known])
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the rows' classes and posteriors kept so far (they grow with the rows)."""
+        return sum(a.nbytes for a in self._truth) + sum(a.nbytes for a in self._proba)
+
     def report(self) -> Report:
         confusion = self.confusion
         classes = np.asarray(self.classes)

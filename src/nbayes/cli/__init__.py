@@ -106,6 +106,14 @@ def _run(parser, args) -> int:
     except KeyboardInterrupt:
         print("nbayes: interrupted", file=sys.stderr)
         return 130
+    except BaseException as error:
+        # a Rust panic in Polars (or another extension) arrives as pyo3's PanicException, a
+        # BaseException: one line, not a traceback from Rust (--debug shows it)
+        if args.debug or type(error).__name__ != "PanicException":
+            raise
+        words = " ".join(str(error).split()) or "no message"
+        print(f"nbayes: error: the data library failed (a Rust panic): {words}", file=sys.stderr)
+        return 1
 
 
 #: Optional dependencies (top-level module → the command that installs it), for an import of

@@ -147,16 +147,40 @@ def memory_size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def load_options(parser: argparse.ArgumentParser) -> None:
+#: The default ``--max-memory`` for the rows a command holds in memory (``cv``, ``report``,
+#: ``fit --calibration always``, the scores ``evaluate`` keeps for the ROC and PR areas): a fixed
+#: size, so that a command on a file succeeds or stops alike on every machine, large enough for
+#: millions of rows, and with room on a 16 GB machine for the copies the work makes of them.
+TABLE_MAX_BYTES = 4 * 2**30
+
+
+def load_options(parser: argparse.ArgumentParser, *, rows: str | None = None) -> None:
     """MODEL, the saved model, and the memory its tables may take (every command that loads
-    one)."""
+    one); ``rows``: what else of the data the command holds, bounded by the same option."""
     parser.add_argument("model", metavar="MODEL")
+    held = (
+        f"; also bounds {rows} (default {TABLE_MAX_BYTES // 2**30}GiB), stopping with an error "
+        "before they take more"
+        if rows
+        else ""
+    )
     parser.add_argument(
         "--max-memory",
         type=memory_size,
         metavar="SIZE",
         help="the most memory the model's tables (and those its predictions build) may take, "
-        "e.g. 4GiB; checked before they are built (default 1GiB, as nbayes.load)",
+        f"e.g. 4GiB; checked before they are built (default 1GiB, as nbayes.load){held}",
+    )
+
+
+def memory_option(parser: argparse.ArgumentParser, rows: str) -> None:
+    """``--max-memory`` of a command that holds rows of its data but loads no model."""
+    parser.add_argument(
+        "--max-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help=f"the most memory {rows} may take, e.g. 8GiB (default "
+        f"{TABLE_MAX_BYTES // 2**30}GiB); the command stops with an error before they take more",
     )
 
 

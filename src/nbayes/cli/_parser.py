@@ -18,6 +18,7 @@ from ._args import (
     data_options,
     did_you_mean,
     load_options,
+    memory_option,
     model_options,
     positive_int,
     target_option,
@@ -70,6 +71,7 @@ def _fit(fit: argparse.ArgumentParser) -> None:
     fit.add_argument(
         "--scheduler", metavar="ADDRESS", help="fit on a running Dask cluster (tcp://host:8786)"
     )
+    memory_option(fit, "the rows held to calibrate (--calibration always)")
 
 
 def _predict(predict: argparse.ArgumentParser) -> None:
@@ -98,7 +100,7 @@ def _predict(predict: argparse.ArgumentParser) -> None:
 
 
 def _evaluate(evaluate: argparse.ArgumentParser) -> None:
-    load_options(evaluate)
+    load_options(evaluate, rows="the scores kept for the ROC and PR areas (K numbers a row)")
     data_options(evaluate)
     target_option(evaluate)
     _text_column(evaluate)
@@ -125,6 +127,7 @@ def _inspect(inspect: argparse.ArgumentParser) -> None:
 def _cv(cv: argparse.ArgumentParser) -> None:
     data_options(cv)
     model_options(cv)
+    memory_option(cv, "the rows read (cross-validation holds them all)")
     group = cv.add_argument_group("cross-validation")
     group.add_argument(
         "--folds", type=positive_int, default=10, help="number of folds (default 10)"
@@ -160,7 +163,7 @@ def _cv(cv: argparse.ArgumentParser) -> None:
 
 
 def _report(report: argparse.ArgumentParser) -> None:
-    load_options(report)
+    load_options(report, rows="the rows read (the report holds them all)")
     data_options(report)
     target_option(report)
     _text_column(report)

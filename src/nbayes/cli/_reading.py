@@ -9,10 +9,13 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..readers import Batch, DataError, DocumentReader, TableReader, read_ahead, read_names
-from ._args import UsageError
+from ._args import TABLE_MAX_BYTES, UsageError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 Reader = TableReader | DocumentReader
 
@@ -83,6 +86,49 @@ def progress(reader: Reader, verb: str) -> Iterator[Iterator[Batch]]:
         yield batches()
     finally:
         bar.close()
+
+
+def memory_bound(args: argparse.Namespace) -> int:
+    """Bytes the rows a command holds may take: ``--max-memory``, else ``TABLE_MAX_BYTES``."""
+    given = getattr(args, "max_memory", None)
+    return TABLE_MAX_BYTES if given is None else int(given)
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size >= 2**20 else f"{size / 2**20:.2f} MiB"
+
+
+def over_bound(source: str, what: str, size: int, bound: int, instead: str) -> DataError:
+    """The one-line error of a command whose held data (``what``, ``size`` bytes) would pass
+    ``--max-memory`` (``bound``): it names both and the ways out (``instead``)."""
+    return DataError(
+        source,
+        f"{what} take {_mib(size)}, above --max-memory {_mib(bound)}; raise --max-memory, "
+        f"or {instead}.",
+    )
+
+
+def read_bounded(reader: Reader, args: argparse.Namespace, instead: str) -> pl.DataFrame:
+    """Every row of ``reader`` in one frame (for the commands that need them all), the bytes
+    held counted as the batches arrive (Polars' ``estimated_size``): once they would pass
+    :func:`memory_bound` the read stops with one line naming the bound, ``--max-memory`` and
+    ``instead`` — whatever the file's size on disk, so a small compressed file that expands
+    to gigabytes stops early, and memory stays near the bound plus one chunk."""
+    import polars as pl
+
+    bound = memory_bound(args)
+    frames: list[pl.DataFrame] = []
+    size = 0
+    for batch in reader:
+        size += batch.frame.estimated_size()
+        if size > bound:
+            frames.clear()
+            raise over_bound(reader.path, "the rows read so far", size, bound, instead)
+        frames.append(batch.frame)
+    if not frames:
+        return pl.DataFrame(schema=dict.fromkeys(reader.columns or [], pl.String))
+    # no rechunk: one copy of the rows, not two at once
+    return pl.concat(frames, how="vertical_relaxed", rechunk=False)
 
 
 def column(source: str, spec: str, columns: Sequence[str], what: str = "column") -> str:

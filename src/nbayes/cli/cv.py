@@ -15,12 +15,12 @@ import numpy as np
 import polars as pl
 
 from ..evaluation import SCALARS, Accumulator, Report, corrected_resampled_t, stratified_folds
-from ..readers import DataError, read_all
+from ..readers import DataError
 from ._args import UsageError, model_options
 from ._models import learner_for
 from ._output import write_frames
 from ._parser import closest_option, long_options
-from ._reading import open_reader, require_target
+from ._reading import open_reader, read_bounded, require_target
 
 #: Figures printed per fold, with their headings (the JSON output has them all).
 _FOLD_COLUMNS = {
@@ -47,7 +47,7 @@ class Setting:
 
 def run(args: argparse.Namespace) -> int:
     reader = open_reader(args)
-    frame = read_all(reader)
+    frame = read_bounded(reader, args, "cross-validate a sample of the rows")
     target = require_target(args, reader.path, frame.columns)
     labelled = frame.get_column(target).is_not_null()
     rows = np.flatnonzero(labelled.to_numpy())  # data row (0-based) of each labelled row

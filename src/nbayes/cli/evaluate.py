@@ -1,4 +1,6 @@
-"""``nbayes evaluate``: a saved model's figures on labelled data, streamed."""
+"""``nbayes evaluate``: a saved model's figures on labelled data, streamed. The rows are not
+kept, but each row's class and posteriors are (the ROC and PR areas need every score): their
+bytes are bounded by ``--max-memory`` (default ``TABLE_MAX_BYTES``)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,23 @@ import json
 from ..evaluation import Accumulator
 from ..readers import DataError
 from ._models import Learner, learner_of
-from ._reading import load_model, located, markers_for, open_reader, progress, require_target
+from ._reading import (
+    load_model,
+    located,
+    markers_for,
+    memory_bound,
+    open_reader,
+    over_bound,
+    progress,
+    require_target,
+)
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model, args.max_memory)
     reader = open_reader(args, missing=markers_for(args, model))
     accumulator = Accumulator(model.classes_, getattr(model, "loss", None))
+    bound = memory_bound(args)
     learner: Learner | None = None
     with progress(reader, "evaluate") as batches:
         for batch in batches:
@@ -29,6 +41,14 @@ def run(args: argparse.Namespace) -> int:
             except ValueError as error:
                 raise located(error, reader, batch) from error
             accumulator.update(truth.filter(labelled).to_numpy(), predicted, proba)
+            if accumulator.nbytes > bound:
+                raise over_bound(
+                    reader.path,
+                    "the scores kept so far for the ROC and PR areas",
+                    accumulator.nbytes,
+                    bound,
+                    "evaluate a sample of the rows",
+                )
     if accumulator.n == 0:
         raise DataError(reader.path, "there are no labelled rows to evaluate on.")
     report = accumulator.report()

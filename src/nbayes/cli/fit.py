@@ -17,7 +17,16 @@ import polars as pl
 
 from ..readers import DataError, QuickReadAbandoned
 from ._args import CALIBRATION_MAX_BYTES, UsageError
-from ._reading import Batch, Reader, located, open_reader, progress, require_target
+from ._reading import (
+    Batch,
+    Reader,
+    located,
+    memory_bound,
+    open_reader,
+    over_bound,
+    progress,
+    require_target,
+)
 
 if TYPE_CHECKING:
     from ._models import Learner
@@ -119,10 +128,13 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
     A NaiveBayes that calibrates (``--calibration`` auto or always) holds the batches and fits
     them together at the end, the model ``NaiveBayes().fit`` gives on the whole table: its
     calibration scores every row with a model fitted without it, a second look at all the rows.
-    With auto, once the rows held take more than CALIBRATION_MAX_BYTES in memory, the model
-    fits them and the rest batch by batch instead, uncalibrated, with a note saying so."""
+    With auto, once the rows held take more than CALIBRATION_MAX_BYTES in memory (or
+    ``--max-memory``, if less), the model fits them and the rest batch by batch instead,
+    uncalibrated, with a note saying so; with always, rows that would take more than
+    ``--max-memory`` (default ``TABLE_MAX_BYTES``) stop the fit with one line saying so."""
     learner = None
     held: list[Batch] | None = None  # the batches of a fit on the whole table
+    bound = memory_bound(args)
     size = 0
     with progress(reader, "fit") as batches:
         for batch in batches:
@@ -137,13 +149,28 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
                 require_target(args, reader.path, batch.frame.columns)
             pending = [batch]
             if held is not None:
-                held.append(batch)
                 size += batch.frame.estimated_size()
-                if size <= CALIBRATION_MAX_BYTES or args.calibration == "always":
+                if args.calibration == "always":
+                    if size > bound:
+                        held.clear()
+                        raise over_bound(
+                            reader.path,
+                            "the rows held to calibrate so far",
+                            size,
+                            bound,
+                            "fit batch by batch with --calibration auto or none",
+                        )
+                    held.append(batch)
+                    continue
+                held.append(batch)
+                if size <= min(CALIBRATION_MAX_BYTES, bound):
                     continue
                 learner.model.set_params(calibration=None)  # its parameters say what it is
                 if not quiet:
-                    print(_uncalibrated_note(reader), file=sys.stderr)
+                    print(
+                        _uncalibrated_note(reader, min(CALIBRATION_MAX_BYTES, bound)),
+                        file=sys.stderr,
+                    )
                 pending, held = held, None
             for item in pending:
                 try:
@@ -160,10 +187,10 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
     return learner
 
 
-def _uncalibrated_note(reader: Reader) -> str:
+def _uncalibrated_note(reader: Reader, limit: int = CALIBRATION_MAX_BYTES) -> str:
     what = "standard input" if reader.path == "-" else reader.path
     return (
-        f"nbayes: {what} holds more than {CALIBRATION_MAX_BYTES // 2**20} MiB of rows: fitted "
+        f"nbayes: {what} holds more than {limit / 2**20:,.0f} MiB of rows: fitted "
         "batch by batch, without calibration (--calibration always holds every row to "
         "calibrate; --calibration none asks for none)."
     )

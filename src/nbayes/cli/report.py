@@ -8,9 +8,9 @@ import argparse
 
 import numpy as np
 
-from ..readers import DataError, read_all
+from ..readers import DataError
 from ._models import learner_of
-from ._reading import load_model, markers_for, open_reader, require_target
+from ._reading import load_model, markers_for, open_reader, read_bounded, require_target
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
     model = load_model(args.model, args.max_memory)
     reader = open_reader(args, missing=markers_for(args, model))
-    frame = read_all(reader)
+    frame = read_bounded(reader, args, "report on a sample of the rows")
     target = require_target(args, reader.path, frame.columns)
     frame = frame.filter(frame.get_column(target).is_not_null())
     if frame.height == 0:
