@@ -58,9 +58,8 @@ def run(args: argparse.Namespace) -> int:
         )
     from ..persist import save
 
-    if args.loss:
-        owner = getattr(model, "model_", model) if args.model != "naive" else model
-        owner.set_params(loss=read_loss(args.loss, model.classes_))
+    if args.loss:  # every model nbayes fit makes has NaiveBayes's parameter name for it
+        model.set_params(loss=read_loss(args.loss, model.classes_))
     save(model, args.output)
     rows = model.class_count_.sum()
     what = "documents" if learner.text is not None else "rows"
