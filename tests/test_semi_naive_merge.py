@@ -127,3 +127,24 @@ def test_car_random_halves_merge_to_one_fit(shared_data, model):
         make().fit(car[rows[:half]], target="class"), make().fit(car[rows[half:]], target="class")
     )
     assert np.abs(merged.predict_proba(car) - whole.predict_proba(car)).max() <= 1e-9
+
+
+@pytest.mark.parametrize("model", [None, "skdb", "tan"])
+@pytest.mark.filterwarnings("ignore:.*not seen in fitting")
+@settings(max_examples=8)
+@given(order=st.permutations(range(240)))
+def test_rows_in_any_order_give_the_same_model(model, order):
+    """Vocabularies come in order of first appearance and sketches in any order, but the
+    model — cut points, structure, counts — is the same: SemiNaiveBayes() (the default) and
+    the structures learnt from the data (skdb, tan), with a numeric column cut into intervals."""
+    rng = np.random.default_rng(2)
+    table = categorical_table().with_columns(
+        pl.Series("x", rng.normal(size=240).round(2)) + (pl.col("label") == "p").cast(float)
+    )
+    make = (lambda: SemiNaiveBayes()) if model is None else (lambda: SemiNaiveBayes(model))
+    whole = make().fit(table, target="label")
+    shuffled = make().fit(table[np.asarray(order)], target="label")
+    np.testing.assert_array_equal(shuffled.cut_points_["x"], whole.cut_points_["x"])
+    np.testing.assert_allclose(
+        shuffled.predict_proba(table), whole.predict_proba(table), rtol=0, atol=1e-9
+    )

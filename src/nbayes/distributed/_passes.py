@@ -39,7 +39,7 @@ def fit_in_passes(model: Any, X: Any, y: Any, sample_weight: Any, split_every: i
         leaves = map_partitions(
             _later_pass, kind, X, extras, template=model_handle(fitted), number=number
         )
-        total = tree_reduce(leaves, _add, split_every, f"nbayes-pass-{number}")
+        total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
         fitted._pass_finish(number, total)
     return fitted
 
@@ -60,7 +60,7 @@ def _later_pass(X: Any, y: Any, *weight: Any, template: Any, number: int) -> Any
     return statistics
 
 
-def _add(*parts: Any) -> Any:
+def add_statistics(*parts: Any) -> Any:
     """The sum of the partitions' statistics (inputs unchanged, as Dask requires)."""
     total = copy.deepcopy(parts[0])
     for part in parts[1:]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..labels import no_labelled_rows, warn_dropped
 from ._partitions import map_partitions, model_handle, table_inputs
-from ._passes import _add
+from ._passes import add_statistics
 from ._reduce import Partial, combine_partials, tree_reduce
 from ._tables import resolve_schema
 
@@ -58,7 +58,7 @@ def fit_staged_table(
             _later_pass, "frame", X, extras, table=handle, structure=model_handle(structure),
             number=number, **options,
         )  # fmt: skip
-        total = tree_reduce(leaves, _add, split_every, f"nbayes-pass-{number}")
+        total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
         structure._pass_finish(number, total)
     table.model_ = structure
     return table

@@ -395,11 +395,11 @@ class SemiNaiveBayes(ParamsMixin):
             raise TypeError(f"cannot merge a {type(other).__name__} into a SemiNaiveBayes.")
         other._check_fitted()
         name = type(self.model_).__name__
-        if self.model_.passes > 1 or type(other.model_) is not type(self.model_):
-            if type(other.model_) is not type(self.model_):
-                raise ValueError(
-                    f"cannot merge a {type(other.model_).__name__} table model into a {name} one."
-                )
+        if type(other.model_) is not type(self.model_):
+            raise ValueError(
+                f"cannot merge a {type(other.model_).__name__} table model into a {name} one."
+            )
+        if self.model_.passes > 1:
             raise ValueError(
                 f"{name} learns its structure from all rows before it counts them "
                 f"({self.model_.passes} passes), so two finished models cannot be merged "
