@@ -66,3 +66,15 @@ def test_a_bad_row_is_named_by_its_line_or_skipped(tmp_path):
     with pytest.raises(DataError, match="line 3"):
         nbayes.read_table(path)
     assert nbayes.read_table(path, skip_bad_rows=True).height == 2
+
+
+def test_max_bytes_stops_the_read_before_the_rows_pass_it(tmp_path):
+    from nbayes.readers import RowsOverBound
+
+    path = tmp_path / "big.csv"
+    path.write_text("a,b\n" + "".join(f"{i},row {i}\n" for i in range(50_000)))
+    whole = nbayes.read_table(path)
+    with pytest.raises(RowsOverBound) as info:
+        nbayes.read_table(path, max_bytes=whole.estimated_size() // 4)
+    assert info.value.size > info.value.bound == whole.estimated_size() // 4
+    assert nbayes.read_table(path, max_bytes=2 * whole.estimated_size()).equals(whole)

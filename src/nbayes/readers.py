@@ -1245,12 +1245,32 @@ def read_ahead(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:
         worker.join(timeout=5)
 
 
-def read_all(reader: Any) -> pl.DataFrame:
-    """Every batch of ``reader`` concatenated (for cross-validation, which needs all rows)."""
-    frames = [batch.frame for batch in reader]
+class RowsOverBound(ValueError):
+    """The rows :func:`read_all` holds would take more than its ``max_bytes``."""
+
+    def __init__(self, path: str, size: int, bound: int) -> None:
+        super().__init__(f"{path}: the rows read so far take {size:,} bytes, above {bound:,}.")
+        self.path, self.size, self.bound = path, size, bound
+
+
+def read_all(reader: Any, *, max_bytes: int | None = None) -> pl.DataFrame:
+    """Every batch of ``reader`` in one frame (for the work that needs all rows). With
+    ``max_bytes`` the bytes held are counted as the batches arrive (Polars'
+    ``estimated_size``) and :class:`RowsOverBound` is raised, the rows dropped, once they would
+    pass it — whatever the file's size on disk, so a small compressed file that expands to
+    gigabytes stops early and memory stays near the bound plus one chunk."""
+    frames: list[pl.DataFrame] = []
+    size = 0
+    for batch in reader:
+        size += batch.frame.estimated_size()
+        if max_bytes is not None and size > max_bytes:
+            frames.clear()
+            raise RowsOverBound(reader.path, size, max_bytes)
+        frames.append(batch.frame)
     if not frames:
         return pl.DataFrame(schema=dict.fromkeys(reader.columns or [], pl.String))
-    return pl.concat(frames, how="vertical_relaxed")
+    # no rechunk: one copy of the rows, not two at once
+    return pl.concat(frames, how="vertical_relaxed", rechunk=False)
 
 
 # ---------------------------------------------------------------------- documents

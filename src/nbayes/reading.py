@@ -30,6 +30,7 @@ def read_table(
     quote: str | None = '"',
     skip_bad_rows: bool = False,
     max_record_bytes: int = MAX_RECORD_BYTES,
+    max_bytes: int | None = None,
 ) -> pl.DataFrame:
     """Read ``source`` (a path, or ``"-"`` for standard input) as ``nbayes fit`` reads it.
 
@@ -53,6 +54,10 @@ def read_table(
         Drop rows that cannot be read instead of raising (as ``--skip-bad-rows``).
     max_record_bytes : int
         The longest row accepted.
+    max_bytes : int, optional
+        The most bytes the rows may take in memory (as ``--max-memory``): past it the read stops
+        with :class:`nbayes.readers.RowsOverBound`, whatever the file's size on disk (a small
+        compressed file can expand to gigabytes). None: no bound.
     """
     markers = [missing] if isinstance(missing, str) else list(missing)
     reader = TableReader(
@@ -67,4 +72,4 @@ def read_table(
         skip_bad_rows=skip_bad_rows,
         max_record_bytes=max_record_bytes,
     )
-    return read_all(reader)
+    return read_all(reader, max_bytes=max_bytes)

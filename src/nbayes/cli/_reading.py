@@ -11,7 +11,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ..readers import Batch, DataError, DocumentReader, TableReader, read_ahead, read_names
+from ..readers import (
+    Batch,
+    DataError,
+    DocumentReader,
+    RowsOverBound,
+    TableReader,
+    read_ahead,
+    read_all,
+    read_names,
+)
 from ._args import TABLE_MAX_BYTES, UsageError
 
 if TYPE_CHECKING:
@@ -110,25 +119,13 @@ def over_bound(source: str, what: str, size: int, bound: int, instead: str) -> D
 
 def read_bounded(reader: Reader, args: argparse.Namespace, instead: str) -> pl.DataFrame:
     """Every row of ``reader`` in one frame (for the commands that need them all), the bytes
-    held counted as the batches arrive (Polars' ``estimated_size``): once they would pass
-    :func:`memory_bound` the read stops with one line naming the bound, ``--max-memory`` and
-    ``instead`` — whatever the file's size on disk, so a small compressed file that expands
-    to gigabytes stops early, and memory stays near the bound plus one chunk."""
-    import polars as pl
-
-    bound = memory_bound(args)
-    frames: list[pl.DataFrame] = []
-    size = 0
-    for batch in reader:
-        size += batch.frame.estimated_size()
-        if size > bound:
-            frames.clear()
-            raise over_bound(reader.path, "the rows read so far", size, bound, instead)
-        frames.append(batch.frame)
-    if not frames:
-        return pl.DataFrame(schema=dict.fromkeys(reader.columns or [], pl.String))
-    # no rechunk: one copy of the rows, not two at once
-    return pl.concat(frames, how="vertical_relaxed", rechunk=False)
+    held bounded by :func:`memory_bound` (:func:`nbayes.readers.read_all`): past it the read
+    stops with one line naming the bound, ``--max-memory`` and ``instead``."""
+    try:
+        return read_all(reader, max_bytes=memory_bound(args))
+    except RowsOverBound as over:
+        what = "the rows read so far"
+        raise over_bound(over.path, what, over.size, over.bound, instead) from None
 
 
 def column(source: str, spec: str, columns: Sequence[str], what: str = "column") -> str:
