@@ -15,7 +15,8 @@ from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
 import nbayes
-from nbayes.calibration import FOLDS, _Scores, choose_calibration, cross_fitting_folds, fit
+from nbayes.calibration import FOLDS, _Scores, choose_calibration, fit
+from nbayes.row_sample import row_hashes
 
 RNG = np.random.default_rng(5)
 
@@ -70,26 +71,6 @@ def test_the_gradient_is_the_objectives():
             return _Scores(log_joint, truth, weight).objective(t, offsets)[1]
 
         assert check_grad(value, gradient, theta) < 1e-6
-
-
-def test_folds_are_stratified_and_need_a_hundred_rows_and_two_of_each_class():
-    cls = np.repeat([0, 1, 2], [7, 40, 300])
-    fold = cross_fitting_folds(cls, np.ones(len(cls)), 3)
-    for c in range(3):
-        per_fold = np.bincount(fold[cls == c], minlength=FOLDS)
-        assert per_fold.max() - per_fold.min() <= 1
-    np.testing.assert_array_equal(cross_fitting_folds(cls, np.ones(len(cls)), 3), fold)
-    assert cross_fitting_folds(np.repeat([0, 1], [1, 300]), np.ones(301), 2) is None
-    assert cross_fitting_folds(np.repeat([0, 1], [40, 59]), np.ones(99), 2) is None
-    # rows without weight neither count nor take a fold
-    weight = np.ones(347)
-    weight[:5] = 0
-    assert cross_fitting_folds(cls, weight, 3) is not None  # class 0 keeps 2 of 7 rows
-    weight[:6] = 0
-    assert cross_fitting_folds(cls, weight, 3) is None
-    weight = np.ones(347)
-    weight[-3:] = 0
-    assert (cross_fitting_folds(cls, weight, 3)[-3:] == -1).all()
 
 
 def test_offsets_that_lose_held_out_decisions_are_refused():
@@ -153,20 +134,30 @@ def test_repeated_evidence_is_weighted_down_and_probabilities_follow_the_formula
 
 
 def test_the_calibration_is_chosen_on_models_fitted_without_each_fold():
-    X, y = redundant_table(n=600, copies=3, seed=2)
+    # an independent computation: every distinct row (fewer than the sample's 4,096), its
+    # copies' weights summed, its fold its content hash mod 5, scored by a textbook model
+    # fitted on the rows of the other folds (λ given: nothing for the held-out models to choose)
+    # (3,000 rows of at most 480 contents: every category is in every fold's other rows, so
+    # the parts know the categories the statistics minus a fold know)
+    X, y = redundant_table(n=3000, copies=3, seed=2)
     weight = RNG.uniform(0.5, 1.5, len(y))
-    model = nbayes.NaiveBayes().fit(X, y, sample_weight=weight)
-    classes = model.classes_
-    cls = np.searchsorted(classes, y)
-    fold = cross_fitting_folds(cls, weight, len(classes))
-    log_joint = np.empty((len(y), 2))
+    model = nbayes.NaiveBayes(alpha=1.0).fit(X, y, sample_weight=weight)
+    hashes = row_hashes(X, pl.Series(y))
+    distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    assert len(model._stats.sample) == len(distinct) < len(y)  # copies: one sample row
+    fold = (distinct % np.uint64(FOLDS)).astype(np.intp)
+    row_fold = fold[inverse]
+    log_joint = np.empty((len(distinct), 2))
     for f in range(FOLDS):
-        held = fold == f
-        part = nbayes.NaiveBayes(calibration=None).fit(
-            X.filter(pl.Series(~held)), y[~held], sample_weight=weight[~held]
+        part = nbayes.NaiveBayes(alpha=1.0, calibration=None).fit(
+            X.filter(pl.Series(row_fold != f)), y[row_fold != f],
+            sample_weight=weight[row_fold != f],
         )
-        log_joint[held] = part.predict_joint_log_proba(X.filter(pl.Series(held)))
-    expected = choose_calibration(log_joint, cls, weight, fold)
+        held = fold == f
+        log_joint[held] = part.predict_joint_log_proba(X[first[held]])
+    cls = np.searchsorted(model.classes_, y[first])
+    summed = np.bincount(inverse, weights=weight)
+    expected = choose_calibration(log_joint, cls, summed, fold)
     assert model.calibration_.weight == pytest.approx(expected.weight, rel=1e-9)
     np.testing.assert_allclose(model.calibration_.offset, expected.offset, atol=1e-9)
     assert model.calibration_.reason == expected.reason
@@ -177,49 +168,52 @@ def test_independent_columns_keep_the_textbook_scores():
     n = 4000
     y = rng.choice(np.array(["a", "b"]), n)
     columns = {
-        f"x{j}": np.where(rng.random(n) < np.where(y == "a", 0.6, 0.4), "p", "q") for j in range(3)
-    }
+        f"x{j}": np.where(rng.random(n) < np.where(y == "a", 0.6, 0.4), "p", "q") for j in range(8)
+    }  # 2^8 contents per class: enough distinct rows to calibrate on
     X = pl.DataFrame(columns)
-    model = nbayes.NaiveBayes().fit(X, y)
+    model = nbayes.NaiveBayes(alpha=1.0).fit(X, y)
     assert model.calibration_.is_identity
     assert "the textbook scores stay" in model.calibration_.reason
-    textbook = nbayes.NaiveBayes(calibration=None).fit(X, y)
+    textbook = nbayes.NaiveBayes(alpha=1.0, calibration=None).fit(X, y)
     np.testing.assert_array_equal(model.predict_proba(X), textbook.predict_proba(X))
 
 
-def test_partial_fit_merge_and_small_classes_give_the_textbook_scores():
+def test_partial_fit_merge_and_any_row_order_give_the_model_of_one_fit():
     X, y = redundant_table(n=1000)
-    textbook = nbayes.NaiveBayes(calibration=None).fit(X, y)
+    one_fit = nbayes.NaiveBayes().fit(X, y)
+    assert not one_fit.calibration_.is_identity
     streamed = nbayes.NaiveBayes()
     for start in range(0, 1000, 250):
         streamed.partial_fit(X[start : start + 250], y[start : start + 250])
-    assert streamed.calibration_ is None
-    np.testing.assert_allclose(streamed.predict_proba(X), textbook.predict_proba(X), rtol=1e-12)
-    # a calibrated model changed by a batch or a merge loses its calibration
+    merged = nbayes.NaiveBayes().fit(X[500:], y[500:])
+    merged.merge(nbayes.NaiveBayes().fit(X[:500], y[:500]))
+    order = np.random.default_rng(0).permutation(1000)
+    shuffled = nbayes.NaiveBayes().fit(X[order], y[order])
+    for other in (streamed, merged, shuffled):
+        assert other.calibration_.weight == pytest.approx(one_fit.calibration_.weight, rel=1e-9)
+        np.testing.assert_allclose(other.predict_proba(X), one_fit.predict_proba(X), atol=1e-9)
+    # a model the statistics of another batch change derives its calibration again
     model = nbayes.NaiveBayes().fit(X[:500], y[:500])
-    assert model.calibration_ is not None
+    before = model.calibration_
     model.partial_fit(X[500:], y[500:])
-    assert model.calibration_ is None
-    merged = nbayes.NaiveBayes().fit(X[:500], y[:500])
-    merged.merge(nbayes.NaiveBayes().fit(X[500:], y[500:]))
-    assert merged.calibration_ is None
-    np.testing.assert_allclose(merged.predict_proba(X), textbook.predict_proba(X), rtol=1e-12)
-    # a class of one row: nothing to cross-fit
+    assert model.calibration_.weight == pytest.approx(one_fit.calibration_.weight, rel=1e-9)
+    assert model.calibration_.weight != before.weight
+
+
+def test_a_class_with_one_sample_row_gets_the_temperature_alone():
+    X, y = redundant_table(n=1000)
     keep = np.r_[np.flatnonzero(y == "no"), np.flatnonzero(y == "yes")[:1]]
-    assert nbayes.NaiveBayes().fit(X[keep], y[keep]).calibration_ is None
+    fitted = nbayes.NaiveBayes().fit(X[keep], y[keep]).calibration_
+    assert fitted is not None and not fitted.offset.any()
+    # fewer than 100 distinct rows: nothing to calibrate on
+    assert nbayes.NaiveBayes().fit(X[:99], y[:99]).calibration_ is None
 
 
-def test_rescaling_a_column_leaves_the_calibration_unchanged():
-    X, y = redundant_table(n=800)
-    rng = np.random.default_rng(4)
-    X = X.with_columns(pl.Series("x", rng.normal(np.where(y == "yes", 1.0, 0.0), 1.0)))
-    model = nbayes.NaiveBayes(continuous="gaussian").fit(X, y)
-    assert not model.calibration_.is_identity
-    for scale in (1e-10, 1e10):
-        scaled = X.with_columns(pl.col("x") * scale)
-        other = nbayes.NaiveBayes(continuous="gaussian").fit(scaled, y)
-        assert other.calibration_.weight == pytest.approx(model.calibration_.weight, rel=1e-9)
-        np.testing.assert_allclose(other.predict_proba(scaled), model.predict_proba(X), rtol=1e-9)
+def test_models_with_and_without_a_sample_are_not_merged():
+    X, y = redundant_table(n=400)
+    model = nbayes.NaiveBayes().fit(X, y)
+    with pytest.raises(ValueError, match="calibration"):
+        model.merge(nbayes.NaiveBayes(calibration=None).fit(X, y))
 
 
 def test_a_given_prior_keeps_its_offsets_at_zero_and_the_decisions_with_them():

@@ -22,7 +22,8 @@ conditional log-likelihood beats the simpler one's by more than one standard err
 lower the held-out accuracy: with scores of wild tails, such as kernel densities on spambase, the
 likelihood can prefer offsets that give every row the larger class). Held out means twice: every
 row's scores come from a model fitted without that row's fold, and each candidate's (a, b) is
-judged on the rows of a fold it was not fitted on.
+judged on the rows of a fold it was not fitted on. Which rows are held out, and how their scores
+are had without refitting, is the table model's business (:mod:`nbayes.model_calibration`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .families._selection import STANDARD_ERRORS, beats, margin, one_row
 
 #: Folds of the cross-fitting.
 FOLDS = 5
-#: Rows (with weight) below which no calibration is tried: twenty per fold, for the held-out
+#: Distinct rows below which no calibration is tried: twenty per fold, for the held-out
 #: comparison's normal approximation to mean something.
 MIN_ROWS = 100
 #: The forms, simplest first.
@@ -94,31 +95,6 @@ class Calibration:
                 f"[{WEIGHT_BOUNDS[0]}, {WEIGHT_BOUNDS[1]}] and one finite offset per class."
             )
         return cls(float(weight), offset, str(data.get("reason", "")))
-
-
-def cross_fitting_folds(cls: np.ndarray, weight: np.ndarray, n_classes: int) -> np.ndarray | None:
-    """Each row's fold, 0 … FOLDS − 1 (−1 for rows without weight), or None when there are
-    fewer than MIN_ROWS rows with weight, or a class has fewer than two (some fold's model would
-    not know it).
-
-    Stratified: within each class the rows are dealt to the folds in turn, in the order of a
-    fixed pseudo-random permutation of their positions (as scikit-learn's StratifiedKFold with
-    shuffle=True and a fixed random_state), so a refit on the same rows in the same order gives
-    the same model. Positions, not values: rescaling a column leaves the folds, and so the
-    calibration, unchanged."""
-    n = len(cls)
-    used = weight > 0
-    counts = np.bincount(cls[used], minlength=n_classes)
-    if n_classes < 2 or used.sum() < MIN_ROWS or counts.min() < 2:
-        return None
-    group = np.where(used, cls, n_classes)  # rows without weight sort last, and take no fold
-    dealt = np.lexsort((np.random.default_rng(0).permutation(n), group))
-    counts = np.bincount(group, minlength=n_classes + 1)
-    position = np.arange(n) - np.repeat(np.cumsum(counts) - counts, counts)
-    fold = np.empty(n, dtype=np.intp)
-    fold[dealt] = position % FOLDS
-    fold[~used] = -1
-    return fold
 
 
 class _Scores:
@@ -200,28 +176,76 @@ def _objective(joint, finite, truth, scale, a, b):  # pragma: no cover - compile
     return value, grad_a, grad_b
 
 
-def _fit(scores: _Scores, form: str) -> tuple[float, np.ndarray]:
-    # imported here: it costs every streaming fit (which never calibrates) a tenth of a second
-    from scipy.optimize import minimize
+#: Newton's method stops when no gradient component of the mean objective exceeds this (the
+#: objective is convex and smooth, so the optimum is then found to round-off: the same (a, b)
+#: from any start, whatever the order the rows' statistics were summed in), or after
+#: ``NEWTON_STEPS`` steps.
+GRADIENT_TOLERANCE = 1e-12
+NEWTON_STEPS = 100
 
+
+def _hessian(scores: _Scores, a: float, b: np.ndarray, offsets: bool) -> np.ndarray:
+    """The Hessian of the mean objective in (a, b_1 … b_{K−1}): Σ_i w_i Cov_{P_i}(φ), where
+    class k's features are φ_k = (J_ki, e_k), J the textbook log joint (0 where −inf) and e_k
+    the indicator of offset k."""
+    z = scores.terms(a, b)
+    p = np.exp(z - z.max(axis=0))
+    p /= p.sum(axis=0)
+    J = scores.finite
+    w = scores.scale
+    mean_j = (p * J).sum(axis=0)
+    h_aa = np.dot(w, (p * J * J).sum(axis=0) - mean_j * mean_j)
+    if not offsets:
+        return np.array([[h_aa]])
+    wp = p[1:] * w  # (K − 1, n)
+    h_ab = (wp * (J[1:] - mean_j)).sum(axis=1)
+    h_bb = np.diag(wp.sum(axis=1)) - wp @ p[1:].T
+    top = np.concatenate(([h_aa], h_ab))
+    return np.vstack([top, np.column_stack([h_ab, h_bb])])
+
+
+def _fit(scores: _Scores, form: str) -> tuple[float, np.ndarray]:
+    """(a, b) of ``form`` minimising the mean negative log-likelihood, by Newton's method with
+    backtracking from (1, 0), each step kept within the bounds: deterministic, and converged
+    to round-off (see ``GRADIENT_TOLERANCE``)."""
     n_classes = scores.joint.shape[0]
     if form == "none":
         return 1.0, np.zeros(n_classes)
     offsets = form == "weight and offsets"
-    start = np.zeros(n_classes if offsets else 1)
-    start[0] = 1.0
-    found = minimize(
-        scores.objective,
-        start,
-        args=(offsets,),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[WEIGHT_BOUNDS] + [OFFSET_BOUNDS] * (len(start) - 1),
-    )
-    b = np.zeros(n_classes)
-    if offsets:
-        b[1:] = found.x[1:]
-    return float(found.x[0]), b
+    low = np.array([WEIGHT_BOUNDS[0]] + [OFFSET_BOUNDS[0]] * (n_classes - 1 if offsets else 0))
+    high = np.array([WEIGHT_BOUNDS[1]] + [OFFSET_BOUNDS[1]] * (n_classes - 1 if offsets else 0))
+    theta = np.zeros(low.shape[0])
+    theta[0] = 1.0
+
+    def unpack(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        b = np.zeros(n_classes)
+        if offsets:
+            b[1:] = theta[1:]
+        return float(theta[0]), b
+
+    value, grad = scores.objective(theta, offsets)
+    for _ in range(NEWTON_STEPS):
+        if np.max(np.abs(grad)) <= GRADIENT_TOLERANCE:
+            break
+        hessian = _hessian(scores, *unpack(theta), offsets)
+        hessian[np.diag_indices_from(hessian)] += 1e-12
+        try:
+            step = np.linalg.solve(hessian, grad)
+        except np.linalg.LinAlgError:
+            step = grad
+        if np.dot(step, grad) <= 0:  # not a descent direction (round-off): the gradient's
+            step = grad
+        t = 1.0
+        while True:
+            trial = np.clip(theta - t * step, low, high)
+            trial_value, trial_grad = scores.objective(trial, offsets)
+            if trial_value <= value - 1e-4 * np.dot(grad, theta - trial) or t < 1e-10:
+                break
+            t /= 2
+        if trial_value > value or np.array_equal(trial, theta):  # no progress: converged
+            break
+        theta, value, grad = trial, trial_value, trial_grad
+    return unpack(theta)
 
 
 def fit(

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import functools
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,7 @@ from ._validation import (
     check_sample_weight,
     no_rows,
 )
-from .calibration import FOLDS, Calibration, choose_calibration, cross_fitting_folds
+from .calibration import Calibration
 from .exceptions import UnseenCategoryWarning, caller_stacklevel, suggest_names
 from .families._group import ColumnGroup, Settings
 from .families.auto import MISSING_MODES
@@ -56,8 +55,10 @@ from .labels import (
     text_codes,
     warn_dropped,
 )
+from .model_calibration import CalibratedScores, forget_calibration
 from .model_views import NaiveBayesViews
 from .priors import validate_prior
+from .row_sample import RowSample
 from .schema import ColumnSpec, conform, infer_schema, lacking_columns
 from .tables import apply_missing, missing_markers, to_frame
 
@@ -106,8 +107,10 @@ class PreparedTable:
 class TableStats:
     """The statistics of every column group of a model, merged group by group."""
 
-    def __init__(self, column_groups: list[ColumnGroup]) -> None:
+    def __init__(self, column_groups: list[ColumnGroup], sample: RowSample | None = None) -> None:
         self.groups = column_groups
+        #: the rows the calibration is derived from (:mod:`nbayes.model_calibration`)
+        self.sample = sample
 
     def accumulate(self, table: PreparedTable, cls: np.ndarray, weight: np.ndarray) -> None:
         if np.any(weight == 0):  # a row of weight 0 is a row left out (scikit-learn's meaning)
@@ -120,10 +123,14 @@ class TableStats:
     def merge(self, other: TableStats, positions: np.ndarray) -> None:
         for mine, theirs in zip(self.groups, other.groups, strict=True):
             mine.merge(theirs, positions)
+        if self.sample is not None and other.sample is not None:
+            self.sample.merge(other.sample, positions)
 
     def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
         for group in self.groups:
             group.reindex_classes(positions, n_classes)
+        if self.sample is not None:
+            self.sample.reindex_classes(positions)
 
     def state(self) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -132,7 +139,7 @@ class TableStats:
         return out
 
 
-class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
+class NaiveBayes(CalibratedScores, NaiveBayesViews, NaiveBayesClassifier):
     """Naive Bayes over a table of mixed columns: categories, numbers, counts (and text).
 
     Parameters
@@ -206,18 +213,20 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
         Distinct values a continuous column's sketch keeps exactly before pooling on a grid
         (see :mod:`nbayes.families.sketch`); only kde and interval columns use it.
     calibration : "auto" or None, default "auto"
-        ``"auto"``: :meth:`fit` scores every row with a model fitted without it (5 folds,
-        stratified by class) and chooses among the textbook scores, a temperature a, and a with
-        an offset b_c per class, by held-out conditional log-likelihood (one standard error for
-        a, as for the columns; two for the offsets, which move decisions): the score of class c
-        becomes a · [log P(c) + Σ_j log P(x_j | c)] + b_c, which undoes evidence counted more
-        than once by columns that repeat each other (see :mod:`nbayes.calibration`). a alone
-        changes no decision; the offsets (fitted only with a prior estimated from the data)
-        may. ``calibration_`` and ``summary()`` show the choice and why. Only :meth:`fit`
-        calibrates, as it alone holds the rows a second time: :meth:`partial_fit`,
-        :meth:`merge`, streaming, Dask and ``nbayes fit`` give the textbook scores (those of
-        ``calibration=None``), and a model they change loses its calibration. Needs 100 rows
-        or more, and two of each class. None: the textbook classifier.
+        ``"auto"``: the statistics keep a sample of up to 4,096 distinct rows, chosen by a hash
+        of their content (so the same whatever the order, batches or merges); each sample row
+        is scored by the model of all the rows but its fold of the sample (5 folds, by hash),
+        and the model chooses among the textbook scores, a temperature a, and a with an offset
+        b_c per class, by held-out conditional log-likelihood (one standard error for a, as for
+        the columns; two for the offsets, which move decisions): the score of class c becomes
+        a · [log P(c) + Σ_j log P(x_j | c)] + b_c, which undoes evidence counted more than once
+        by columns that repeat each other (see :mod:`nbayes.calibration` and
+        :mod:`nbayes.model_calibration`). a alone changes no decision; the offsets (fitted only
+        with a prior estimated from the data) may. The calibration is derived from the
+        statistics like every parameter, so :meth:`fit`, :meth:`partial_fit`, :meth:`merge`,
+        Dask and ``nbayes fit`` give the same calibrated model. ``calibration_`` and
+        ``summary()`` show the choice and why. Needs 100 distinct rows or more. None: the
+        textbook classifier (no sample kept).
     """
 
     def __init__(
@@ -352,7 +361,7 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
     def _merge_key(self) -> tuple:
         schema = tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
         # the value sketches of kde and interval columns pool on a grid chosen by max_bins
-        return (*schema, ("max_bins", self.max_bins))
+        return (*schema, ("max_bins", self.max_bins), ("calibration", self.calibration))
 
     # ------------------------------------------------------------------ input
     def _markers(self) -> list[Any]:
@@ -485,48 +494,11 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
         self.classes_ = classes
         self.class_count_ = np.zeros(len(classes))
         table = self._encode(frame, fitting=True)
-        self.calibration_ = None
-        # None: not asked for, or too few rows (see nbayes.calibration.cross_fitting_folds)
-        fold = (
-            cross_fitting_folds(cls, weight, len(classes)) if self.calibration == "auto" else None
-        )
-        # the model with every column's values known and no statistics yet: the folds' models
-        unfitted = copy.deepcopy(self) if fold is not None else None
         self._accumulate(table, cls, weight)
-        if unfitted is not None:
-            self.calibration_ = self._cross_fitted_calibration(unfitted, table, cls, weight, fold)
+        conformed = conform(frame, self.schema_)
+        self._start_sample(conformed)
+        self._add_to_sample(conformed, labels, cls, weight)
         return self
-
-    def _cross_fitted_calibration(
-        self,
-        unfitted: NaiveBayes,
-        table: PreparedTable,
-        cls: np.ndarray,
-        weight: np.ndarray,
-        fold: np.ndarray,
-    ) -> Calibration:
-        """Score each row with the model of the other folds' rows, and choose the calibration
-        those scores support. ``unfitted`` is this model before its statistics (the same
-        columns, families and encoded values): each fold's rows are fitted once, on a copy of
-        it, and the model without fold f is the merge of the other four (statistics merge
-        exactly), so the rows are encoded once and counted twice."""
-        parts = []
-        for f in range(FOLDS):
-            rows = np.flatnonzero(fold == f)
-            part = copy.deepcopy(unfitted)
-            part._accumulate(table.take(rows), cls[rows], weight[rows])
-            parts.append(part)
-        log_joint = np.zeros((table.shape[0], len(self.classes_)))
-        with warnings.catch_warnings():  # a fold's small classes: expected here
-            warnings.simplefilter("ignore")
-            for f in range(FOLDS):
-                others = [part for g, part in enumerate(parts) if g != f]
-                model = copy.deepcopy(others[0]).merge(*others[1:])
-                held = np.flatnonzero(fold == f)
-                log_joint[held] = model._class_log_prior() + model._log_likelihood(table.take(held))
-        spec = self._prior_spec()
-        estimated = isinstance(spec, str) and spec in ("mle", "smoothed")
-        return choose_calibration(log_joint, cls, weight, fold, offsets=estimated)
 
     @dask_aware
     @synchronized
@@ -577,15 +549,27 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
         if batch_classes is not None:  # the batch's class k is class positions[k] of the model
             cls = positions.astype(np.intp)[cls]
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
-        self.calibration_ = None  # fitted on the statistics before this batch
+        conformed = conform(frame, self.schema_)
+        if first:
+            self._start_sample(conformed)
+        self._add_to_sample(conformed, labels, cls, weight)
         return self
 
     def merge(self, *others: NaiveBayesClassifier) -> NaiveBayes:
         """Add the statistics of models fitted on other rows (see
-        :meth:`NaiveBayesClassifier.merge`); the result has the textbook scores (no
-        calibration: that was fitted on one model's rows)."""
+        :meth:`NaiveBayesClassifier.merge`), their row samples included: the calibration is
+        then derived anew, as one fit of all the rows would give it."""
+        for other in others:
+            if isinstance(other, NaiveBayes) and (other._stats.sample is None) != (
+                self._stats.sample is None
+            ):
+                raise ValueError(
+                    "cannot merge a NaiveBayes model that keeps a row sample for its "
+                    "calibration with one that does not (calibration=None, or a model file "
+                    "written before nbayes kept one): fit both with the same calibration."
+                )
         super().merge(*others)
-        self.calibration_ = None
+        forget_calibration(self)
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -619,20 +603,6 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
             out += group.log_likelihood(block, settings)
         return out
-
-    def _scores(
-        self, prepared: Any, priors: Any, *, prior_for_dead: bool = True, joint: bool = False
-    ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
-        """The textbook scores of :meth:`NaiveBayesClassifier._scores`, calibrated
-        (a · [log P(c) + Σ_j log P(x_j | c)] + b_c) when ``calibration_`` says so, except where
-        the joint log-likelihood itself is asked for (``joint``: predict_joint_log_proba)."""
-        fitted = getattr(self, "calibration_", None)
-        scores = super()._scores(prepared, priors, prior_for_dead=prior_for_dead)
-        if joint or fitted is None or fitted.is_identity:
-            yield from scores
-            return
-        for start, stop, jll, lp in scores:
-            yield start, stop, fitted.apply(jll), lp
 
     @dask_aware
     def score(
@@ -713,10 +683,13 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
         meta["fit_columns"] = list(getattr(self, "_fit_columns", [s.name for s in self.schema_]))
         meta["groups"] = [group.meta() for group in self._stats.groups]
         meta["missing_markers"] = to_json(list(self._markers()))
-        fitted = getattr(self, "calibration_", None)
+        fitted = self.calibration_
         meta["calibration"] = None if fitted is None else fitted.to_json()
         arrays = {"class_count": self.class_count_}
         arrays.update(nest("stats", self._stats.state()))
+        if self._stats.sample is not None:
+            meta["sample"], sample_arrays = self._stats.sample.state()
+            arrays.update(nest("sample", sample_arrays))
         return meta, arrays
 
     @classmethod
@@ -757,9 +730,21 @@ class NaiveBayes(NaiveBayesViews, NaiveBayesClassifier):
             raise ValueError("the missing-value markers must be a list of strings or numbers.")
         model.missing_markers_ = markers
         fitted = meta.get("calibration")
-        model.calibration_ = (
-            None if fitted is None else Calibration.from_json(fitted, len(model.classes_))
+        # saved with the model, derived again only when its statistics change
+        forget_calibration(
+            model,
+            None if fitted is None else Calibration.from_json(fitted, len(model.classes_)),
+            derived=True,
         )
+        if meta.get("sample") is not None:
+            sample = RowSample.from_state(
+                meta["sample"], section("sample", arrays), {s.name: s.dtype for s in specs}
+            )
+            if sample.cls.size and not 0 <= sample.cls.min() <= sample.cls.max() < len(
+                model.classes_
+            ):
+                raise ValueError("the row sample's classes must index the model's classes.")
+            model._stats.sample = sample
         if len(meta["groups"]) != len(model._stats.groups):
             raise ValueError("the column groups do not match the schema.")
         stats = section("stats", arrays)

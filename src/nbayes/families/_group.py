@@ -172,6 +172,31 @@ class ColumnGroup:
     def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
         self.stats.reindex_classes(positions, n_classes)
 
+    def remove(self, block: Any, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Take rows this group has counted back out: its statistics become those of the
+        other rows. Counts and sums are linear in the weights, so adding the rows with weight
+        −w removes them exactly; families whose statistics are not sums override this."""
+        self.accumulate(block, cls, -weight)
+
+    def frozen_choices(self, settings: Settings) -> dict:
+        """The choices this group derived from its statistics (each column's family, λ,
+        missing values), as the entries of its statistics' cache that hold them; computed now
+        if they were not."""
+        return {}
+
+    def without(
+        self, block: Any, cls: np.ndarray, weight: np.ndarray, settings: Settings
+    ) -> ColumnGroup:
+        """A copy of this group whose statistics lack the given rows, which keeps this
+        group's choices (made from all the rows): the held-out model of a cross-fitting."""
+        chosen = self.frozen_choices(settings)
+        held = copy.copy(self)
+        held.stats = copy.deepcopy(self.stats)
+        held.remove(block, cls, weight)
+        if chosen:
+            held.stats._cache.update(chosen)
+        return held
+
     # ------------------------------------------------------------------ maths
     def log_likelihood(self, block: Any, settings: Settings) -> np.ndarray:
         """Σ_j log P(x_j | c) over the group's observed columns, shape (rows, K)."""

@@ -155,6 +155,20 @@ class AutoStatistics:
             self.missing[:, lacking] += by_class.T @ np.isnan(X[:, lacking])
         self._cache.clear()
 
+    def remove(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Take counted rows back out: the sketches' sums and the missing weights are linear
+        in the weights (added with weight −w), the moments are not
+        (:meth:`GaussianMoments.remove`)."""
+        if X.shape[0] == 0:
+            return
+        self.moments.remove(X, cls, weight)
+        self.sketches.accumulate(X, cls, -weight)
+        by_class = np.zeros((X.shape[0], self.missing.shape[0]))
+        by_class[np.arange(X.shape[0]), cls] = weight
+        self.missing -= by_class.T @ np.isnan(X)
+        np.maximum(self.missing, 0.0, out=self.missing)
+        self._cache.clear()
+
     def merge(self, other: AutoStatistics, positions: np.ndarray) -> None:
         self.sketches.merge(other.sketches, positions)
         self.moments.merge(other.moments, positions)
@@ -251,6 +265,17 @@ class AutoColumns(ColumnGroup):
         return self.stats.cached(
             ("choices", *_settings_key(settings, self.names)), lambda: self._choose_all(settings)
         )
+
+    def remove(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.remove(block, cls, weight)
+
+    def frozen_choices(self, settings: Settings) -> dict:
+        """Each column's choice, and the cut points of the columns it cut into intervals."""
+        out: dict = {("choices", *_settings_key(settings, self.names)): self.choices(settings)}
+        for group, columns in self.views(settings):
+            if isinstance(group, IntervalColumns):
+                out[("cuts", *columns)] = group.cuts(self.view_settings(settings))
+        return out
 
     def _choose_all(self, settings: Settings) -> list[Choice]:
         bar = _selection.missing_bar(settings.missing_for(self.names), self.stats.missing)
@@ -418,6 +443,9 @@ class AutoColumns(ColumnGroup):
                 kind = KernelColumns if family == "kde" else IntervalColumns
                 group = kind(names, n_classes, family=family, max_bins=self.max_bins)
                 group.stats.features = sketches
+                frozen = self.stats._cache.get(("cuts", *columns))  # a held-out copy's
+                if frozen is not None:
+                    group.stats._cache[("cuts", family, settings.bins)] = frozen
             out.append((group, columns))
         return out
 

@@ -118,6 +118,23 @@ class CategoricalColumns(ColumnGroup):
             return settings.alpha_for(self.names)
         return np.array([alpha for alpha, _ in self.alpha_choices()])
 
+    def remove(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        absent = np.isnan(block)
+        self.missing = self.missing.copy()  # a held-out copy shares the rest with its model
+        for j in np.flatnonzero(absent.any(axis=0)):
+            self.missing[:, j] -= np.bincount(
+                cls[absent[:, j]], weights=weight[absent[:, j]], minlength=self.missing.shape[0]
+            )
+        self.stats.accumulate(block, cls, -weight, sized=True)
+
+    def frozen_choices(self, settings: Settings) -> dict:
+        self.missing_choices(settings)  # computed (λ first, where chosen) and cached
+        return {
+            key: value
+            for key, value in self.stats._cache.items()
+            if key == "alpha-choices" or (isinstance(key, tuple) and key[0] == "missing-choices")
+        }
+
     def alpha_choices(self) -> list[tuple[float, float]]:
         """Per column, (λ, the leave-one-out gain per row of that λ over λ = 1): the λ of
         ``ALPHAS`` with the largest leave-one-out conditional log-likelihood of the class given

@@ -207,6 +207,28 @@ def chan_merge(
     return weight, mean, m2
 
 
+def chan_remove(
+    weight_t: np.ndarray,
+    mean_t: np.ndarray,
+    m2_t: np.ndarray,
+    weight_b: np.ndarray,
+    mean_b: np.ndarray,
+    m2_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(W, μ, M2) of the rows of a set (W_t, μ_t, M2_t) that remain when a subset (W_b, μ_b,
+    M2_b) is taken out: :func:`chan_merge` solved for its other part, W_a = W_t − W_b,
+    μ_a = μ_t + (μ_t − μ_b) W_b / W_a, M2_a = M2_t − M2_b − (μ_b − μ_a)² W_a W_b / W_t.
+    What is left of a weight below round-off of the total is nothing."""
+    weight = weight_t - weight_b
+    empty = weight <= 1e-12 * np.maximum(weight_t, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = mean_t + (mean_t - mean_b) * np.where(empty, 0.0, weight_b / weight)
+        delta = mean_b - mean
+        m2 = m2_t - m2_b - delta * delta * np.where(empty, 0.0, weight * weight_b / weight_t)
+    weight[empty], mean[empty], m2[empty] = 0.0, 0.0, 0.0
+    return weight, mean, np.maximum(m2, 0.0)
+
+
 class GaussianMoments:
     """Mergeable per-class (W, μ, M2) and per-feature unweighted pooled (n, m, M2u)."""
 
@@ -232,6 +254,17 @@ class GaussianMoments:
             check_finite_sums(part, "the Gaussian moments", estimator="gaussian")
         self.weight, self.mean, self.m2 = merged
         self.pooled_count, self.pooled_mean, self.pooled_m2 = pooled
+        self._cache.clear()
+
+    def remove(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Take counted rows back out of the per-class moments (:func:`chan_remove`). The
+        pooled spread of every row, which only scales the variance floor, is kept."""
+        if X.shape[0] == 0:
+            return
+        W, mean, M2, *_ = _batch_moments(
+            np.ascontiguousarray(X), cls, weight, self.weight.shape[0]
+        )
+        self.weight, self.mean, self.m2 = chan_remove(self.weight, self.mean, self.m2, W, mean, M2)
         self._cache.clear()
 
     def merge(self, other: GaussianMoments, positions: np.ndarray) -> None:
@@ -440,6 +473,9 @@ class GaussianColumns(ColumnGroup):
     def __init__(self, names: list[str], n_classes: int, **options: Any) -> None:
         super().__init__(names, n_classes, **options)
         self.stats = GaussianMoments(n_classes, len(names))
+
+    def remove(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.remove(block, cls, weight)
 
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
         return self.stats.log_likelihood(

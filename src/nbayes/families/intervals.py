@@ -151,6 +151,9 @@ class IntervalColumns(SketchColumns):
             lambda: [cut_points(f, self.family, settings.bins) for f in self.stats.features],
         )
 
+    def frozen_choices(self, settings: Settings) -> dict:
+        return {("cuts", self.family, settings.bins): self.cuts(settings)}
+
     def counts(self, settings: Settings) -> CategoricalCounts:
         def build() -> CategoricalCounts:
             cuts = self.cuts(settings)

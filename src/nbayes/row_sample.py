@@ -1,0 +1,192 @@
+"""A bottom-k sample of a table's distinct rows: the same whatever the order, batches or merges.
+
+Each labelled row is hashed on its content: the values of the model's columns, after the reading
+rules and the schema's types, and its label. Rows of equal content share a hash: they are one
+sample row, whose weight is the summed weight of its copies. The sample keeps the ``size``
+distinct contents with the smallest hashes (a bottom-k sample, Cohen & Kaplan 2007): merging two
+samples and keeping the ``size`` smallest hashes gives the sample of the union of their rows, so
+a sample made in one fit, batch by batch, merged from partitions or streamed from a file is the
+same set of rows with the same weights. Its rows are kept sorted by hash, and each row's fold
+(for held-out estimates) is its hash modulo the number of folds, so copies of a row are always
+in the same fold and the folds, too, are free of the rows' order.
+
+The hash is Polars' row hash with a fixed seed (``DataFrame.hash_rows``), the same in every
+process of one Polars version; a model merged with one sampled by another Polars version keeps a
+valid sample of distinct rows, though not the one a single fit would have drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+#: Distinct rows a sample keeps.
+SAMPLE_ROWS = 4096
+#: The seed of the row hash (fixed: a hash is a property of the row, not of the run).
+SEED = 0x6E626179
+#: The name the label takes beside the columns while rows are hashed.
+LABEL = "\x00label"
+
+
+def _canonical(frame: pl.DataFrame, labels: pl.Series) -> pl.DataFrame:
+    """The row content to hash: numbers as Float64 and everything else as text, so that a
+    value hashes alike whatever type a batch read it as."""
+    columns = [
+        pl.col(name).cast(pl.Float64) if dtype.is_numeric() or dtype == pl.Boolean
+        else pl.col(name).cast(pl.String)
+        for name, dtype in frame.schema.items()
+    ]
+    return frame.select(columns).with_columns(labels.cast(pl.String).alias(LABEL))
+
+
+def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
+    """Each row's 64-bit content hash (its columns' values and its label), mixed by the
+    finaliser of SplitMix64 (Steele, Lea & Flood 2014) so that its smallest values are a
+    uniform sample of the rows: a row hash combines the columns' hashes, and without the
+    mixing its low values follow some columns' values (a class's rows, say)."""
+    z = _canonical(frame, labels).hash_rows(SEED).to_numpy().astype(np.uint64)
+    with np.errstate(over="ignore"):
+        z ^= z >> np.uint64(30)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= z >> np.uint64(27)
+        z *= np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z
+
+
+class RowSample:
+    """The distinct rows with the ``size`` smallest content hashes, sorted by hash: their
+    values (``frame``), hashes, class indices and summed weights."""
+
+    def __init__(
+        self,
+        frame: pl.DataFrame,
+        hashes: np.ndarray,
+        cls: np.ndarray,
+        weight: np.ndarray,
+        size: int = SAMPLE_ROWS,
+    ) -> None:
+        self.frame = frame
+        self.hashes = hashes
+        self.cls = cls
+        self.weight = weight
+        self.size = size
+
+    @classmethod
+    def empty(cls, frame: pl.DataFrame, size: int = SAMPLE_ROWS) -> RowSample:
+        """A sample of no rows with ``frame``'s columns."""
+        return cls(
+            frame.clear(), np.zeros(0, np.uint64), np.zeros(0, np.intp), np.zeros(0), size
+        )
+
+    def __len__(self) -> int:
+        return self.hashes.shape[0]
+
+    def add(
+        self, frame: pl.DataFrame, labels: pl.Series, cls: np.ndarray, weight: np.ndarray
+    ) -> None:
+        """Add a batch of rows (``frame`` in this sample's columns and types) with their labels,
+        class indices and weights; rows of weight 0 are left out."""
+        hashes = row_hashes(frame, labels)
+        keep = weight != 0
+        if len(self) >= self.size:  # only hashes below the largest kept one can enter
+            keep &= hashes <= self.hashes[-1]
+        rows = np.flatnonzero(keep)
+        if rows.size > self.size:  # a large batch: its own bottom k first
+            distinct = np.unique(hashes[rows])
+            if distinct.size > self.size:
+                rows = rows[hashes[rows] <= distinct[self.size - 1]]
+        batch = RowSample(frame[rows], hashes[rows], cls[rows], weight[rows], self.size)
+        self._join(batch)
+
+    def merge(self, other: RowSample, positions: np.ndarray) -> None:
+        """Add another sample's rows (its class k is this sample's class ``positions[k]``)."""
+        self._join(RowSample(other.frame, other.hashes, positions[other.cls], other.weight))
+
+    def reindex_classes(self, positions: np.ndarray) -> None:
+        """The class list grew: class k is now class ``positions[k]``."""
+        self.cls = positions[self.cls]
+
+    def _join(self, other: RowSample) -> None:
+        """Keep the ``size`` smallest distinct hashes of both, copies' weights summed."""
+        hashes = np.concatenate([self.hashes, other.hashes])
+        order = np.argsort(hashes, kind="stable")
+        distinct, first, inverse = np.unique(
+            hashes[order], return_index=True, return_inverse=True
+        )
+        weight = np.bincount(
+            inverse, weights=np.concatenate([self.weight, other.weight])[order]
+        )
+        kept = min(self.size, distinct.shape[0])
+        rows = order[first[:kept]]  # one copy of each kept content
+        frame = pl.concat([self.frame, other.frame], how="vertical_relaxed")
+        self.frame = frame[rows]
+        self.hashes = distinct[:kept]
+        self.cls = np.concatenate([self.cls, other.cls])[rows]
+        self.weight = weight[:kept]
+
+    def folds(self, n_folds: int) -> np.ndarray:
+        """Each row's fold: its hash modulo ``n_folds``."""
+        return (self.hashes % np.uint64(n_folds)).astype(np.intp)
+
+    # ------------------------------------------------------------------ model files
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """JSON metadata (the text columns' values) and arrays (hashes, classes, weights, and
+        the numeric columns' values, null as NaN)."""
+        arrays = {
+            "hashes": self.hashes.astype(np.uint64),
+            "cls": self.cls.astype(np.int64),
+            "weight": self.weight.astype(np.float64),
+        }
+        text: dict[str, list] = {}
+        for k, (name, dtype) in enumerate(self.frame.schema.items()):
+            column = self.frame[name]
+            if dtype.is_numeric() or dtype == pl.Boolean:
+                values = column.cast(pl.Float64).to_numpy()
+                absent = np.isnan(values)  # a model file holds finite numbers: a mask apart
+                arrays[f"c{k}"] = np.where(absent, 0.0, values)
+                arrays[f"m{k}"] = absent.astype(np.uint8)
+            else:
+                text[name] = column.cast(pl.String).to_list()
+        return {"size": self.size, "text": text}, arrays
+
+    @classmethod
+    def from_state(
+        cls, meta: dict, arrays: dict[str, np.ndarray], schema: dict[str, pl.DataType]
+    ) -> RowSample:
+        """The sample :meth:`state` wrote, its columns cast back to ``schema``'s types."""
+        size = meta.get("size") if isinstance(meta, dict) else None
+        text = meta.get("text") if isinstance(meta, dict) else None
+        if not isinstance(size, int) or size < 1 or not isinstance(text, dict):
+            raise ValueError("the row sample must hold its size and its text columns.")
+        hashes = np.asarray(arrays["hashes"], dtype=np.uint64)
+        n = hashes.shape[0]
+        weight = np.asarray(arrays["weight"], dtype=np.float64)
+        classes = np.asarray(arrays["cls"])
+        if (
+            n > size
+            or weight.shape != (n,)
+            or classes.shape != (n,)
+            or not np.all(weight > 0)
+            or not np.all(hashes[1:] > hashes[:-1])
+        ):
+            raise ValueError("the row sample's hashes, classes and weights do not agree.")
+        columns = {}
+        for k, (name, dtype) in enumerate(schema.items()):
+            if dtype.is_numeric() or dtype == pl.Boolean:
+                values = np.asarray(arrays[f"c{k}"], dtype=np.float64)
+                absent = np.asarray(arrays[f"m{k}"]) != 0
+                if absent.shape != values.shape:
+                    raise ValueError(f"the row sample's column {name!r} and its mask disagree.")
+                series = pl.Series(name, np.where(absent, np.nan, values), nan_to_null=True)
+            else:
+                values = text.get(name)
+                if not isinstance(values, list) or not all(
+                    v is None or isinstance(v, str) for v in values
+                ):
+                    raise ValueError(f"the row sample's column {name!r} must be a list of text.")
+                series = pl.Series(name, values, dtype=pl.String)
+            if series.len() != n:
+                raise ValueError(f"the row sample's column {name!r} must hold {n} values.")
+            columns[name] = series.cast(dtype, strict=False)
+        return cls(pl.DataFrame(columns), hashes, classes.astype(np.intp), weight, size)
