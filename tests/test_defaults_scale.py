@@ -106,8 +106,11 @@ def scaled(frame: pl.DataFrame, factors: dict[str, float]) -> pl.DataFrame:
 @pytest.mark.parametrize("factor", SCALES)
 def test_table_model_does_not_depend_on_a_columns_units(params, factor):
     """Each numeric column scaled on its own (the others untouched): same families, same
-    predictions, same probabilities (the sketches hold every value exactly here)."""
+    predictions, same probabilities (the sketches hold every value exactly here). The
+    calibration is left out: its row sample is chosen by a hash of the rows' values, which a
+    new unit changes (docs/calibration.md)."""
     frame, y = mixed_table()
+    params = {**params, "calibration": None}
     reference = nbayes.NaiveBayes(**params).fit(frame, y)
     expected = reference.predict_proba(frame)
     for name in ("tiny", "huge", "gain"):

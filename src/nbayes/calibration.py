@@ -263,12 +263,14 @@ def choose_calibration(
     fold: np.ndarray,
     *,
     offsets: bool = True,
+    rows: str = "cross-fitted",
 ) -> Calibration:
     """The calibration the held-out rows support (a = 1, b = 0 when none beats the textbook).
 
     ``log_joint`` ((n, K)) is each row's log P(c) + Σ_j log P(x_j | c) under the model fitted
     without the row's ``fold``; ``truth`` its class index. ``offsets`` False: the temperature
-    alone (the class prior was given, not estimated: no decision changes). Rows without weight,
+    alone (the class prior was given, not estimated: no decision changes). ``rows`` names the
+    rows at the head of the reason. Rows without weight,
     and rows their fold's model finds impossible, take no part."""
     keep = (weight > 0) & np.isfinite(log_joint[np.arange(len(truth)), truth])
     if keep.sum() < MIN_ROWS:
@@ -312,7 +314,7 @@ def choose_calibration(
         ),
     }[chosen]
     reason = (
-        f"cross-fitted ({FOLDS} folds) log P(class | x) per row: "
+        f"{rows} ({FOLDS} folds) log P(class | x) per row: "
         + ", ".join(
             f"{form} {per_row[form]:+.4f}" + (" (chosen)" if form == chosen else "")
             for form in forms

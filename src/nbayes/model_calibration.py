@@ -106,7 +106,10 @@ class CalibratedScores:
                     part = table.take(rows)
                     held = self._held_out(part, sample.cls[rows], sample.weight[rows], settings)
                     log_joint[rows] = held._class_log_prior() + held._log_likelihood(part)
-        return choose_calibration(log_joint, sample.cls, sample.weight, folds, offsets=offsets)
+        rows = f"{len(sample):,} sample rows held out by hash"
+        return choose_calibration(
+            log_joint, sample.cls, sample.weight, folds, offsets=offsets, rows=rows
+        )
 
     def _held_out(self, table: Any, cls: np.ndarray, weight: np.ndarray, settings: Any) -> Any:
         """This model without the given (counted) rows, keeping its choices."""

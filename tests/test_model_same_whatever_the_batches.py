@@ -1,0 +1,107 @@
+"""``NaiveBayes()`` with no arguments is the same model, calibration included, however its rows
+arrive: in one fit, in any order, in batches, merged from parts in any order, or through a model
+file in between (its calibration is derived from mergeable statistics and a row sample:
+nbayes.model_calibration)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nbayes
+
+N = 700
+
+
+def mixed_table(n: int = N, seed: int = 0) -> tuple[pl.DataFrame, np.ndarray]:
+    """Categories (one repeated: evidence counted twice), numbers of several shapes, integer
+    codes and missing values: every choice the default model makes from the data."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.array(["no", "yes", "maybe"]), n, p=[0.5, 0.3, 0.2])
+    shift = (y == "yes") * 1.0 + (y == "maybe") * 2.0
+    colour = np.where(rng.random(n) < 0.3 + 0.2 * shift, "red", "blue")
+    height = rng.normal(shift, 1.0, n)
+    skewed = rng.exponential(1.0 + shift, n)
+    code = rng.integers(0, 4, n) + (shift > 1)
+    frame = pl.DataFrame(
+        {
+            "colour": colour,
+            "colour again": colour,
+            "height": np.where(rng.random(n) < 0.05, np.nan, height),
+            "skewed": skewed,
+            "code": code,
+        }
+    ).with_columns(pl.col("height").fill_nan(None))
+    return frame, y
+
+
+FRAME, Y = mixed_table()
+ONE_FIT = nbayes.NaiveBayes().fit(FRAME, Y)
+EXPECTED = ONE_FIT.predict_proba(FRAME)
+
+
+def assert_same_model(model: nbayes.NaiveBayes) -> None:
+    assert model.families_ == ONE_FIT.families_
+    assert model.calibration_.weight == pytest.approx(ONE_FIT.calibration_.weight, rel=1e-9)
+    np.testing.assert_allclose(model.calibration_.offset, ONE_FIT.calibration_.offset, atol=1e-9)
+    np.testing.assert_allclose(model.predict_proba(FRAME), EXPECTED, rtol=0, atol=1e-9)
+
+
+def test_the_default_model_of_this_table_is_calibrated():
+    # otherwise the equalities below would not test the calibration
+    assert not ONE_FIT.calibration_.is_identity
+    assert len(ONE_FIT._stats.sample) > 100
+
+
+def cuts(draw, n: int, most: int) -> list[int]:
+    inner = draw(st.lists(st.integers(1, n - 1), max_size=most - 1, unique=True))
+    return [0, *sorted(inner), n]
+
+
+@settings(max_examples=8)
+@given(st.data())
+def test_any_order_and_any_batches_give_the_model_of_one_fit(data):
+    order = np.random.default_rng(data.draw(st.integers(0, 2**31))).permutation(N)
+    frame, y = FRAME[order], Y[order]
+    edges = cuts(data.draw, N, 5)
+    model = nbayes.NaiveBayes()
+    for start, stop in zip(edges, edges[1:], strict=False):
+        model.partial_fit(frame[start:stop], y[start:stop])
+    assert_same_model(model)
+
+
+@settings(max_examples=8)
+@given(st.data())
+def test_parts_merged_in_any_order_give_the_model_of_one_fit(data):
+    order = np.random.default_rng(data.draw(st.integers(0, 2**31))).permutation(N)
+    edges = cuts(data.draw, N, 4)
+    parts = [
+        nbayes.NaiveBayes().partial_fit(FRAME[order[start:stop]], Y[order[start:stop]])
+        for start, stop in zip(edges, edges[1:], strict=False)
+    ]
+    merged = parts[-1]
+    for part in parts[:-1]:  # the last first: the class order differs from one fit's
+        merged.calibration_  # a calibration derived before a merge is derived again after it
+        merged.merge(part)
+    assert_same_model(merged)
+
+
+def test_a_model_file_between_batches_keeps_the_sample(tmp_path):
+    first = nbayes.NaiveBayes().fit(FRAME[:300], Y[:300])
+    path = nbayes.save(first, tmp_path / "half.nbm")
+    loaded = nbayes.load(path)
+    assert loaded.calibration_.weight == first.calibration_.weight  # saved, not derived again
+    loaded.partial_fit(FRAME[300:], Y[300:])
+    assert_same_model(loaded)
+
+
+def test_weights_of_copies_add_up_in_the_sample():
+    doubled = nbayes.NaiveBayes().fit(pl.concat([FRAME, FRAME]), np.concatenate([Y, Y]))
+    weighted = nbayes.NaiveBayes().fit(FRAME, Y, sample_weight=np.full(N, 2.0))
+    np.testing.assert_allclose(doubled._stats.sample.weight, weighted._stats.sample.weight)
+    np.testing.assert_allclose(
+        doubled.predict_proba(FRAME), weighted.predict_proba(FRAME), atol=1e-9
+    )
