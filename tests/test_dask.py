@@ -355,9 +355,13 @@ def test_cli_fit_with_scheduler_equals_streaming_fit(cluster, tmp_path):
         == 0
     )
     assert main(["fit", str(folder / "part0.parquet"), "--target", "y", "-o", str(local)]) == 0
-    # the command line fits without calibration (one pass over the rows)
-    whole = nbayes.NaiveBayes(calibration=None).fit(frame, target="y")
+    # the calibration's row sample merges with the statistics: the calibrated model of one fit
+    whole = nbayes.NaiveBayes().fit(frame, target="y")
     assert_same_statistics(nbayes.load(on_cluster), whole)
+    features = frame.drop("y")
+    np.testing.assert_allclose(
+        nbayes.load(on_cluster).predict_proba(features), whole.predict_proba(features), atol=1e-9
+    )
     assert main(["fit", "-", "--target", "y", "-o", str(local), "--scheduler", "tcp://x:1"]) == 2
 
 

@@ -1,6 +1,6 @@
 """A compressed bomb: a small ``.zst`` that expands to far more rows than memory should hold.
 
-Every command that keeps rows (``cv``, ``report``, ``fit --calibration always``) or their
+Every command that keeps rows (``cv``, ``report``) or their
 scores (``evaluate``) counts the bytes it holds as the batches arrive and stops, before they
 pass ``--max-memory``, with one line naming the bound and the option — exit 1, never a Rust
 panic or an abort — and its peak memory stays far below the decompressed size (issue 36: a
@@ -84,9 +84,8 @@ def nbayes_run(args: list) -> tuple[int, str, int]:
         ["cv", "{bomb}", "--target", "y", "--folds", "2"],
         ["report", "{model}", "{bomb}", "--target", "y", "-o", "{out}.html"],
         ["evaluate", "{model}", "{bomb}", "--target", "y"],
-        ["fit", "{bomb}", "--target", "y", "--calibration", "always", "-o", "{out}.nbm"],
     ],
-    ids=["cv", "report", "evaluate", "fit-calibration-always"],
+    ids=["cv", "report", "evaluate"],
 )
 def test_a_compressed_bomb_stops_at_max_memory_with_one_line(bomb, tmp_path, command):
     path, model = bomb
@@ -107,27 +106,18 @@ def test_a_compressed_bomb_stops_at_max_memory_with_one_line(bomb, tmp_path, com
     assert not list(tmp_path.iterdir())  # nothing written
 
 
-def test_fit_calibration_auto_streams_past_a_smaller_max_memory(tmp_path):
-    """``--calibration auto`` holds rows to calibrate only while they take less than 64 MiB or
-    ``--max-memory``; beyond, it fits batch by batch (here a slice of the bomb, to stay quick)."""
+def test_fit_streams_a_bomb_calibrated_in_the_memory_of_a_batch(tmp_path):
+    """``nbayes fit`` holds no rows to calibrate (the row sample is part of the statistics):
+    a file expanding to 16 MiB fits batch by batch, calibrated, in far less memory than its
+    expanded size (a slice of the bomb, to stay quick)."""
     part = tmp_path / "part.csv.zst"
     write_bomb(part, 16 * 2**20)
     code, err, _ = nbayes_run(
-        [
-            "fit",
-            part,
-            "--target",
-            "y",
-            "--max-memory",
-            "4MiB",
-            "--chunk-mb",
-            "1",
-            "-o",
-            tmp_path / "m.nbm",
-        ]
+        ["fit", part, "--target", "y", "--chunk-mb", "1", "-o", tmp_path / "m.nbm"]
     )
     assert code == 0, err
-    assert "holds more than 4 MiB of rows: fitted batch by batch" in err
+    assert "calibration" not in err
+    assert nbayes.load(tmp_path / "m.nbm")._stats.sample is not None
 
 
 def test_the_default_bound_is_a_fixed_4_gib():
@@ -138,7 +128,6 @@ def test_the_default_bound_is_a_fixed_4_gib():
         ["cv", "d.csv"],
         ["report", "m.nbm", "d.csv", "-o", "r.html"],
         ["evaluate", "m.nbm", "d.csv"],
-        ["fit", "d.csv", "-o", "m.nbm"],
     ):
         args = parser.parse_args(argv)
         assert args.max_memory is None and memory_bound(args) == TABLE_MAX_BYTES == 4 * 2**30

@@ -70,13 +70,8 @@ TEXT_MODELS = ("complement", "multinomial", "bernoulli")
 #: ``nbayes.semi_naive.table.MODEL_NAMES``; listed here so that ``--help`` imports nothing).
 TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb")
 
-#: ``--calibration``: NaiveBayes' own calibration, which holds every row: while they take at most
-#: ``CALIBRATION_MAX_BYTES`` in memory (``auto``; Polars' estimate of the table read), whatever
-#: their size, or never. A calibrated fit costs several uncalibrated ones (five fold models,
-#: every row scored: ``benchmarks/calibration.py`` measures it), so the limit keeps the default
-#: fit of a large file streamed.
-CALIBRATION_CHOICES = ("auto", "always", "none")
-CALIBRATION_MAX_BYTES = 64 * 2**20
+#: ``--calibration``: NaiveBayes' own calibration (``calibration="auto"``), or the textbook scores.
+CALIBRATION_CHOICES = ("auto", "none")
 
 
 def column_family(text: str) -> tuple[str, str]:
@@ -148,7 +143,7 @@ def memory_size(text: str) -> int:
 
 
 #: The default ``--max-memory`` for the rows a command holds in memory (``cv``, ``report``,
-#: ``fit --calibration always``, the scores ``evaluate`` keeps for the ROC and PR areas): a fixed
+#: the scores ``evaluate`` keeps for the ROC and PR areas): a fixed
 #: size, so that a command on a file succeeds or stops alike on every machine, large enough for
 #: millions of rows, and with room on a 16 GB machine for the copies the work makes of them.
 TABLE_MAX_BYTES = 4 * 2**30
@@ -317,10 +312,8 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         choices=CALIBRATION_CHOICES,
         default="auto",
         help="NaiveBayes' calibrated scores (a temperature and offsets per class, chosen on "
-        "cross-fitted scores, as NaiveBayes() fits them): auto (default) holds the rows to "
-        "calibrate while they take at most 64 MiB in memory, beyond that fits batch by batch, "
-        "uncalibrated; always holds every row whatever the size; none streams, with the "
-        "textbook scores",
+        "held-out scores of a hashed sample of the rows, as NaiveBayes() fits them, whatever "
+        "the file's size): auto (default), or none for the textbook scores",
     )
     group.add_argument(
         "--bins",

@@ -129,10 +129,7 @@ def table_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
     """A NaiveBayes (or, with ``--model``, a SemiNaiveBayes) with ``families``,
     ``--continuous``, ``--alpha``, ``--prior``, ``--missing`` and ``--bins``.
 
-    Calibrated (``calibration="auto"``, as ``NaiveBayes()``) unless ``--calibration none``:
-    ``nbayes fit`` then holds the rows and calls ``fit`` on them all; where they grow too large
-    and it fits batch by batch instead, it sets ``calibration=None`` on the model, so the
-    model's parameters say what it is."""
+    Calibrated (``calibration="auto"``, as ``NaiveBayes()``) unless ``--calibration none``."""
     if getattr(args, "model", "naive") != "naive":
         return semi_naive_model(args, families)
     return NaiveBayes(

@@ -71,7 +71,6 @@ def _fit(fit: argparse.ArgumentParser) -> None:
     fit.add_argument(
         "--scheduler", metavar="ADDRESS", help="fit on a running Dask cluster (tcp://host:8786)"
     )
-    memory_option(fit, "the rows held to calibrate (--calibration always)")
 
 
 def _predict(predict: argparse.ArgumentParser) -> None:

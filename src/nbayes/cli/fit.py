@@ -16,14 +16,11 @@ import numpy as np
 import polars as pl
 
 from ..readers import DataError, QuickReadAbandoned
-from ._args import CALIBRATION_MAX_BYTES, UsageError
+from ._args import UsageError
 from ._reading import (
-    Batch,
     Reader,
     located,
-    memory_bound,
     open_reader,
-    over_bound,
     progress,
     require_target,
 )
@@ -73,9 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
-    """Read the data and fit: a NaiveBayes that calibrates on the whole table with ``fit`` (see
-    :func:`_fit_batches`), anything else batch by batch with ``partial_fit``, memory bounded by
-    the chunk size.
+    """Read the data and fit batch by batch with ``partial_fit`` (see :func:`_fit_batches`),
+    memory bounded by the chunk size.
 
     A CSV file on disk is first read quickly by Polars' streaming engine; if that meets
     anything it cannot locate or repair, the fit starts over with the careful reader (which
@@ -121,20 +117,12 @@ def _prepare_models() -> None:
 
 
 def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Learner | None:
-    """The learner fitted on every batch (None when there were none); the learner is chosen
-    from the first batch. ``quiet``: its notes were given by an abandoned quick pass.
-
-    A NaiveBayes that calibrates (``--calibration`` auto or always) holds the batches and fits
-    them together at the end, the model ``NaiveBayes().fit`` gives on the whole table: its
-    calibration scores every row with a model fitted without it, a second look at all the rows.
-    With auto, once the rows held take more than CALIBRATION_MAX_BYTES in memory (or
-    ``--max-memory``, if less), the model fits them and the rest batch by batch instead,
-    uncalibrated, with a note saying so; with always, rows that would take more than
-    ``--max-memory`` (default ``TABLE_MAX_BYTES``) stop the fit with one line saying so."""
+    """The learner fitted on every batch with ``partial_fit`` (None when there were none); the
+    learner is chosen from the first batch. ``quiet``: its notes were given by an abandoned
+    quick pass. A calibrated NaiveBayes keeps its calibration's row sample in its statistics,
+    so the batches give the model ``NaiveBayes().fit`` gives on the whole table, in the memory
+    of one batch."""
     learner = None
-    held: list[Batch] | None = None  # the batches of a fit on the whole table
-    bound = memory_bound(args)
-    size = 0
     with progress(reader, "fit") as batches:
         for batch in batches:
             if learner is None:
@@ -142,64 +130,18 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
 
                 target = require_target(args, reader.path, batch.frame.columns)
                 learner = learner_for(args, reader.path, batch.frame, target, quiet=quiet)
-                if getattr(learner.model, "calibration", None) == "auto":
-                    held = []
             else:
                 require_target(args, reader.path, batch.frame.columns)
-            pending = [batch]
-            if held is not None:
-                size += batch.frame.estimated_size()
-                if args.calibration == "always":
-                    if size > bound:
-                        held.clear()
-                        raise over_bound(
-                            reader.path,
-                            "the rows held to calibrate so far",
-                            size,
-                            bound,
-                            "fit batch by batch with --calibration auto or none",
-                        )
-                    held.append(batch)
-                    continue
-                held.append(batch)
-                if size <= min(CALIBRATION_MAX_BYTES, bound):
-                    continue
-                learner.model.set_params(calibration=None)  # its parameters say what it is
-                if not quiet:
-                    print(
-                        _uncalibrated_note(reader, min(CALIBRATION_MAX_BYTES, bound)),
-                        file=sys.stderr,
-                    )
-                pending, held = held, None
-            for item in pending:
-                try:
-                    learner.partial_fit(item.frame)
-                except ValueError as error:
-                    raise located(error, reader, item) from error
-    if held:
-        table = pl.concat([batch.frame for batch in held], how="vertical_relaxed")
-        if table.get_column(learner.target).is_not_null().any():  # else _checked_fit says so
             try:
-                learner.fit(table)
+                learner.partial_fit(batch.frame)
             except ValueError as error:
-                raise DataError(reader.path, str(error)) from error
+                raise located(error, reader, batch) from error
     return learner
-
-
-def _uncalibrated_note(reader: Reader, limit: int = CALIBRATION_MAX_BYTES) -> str:
-    what = "standard input" if reader.path == "-" else reader.path
-    return (
-        f"nbayes: {what} holds more than {limit / 2**20:,.0f} MiB of rows: fitted "
-        "batch by batch, without calibration (--calibration always holds every row to "
-        "calibrate; --calibration none asks for none)."
-    )
 
 
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     """A semi-naive model reads the file once per pass (the numeric columns' cut points, the
     pair counts, and for k-DB the parent counts): a file, not standard input."""
-    if args.calibration == "always":
-        raise UsageError(f"--calibration applies to --model naive, not {args.model}.")
     if args.data == "-":
         return _fit_one_pass(args)
     readers: list[Reader] = []
@@ -281,15 +223,9 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
         raise UsageError(
             f"--scheduler fits naive Bayes models; --model {args.model} does not run there."
         )
-    if args.calibration == "always":
-        raise UsageError(
-            "--calibration always needs every row in one process; --scheduler fits partitions "
-            "apart and merges them (the textbook scores)."
-        )
     from ..distributed import fit_files
     from ._models import Learner, table_model
 
-    args = argparse.Namespace(**{**vars(args), "calibration": "none"})  # merged: uncalibrated
     families = dict(args.family)
     # without Dask, fit_files raises MissingDependencyError naming the install: exit 1, one line
     model = fit_files(table_model(args, families), args.data, args.target, args.scheduler)
