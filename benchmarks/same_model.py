@@ -1,0 +1,136 @@
+"""One model whatever the order, the batches, the merges or the engine: max |Δp| against one fit.
+
+On UCI adult's training rows (../shared/data, or ``--data``), each way of fitting the default
+model is compared with one ``fit`` by the largest difference of any class probability on the
+first 3,000 rows of adult's test file:
+
+* ``NaiveBayes()``: ``partial_fit`` in 3 batches, ``merge`` of two random halves, the rows
+  shuffled, a 2-worker Dask ``LocalCluster`` fit (one partition per 4,000 rows), and
+  ``nbayes fit`` streaming a CSV of the rows repeated 22 times (about 82 MiB, read in 16 MiB
+  chunks) against the in-memory ``fit`` of that same file;
+* ``SemiNaiveBayes()``: the rows shuffled, and the 2-worker Dask fit.
+
+    python benchmarks/same_model.py            # print
+    python benchmarks/same_model.py --write    # and record it in benchmarks/README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE] + [str(HERE)]
+
+import _report  # noqa: E402
+
+import nbayes  # noqa: E402
+from nbayes.cli import main as nbayes_main  # noqa: E402
+
+DATA = HERE.parents[1] / "shared" / "data"
+TARGET = "15"
+TEST_ROWS = 3000
+REPEATS = 22
+
+
+def read(path: Path) -> pl.DataFrame:
+    return nbayes.read_table(path, header=False, missing="?")
+
+
+def gap(a: np.ndarray, b: np.ndarray) -> str:
+    return f"{float(np.max(np.abs(a - b))):.1e}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="folder of the UCI data sets")
+    parser.add_argument("--write", action="store_true", help="record in benchmarks/README.md")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    train = read(args.data / "adult" / "adult.data")
+    test = read(args.data / "adult" / "adult.test")
+    test = test.with_columns(pl.col(TARGET).str.strip_suffix(".")).head(TEST_ROWS)
+    X_test = test.drop(TARGET)
+    rows = []
+
+    one = nbayes.NaiveBayes().fit(train, target=TARGET)
+    expected = one.predict_proba(X_test)
+    rng = np.random.default_rng(0)
+    batches = nbayes.NaiveBayes()
+    for part in np.array_split(np.arange(train.height), 3):
+        batches.partial_fit(train[part], target=TARGET)
+    halves = rng.permutation(train.height)
+    merged = nbayes.merge(
+        nbayes.NaiveBayes().fit(train[halves[: train.height // 2]], target=TARGET),
+        nbayes.NaiveBayes().fit(train[halves[train.height // 2 :]], target=TARGET),
+    )
+    shuffled = nbayes.NaiveBayes().fit(train[rng.permutation(train.height)], target=TARGET)
+    rows += [
+        ["`NaiveBayes()`", "partial_fit, 3 batches", gap(batches.predict_proba(X_test), expected)],
+        ["`NaiveBayes()`", "merge of random halves", gap(merged.predict_proba(X_test), expected)],
+        ["`NaiveBayes()`", "rows shuffled", gap(shuffled.predict_proba(X_test), expected)],
+    ]
+    semi = nbayes.SemiNaiveBayes().fit(train, target=TARGET)
+    semi_expected = semi.predict_proba(X_test)
+    semi_shuffled = nbayes.SemiNaiveBayes().fit(
+        train[rng.permutation(train.height)], target=TARGET
+    )
+
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster,
+        Client(cluster),
+    ):
+        partitions = dd.from_pandas(train.to_pandas(), chunksize=4000)
+        on_dask = nbayes.NaiveBayes().fit(partitions, target=TARGET)
+        semi_dask = nbayes.SemiNaiveBayes().fit(partitions, target=TARGET)
+    rows.append(
+        ["`NaiveBayes()`", "Dask, 2 workers", gap(on_dask.predict_proba(X_test), expected)]
+    )
+
+    with tempfile.TemporaryDirectory() as folder:
+        big = Path(folder) / "adult22.csv"
+        repeated = pl.concat([train] * REPEATS)
+        repeated.write_csv(big)
+        size = big.stat().st_size / 2**20
+        in_memory = nbayes.NaiveBayes().fit(nbayes.read_table(big), target=TARGET)
+        model = Path(folder) / "m.nbm"
+        code = nbayes_main(["fit", str(big), "--target", TARGET, "-o", str(model)])
+        assert code == 0
+        streamed = nbayes.load(model)
+        rows.append(
+            [
+                "`NaiveBayes()`",
+                f"`nbayes fit` of a {size:.0f} MiB CSV (rows × {REPEATS}) vs its in-memory fit",
+                gap(streamed.predict_proba(X_test), in_memory.predict_proba(X_test)),
+            ]
+        )
+    semi = "`SemiNaiveBayes()`"
+    rows += [
+        [semi, "rows shuffled", gap(semi_shuffled.predict_proba(X_test), semi_expected)],
+        [semi, "Dask, 2 workers", gap(semi_dask.predict_proba(X_test), semi_expected)],
+    ]
+    header = ["model", "fitted by", f"max |Δp| on {TEST_ROWS:,} adult test rows vs one fit"]
+    body = (
+        "Command: `python benchmarks/same_model.py --write` — "
+        f"{_report.machine()}. Target (issue: mergeable choices): at most 1e-9 each. "
+        f"`NaiveBayes()` calibration: {one.calibration_.reason}\n\n"
+        + _report.markdown_table(header, rows)
+    )
+    print(body)
+    if args.write:
+        _report.write_section("same-model", body)
+
+
+if __name__ == "__main__":
+    main()
