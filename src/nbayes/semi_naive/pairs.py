@@ -36,6 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _threads
+from ..families._group import Memo
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget, index_bytes, pair_cells, triple_cells
 
@@ -108,7 +109,7 @@ def code_chunks(X: np.ndarray, n_values: np.ndarray):
         yield start, stop, columns
 
 
-class PairCounts:
+class PairCounts(Memo):
     """N(c, x_j), N(c, x_i, x_j) and, with ``order=2``, N(c, x_i, x_j, x_l); see the module
     docstring. ``max_memory`` (bytes) bounds fitting and prediction tables together."""
 
@@ -399,11 +400,6 @@ class PairCounts:
                 raise ValueError(f"{name} must hold finite counts >= 0.")
 
     # ------------------------------------------------------------------ derived tables
-    def cached(self, key: tuple, compute):
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
-
     def margins(self) -> np.ndarray:
         """margins[offsets[i] + a, j, c] = Σ_b N(c, x_i = a, x_j = b), shape (V, d, K)."""
 
