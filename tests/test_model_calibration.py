@@ -157,7 +157,8 @@ def test_the_calibration_is_chosen_on_models_fitted_without_each_fold():
         log_joint[held] = part.predict_joint_log_proba(X[first[held]])
     cls = np.searchsorted(model.classes_, y[first])
     summed = np.bincount(inverse, weights=weight)
-    expected = choose_calibration(log_joint, cls, summed, fold)
+    rows = f"{len(distinct)} sample rows held out by hash"
+    expected = choose_calibration(log_joint, cls, summed, fold, rows=rows)
     assert model.calibration_.weight == pytest.approx(expected.weight, rel=1e-9)
     np.testing.assert_allclose(model.calibration_.offset, expected.offset, atol=1e-9)
     assert model.calibration_.reason == expected.reason

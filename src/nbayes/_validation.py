@@ -193,6 +193,14 @@ def _first_bad(mask: np.ndarray) -> tuple[int, int]:
     return int(i), int(j)
 
 
+def first_negative(block: np.ndarray) -> tuple[int, int] | None:
+    """(row, column) of the first negative value of a 2-D array, row by row (NaN is not
+    negative), or None when there is none."""
+    with np.errstate(invalid="ignore"):
+        negative = block < 0
+    return _first_bad(negative) if negative.any() else None
+
+
 def _sparse_position(X: sp.csr_array, k: int) -> tuple[int, int]:
     row = int(np.searchsorted(X.indptr, k, side="right") - 1)
     return row, int(X.indices[k])

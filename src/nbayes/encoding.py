@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from . import _kernels
-from ._validation import MAX_ABS_VALUE, check_magnitude, largest_magnitude
+from ._validation import MAX_ABS_VALUE, check_magnitude, first_negative, largest_magnitude
 
 UNSEEN = float(2**40)  # code of a category not seen in fitting: beyond every S_j
 
@@ -73,15 +73,12 @@ class NumericEncoder:
         check_no_infinite(block, self.names, largest)
         if fitting and largest > MAX_ABS_VALUE:  # squares, spreads and sums must stay finite
             check_magnitude(block, estimator="NaiveBayes", names=self.names)
-        if self.nonnegative:
-            with np.errstate(invalid="ignore"):
-                negative = block < 0
-            if negative.any():
-                i, j = np.unravel_index(int(np.argmax(negative)), negative.shape)
-                raise ValueError(
-                    f"column {self.names[j]!r} has the negative value {block[i, j]} at row {i}; "
-                    f"family {self.family!r} needs counts (values >= 0)."
-                )
+        if self.nonnegative and (at := first_negative(block)) is not None:
+            i, j = at
+            raise ValueError(
+                f"column {self.names[j]!r} has the negative value {block[i, j]} at row {i}; "
+                f"family {self.family!r} needs counts (values >= 0)."
+            )
         return block
 
     def meta(self) -> dict:

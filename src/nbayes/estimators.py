@@ -33,6 +33,7 @@ from ._validation import (
     check_positive_number,
     check_values,
     feature_label,
+    first_negative,
     largest_magnitude,
 )
 from .exceptions import UnseenCategoryWarning, caller_stacklevel
@@ -449,10 +450,8 @@ def category_codes(X: np.ndarray, *, estimator: str, names: Any) -> np.ndarray:
             )
         return X
     check_values(X, estimator=estimator, names=names, allow_nan=True, nonnegative=False)
-    with np.errstate(invalid="ignore"):
-        negative = X < 0
-    if negative.any():
-        i, j = np.unravel_index(int(np.argmax(negative)), X.shape)
+    if (at := first_negative(X)) is not None:
+        i, j = at
         raise ValueError(
             f"Negative values in data passed to {estimator} (input X): "
             f"{feature_label(int(j), names)} has code {float(X[i, j])!r} at row {int(i)}; "

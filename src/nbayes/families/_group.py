@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -44,6 +45,19 @@ class Statistics(Protocol):
     def state(self) -> dict[str, np.ndarray]: ...
 
     def check(self, n_classes: int, n_features: int) -> None: ...
+
+
+class Memo:
+    """Mixin of statistics that keep derived parameters: the class sets ``self._cache = {}`` and
+    clears it whenever its statistics change."""
+
+    _cache: dict
+
+    def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept under ``key`` until the statistics change (the cache is cleared)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
 
 #: The point-mass share of a column that ``point_masses={...}`` does not name (the model's default).

@@ -58,7 +58,7 @@ from .. import _threads
 from .._state import nest, section
 from ..encoding import UNSEEN
 from . import _selection
-from ._group import ColumnGroup, Settings
+from ._group import ColumnGroup, Memo, Settings
 from ._registry import Family, register
 from .categorical import CategoricalColumns
 from .category_counts import CategoricalCounts
@@ -129,7 +129,7 @@ def alpha_reason(alpha: float, gain: float) -> str:
     return f"λ = {alpha:g} chosen (beats λ = 1 by {gain:+.4f} per row)"
 
 
-class AutoStatistics:
+class AutoStatistics(Memo):
     """Mergeable value sketches, Gaussian moments and per-class missing weights of d columns."""
 
     def __init__(self, n_classes: int, n_features: int, max_bins: int = 2048) -> None:
@@ -204,11 +204,6 @@ class AutoStatistics:
         stats.missing = np.asarray(state["missing"], dtype=np.float64)
         stats._cache = {}
         return stats
-
-    def cached(self, key: tuple, compute: Any) -> Any:
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
 
 
 def _settings_key(settings: Settings, names: list[str]) -> tuple:

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from .. import _kernels
 from .._validation import MAX_TOTAL_WEIGHT, check_finite_sums
+from ._group import Memo
 
 
 def class_matrix(cls: np.ndarray, weight: np.ndarray, n_classes: int) -> sp.csr_array:
@@ -27,7 +28,7 @@ def class_matrix(cls: np.ndarray, weight: np.ndarray, n_classes: int) -> sp.csr_
     return sp.csr_array((weight, (cls, np.arange(n))), shape=(n_classes, n))
 
 
-class FeatureSums:
+class FeatureSums(Memo):
     """Mergeable n_{c,t} (K, V) and, optionally, the weight of rows observing each feature."""
 
     def __init__(self, n_classes: int, n_features: int, *, track_observed: bool = False) -> None:
@@ -138,12 +139,6 @@ class FeatureSums:
         if "observed" in state:
             stats.observed = np.asarray(state["observed"], dtype=np.float64)
         return stats
-
-    def cached(self, key: tuple, compute):
-        """Memoise a derived parameter until the statistics change."""
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
 
 
 class CSRRows(NamedTuple):

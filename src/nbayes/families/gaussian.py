@@ -50,7 +50,7 @@ import numpy as np
 from .. import _threads
 from .._jit import kernel
 from .._validation import MAX_ABS_VALUE, check_finite_sums
-from ._group import ColumnGroup, Settings, format_table
+from ._group import ColumnGroup, Memo, Settings, format_table
 from ._registry import Family, register
 from ._tidy import tidy_frame
 
@@ -229,7 +229,7 @@ def chan_remove(
     return weight, mean, np.maximum(m2, 0.0)
 
 
-class GaussianMoments:
+class GaussianMoments(Memo):
     """Mergeable per-class (W, μ, M2) and per-feature unweighted pooled (n, m, M2u)."""
 
     def __init__(self, n_classes: int, n_features: int) -> None:
@@ -330,12 +330,6 @@ class GaussianMoments:
         return stats
 
     # ------------------------------------------------------------------ parameters
-    def _cached(self, key: tuple, compute: Any) -> Any:
-        """``compute()``, kept until the moments change (asked per column, it is per table)."""
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
-
     def pooled_variance(self) -> np.ndarray:
         """Unweighted variance of each feature over all observed values."""
 
@@ -343,14 +337,14 @@ class GaussianMoments:
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(self.pooled_count > 0, self.pooled_m2 / self.pooled_count, 0.0)
 
-        return self._cached(("pooled_variance",), compute)
+        return self.cached(("pooled_variance",), compute)
 
     def epsilon(self, var_smoothing: float, rule: str = "max") -> float | np.ndarray:
         """The variance smoothing: ε = var_smoothing · max_j Var(x_j) (``rule="max"``,
         scikit-learn's; a number) or ε_j = var_smoothing · Var(x_j) (``"per-column"``; (d,))."""
         variance = self.pooled_variance()
         if rule == "per-column":
-            return self._cached(("epsilon", float(var_smoothing)), lambda: var_smoothing * variance)
+            return self.cached(("epsilon", float(var_smoothing)), lambda: var_smoothing * variance)
         if rule != "max":
             raise ValueError(f"unknown variance smoothing rule {rule!r}.")
         return float(var_smoothing * variance.max()) if variance.size else 0.0
@@ -367,7 +361,7 @@ class GaussianMoments:
         never depends on the data's units."""
         tiny = np.finfo(np.float64).eps
         pooled = self.pooled_variance()
-        return self._cached(("floor",), lambda: np.where(pooled > 0, tiny * pooled, tiny))
+        return self.cached(("floor",), lambda: np.where(pooled > 0, tiny * pooled, tiny))
 
     def theta_var(
         self, var_smoothing: float, *, ddof: int = 0, rule: str = "max"

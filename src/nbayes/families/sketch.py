@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _threads
 from .._validation import MAX_ABS_VALUE, check_finite_sums
-from ._group import ColumnGroup
+from ._group import ColumnGroup, Memo
 from ._sketch_kernels import (
     _distinct_keys,
     _grid_sums,
@@ -440,7 +440,7 @@ def _check_packed(
         raise ValueError("a sketch holds values or weights beyond the float range.")
 
 
-class ValueSketches:
+class ValueSketches(Memo):
     """One :class:`FeatureSketch` per continuous feature, fed from an (n, d) float block."""
 
     def __init__(self, n_classes: int, n_features: int, max_bins: int = 2048) -> None:
@@ -589,11 +589,6 @@ class ValueSketches:
             "checked": n_classes,
         }
         return sketches
-
-    def cached(self, key: tuple, compute):
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
 
 
 # ---------------------------------------------------------------------- table columns

@@ -51,6 +51,16 @@ def _observed(X, r, n_values, attr, code):  # pragma: no cover - compiled
 
 
 @kernel
+def _triple(triple_list, triple_base, n_values, t):  # pragma: no cover - compiled
+    """Triple t of triple_list: its attributes (i, j, l), i < j < l, the first cell of its block
+    and the value counts v_j, v_l that stride the block ((x_i · v_j + x_j) · v_l + x_l)."""
+    i = triple_list[t, 0]
+    j = triple_list[t, 1]
+    l_ = triple_list[t, 2]
+    return i, j, l_, triple_base[i, j, l_], n_values[j], n_values[l_]
+
+
+@kernel
 def _log_ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
     """log(numerator / denominator); an empty denominator gives 1/v (the λ → 0⁺ limit)."""
     if denominator <= 0.0:
@@ -125,12 +135,7 @@ def count_triples(
     owns its block of the table."""
     n = C.shape[1]
     for t in range(start, stop):
-        i = triple_list[t, 0]
-        j = triple_list[t, 1]
-        l_ = triple_list[t, 2]
-        base = triple_base[i, j, l_]
-        v_j = n_values[j]
-        v_l = n_values[l_]
+        i, j, l_, base, v_j, v_l = _triple(triple_list, triple_base, n_values, t)
         for r in range(n):
             a = C[i, r]
             b = C[j, r]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import kernel
-from ._kernels import _log_ratio, _observed
+from ._kernels import _log_ratio, _observed, _triple
 
 
 # --------------------------------------------------------------------------- scoring
@@ -215,12 +215,7 @@ def a2de_scores(
                         for c in range(K):
                             score[p, b, c] = joint[cell, c]
         for q in range(triple_list.shape[0]):
-            i = triple_list[q, 0]
-            j = triple_list[q, 1]
-            l_ = triple_list[q, 2]
-            base = triple_base[i, j, l_]
-            v_j = n_values[j]
-            v_l = n_values[l_]
+            i, j, l_, base, v_j, v_l = _triple(triple_list, triple_base, n_values, q)
             p_ij = pair_index[i, j]
             p_il = pair_index[i, l_]
             p_jl = pair_index[j, l_]
@@ -269,6 +264,15 @@ def a2de_scores(
 
 
 @kernel
+def _sum_row(X, r, n_values, attr, code, out):  # pragma: no cover - compiled
+    """Start row r's sum of log factors: out[r] set to 0, and its observed attributes and codes
+    written to attr and code as :func:`._kernels._observed` does; returns (m, unseen)."""
+    for c in range(out.shape[1]):
+        out[r, c] = 0.0
+    return _observed(X, r, n_values, attr, code)
+
+
+@kernel
 def hnb_scores(
     X, offsets, n_values, pair_base, log_single, forward, backward, cmi, out, start, stop
 ):  # pragma: no cover - compiled
@@ -286,10 +290,8 @@ def hnb_scores(
     code = np.empty(d, np.int64)
     mix = np.empty(K)
     for r in range(start, stop):
-        m, u = _observed(X, r, n_values, attr, code)
+        m, u = _sum_row(X, r, n_values, attr, code, out)
         unseen += u
-        for c in range(K):
-            out[r, c] = 0.0
         for b in range(m):
             j = attr[b]
             total = 0.0
@@ -350,10 +352,8 @@ def network_scores(
     code = np.empty(d, np.int64)
     unseen = 0
     for r in range(start, stop):
-        m, u = _observed(X, r, n_values, attr, code)
+        m, u = _sum_row(X, r, n_values, attr, code, out)
         unseen += u
-        for c in range(K):
-            out[r, c] = 0.0
         for b in range(m):
             j = attr[b]
             if depth[j] < 0:

@@ -39,7 +39,7 @@ those of :class:`~nbayes.semi_naive.pairs.PairCounts`, one pass, exact under ``m
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,6 +51,19 @@ from .memory import DEFAULT_MAX_MEMORY, a2de_block_rows
 from .pairs import column_codes
 
 WEIGHTING = (None, "mutual-information")
+
+
+class AODETables(NamedTuple):
+    """What AODE reads: value offsets, pair bases, log P(x_i | c) per value, log P(x_j | c, x_i)
+    and log P(x_i | c, x_j) per pair cell, N(x_i) per value and N(x_i, x_j) per pair cell."""
+
+    offsets: np.ndarray
+    pair_base: np.ndarray
+    log_single: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+    freq: np.ndarray
+    pair_freq: np.ndarray
 
 
 class _Averaged(SemiNaiveClassifier):
@@ -102,13 +115,20 @@ class _Averaged(SemiNaiveClassifier):
         self._check_fitted()
         return self._parent_weights().copy()
 
+    def _aode_tables(self) -> AODETables:
+        """The tables that AODE's scores are read from, in prediction and in explanations."""
+        stats = self._pairs
+        pseudo = self._pseudo()
+        offsets, base, _ = stats.layout()
+        forward, backward = stats.conditionals(pseudo)
+        freq, pair_freq = stats.frequencies()
+        log_single = stats.single_log_prob(pseudo)
+        return AODETables(offsets, base, log_single, forward, backward, freq, pair_freq)
+
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
         stats = self._pairs
         pseudo = self._pseudo()
-        offsets, base, triple_base = stats.layout()
-        log_single = stats.single_log_prob(pseudo)
-        forward, backward = stats.conditionals(pseudo)
-        freq, pair_freq = stats.frequencies()
+        offsets, base, log_single, forward, backward, freq, pair_freq = self._aode_tables()
         critical = -1.0 if self.subsumption is None else float(self.subsumption)
         n, d = X.shape
         K = out.shape[1]
@@ -133,6 +153,7 @@ class _Averaged(SemiNaiveClassifier):
         joint = stats.joints(pseudo_pair)
         first, middle, last = stats.triple_conditionals(pseudo)
         _, triple_list = stats.lists()
+        triple_base = stats.layout()[2]
         columns = np.empty((d, n), dtype=np.int32)
         unseen = column_codes(X, stats.n_values, columns)
         pair_index = stats.pair_index()

@@ -130,14 +130,9 @@ def averaged_lines(
     model, codes: np.ndarray, names: list[str], show: Callable[[int, float], str]
 ) -> list[dict]:
     """Each super-parent's weight and share of every class's average (AODE family, n = 1)."""
-    stats = model._pairs
-    pseudo = model._pseudo()
-    offsets, base, _ = stats.layout()
-    log_single = stats.single_log_prob(pseudo)
-    forward, backward = stats.conditionals(pseudo)
-    freq, pair_freq = stats.frequencies()
+    offsets, base, log_single, forward, backward, freq, pair_freq = model._aode_tables()
     weights = model._parent_weights()
-    v = stats.n_values
+    v = model._pairs.n_values
     observed = [j for j, a in enumerate(codes) if a == a and a < v[j]]
     if model.subsumption is not None and observed:  # drop the generalisations, as prediction
         attr = np.array(observed, dtype=np.int64)

@@ -31,11 +31,12 @@ re-laid out (:meth:`PairCounts.grow`), after checking the memory budget
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from .. import _threads
+from ..families._group import Memo
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget, index_bytes, pair_cells, triple_cells
 
@@ -99,16 +100,26 @@ def column_codes(X: np.ndarray, n_values: np.ndarray, out: np.ndarray) -> int:
     return int(sum(_threads.run(body, parts, threads)))
 
 
-def code_chunks(X: np.ndarray, n_values: np.ndarray):
-    """(start, stop, codes by attribute (d, rows) int32 with −1 for missing) per chunk of rows."""
+def count_chunks(
+    X: np.ndarray,
+    cls: np.ndarray,
+    weight: np.ndarray,
+    n_values: np.ndarray,
+    count: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
+) -> None:
+    """Hand a batch of codes (n, d) to ``count(columns, cls, weight)`` chunk by chunk of rows:
+    the chunk's codes by attribute (d, rows), int32 with −1 for missing, with its classes (int64)
+    and weights (float64)."""
+    cls = np.ascontiguousarray(cls, dtype=np.int64)
+    weight = np.ascontiguousarray(weight, dtype=np.float64)
     for start in range(0, X.shape[0], CHUNK_ROWS):
         stop = min(X.shape[0], start + CHUNK_ROWS)
         columns = np.empty((X.shape[1], stop - start), dtype=np.int32)
         column_codes(X[start:stop], n_values, columns)
-        yield start, stop, columns
+        count(columns, cls[start:stop], weight[start:stop])
 
 
-class PairCounts:
+class PairCounts(Memo):
     """N(c, x_j), N(c, x_i, x_j) and, with ``order=2``, N(c, x_i, x_j, x_l); see the module
     docstring. ``max_memory`` (bytes) bounds fitting and prediction tables together."""
 
@@ -252,10 +263,7 @@ class PairCounts:
         if X.shape[0] == 0:
             return
         self.grow(top_codes(X) + 1)
-        cls = np.ascontiguousarray(cls, dtype=np.int64)
-        weight = np.ascontiguousarray(weight, dtype=np.float64)
-        for start, stop, columns in code_chunks(X, self.n_values):
-            self._count(columns, cls[start:stop], weight[start:stop])
+        count_chunks(X, cls, weight, self.n_values, self._count)
         self._cache.clear()
 
     def _count(self, C: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
@@ -399,11 +407,6 @@ class PairCounts:
                 raise ValueError(f"{name} must hold finite counts >= 0.")
 
     # ------------------------------------------------------------------ derived tables
-    def cached(self, key: tuple, compute):
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
-
     def margins(self) -> np.ndarray:
         """margins[offsets[i] + a, j, c] = Σ_b N(c, x_i = a, x_j = b), shape (V, d, K)."""
 

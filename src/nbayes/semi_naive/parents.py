@@ -24,7 +24,7 @@ import numpy as np
 from .. import _threads
 from . import _kernels
 from .memory import DEFAULT_MAX_MEMORY, check_budget
-from .pairs import SCATTER_STEPS, PairCounts, code_chunks, top_codes
+from .pairs import SCATTER_STEPS, PairCounts, count_chunks, top_codes
 from .structure import Structure
 
 
@@ -145,10 +145,7 @@ class ParentCounts:
                 f"from data where it had {int(self.n_values[j])} values: every pass must read the "
                 "same rows."
             )
-        cls = np.ascontiguousarray(cls, dtype=np.int64)
-        weight = np.ascontiguousarray(weight, dtype=np.float64)
-        for start, stop, columns in code_chunks(X, self.n_values):
-            self._count(columns, cls[start:stop], weight[start:stop])
+        count_chunks(X, cls, weight, self.n_values, self._count)
         self._cache.clear()
 
     def _count(self, C: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:

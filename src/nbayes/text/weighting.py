@@ -31,30 +31,31 @@ import scipy.sparse as sp
 
 from . import _transform
 
+#: The modes of ``idf=`` and ``tf=``; the first is the one ``True`` means.
 IDF_MODES = ("smooth", "rennie")
 TF_MODES = ("log", "binary")
 
 
 def check_tf(tf: bool | str) -> str | None:
     """The TF transform to use (None: raw counts)."""
-    if tf is False or tf is None:
-        return None
-    if tf is True:
-        return "log"
-    if tf in TF_MODES:
-        return tf
-    raise ValueError(f"tf must be True, False or one of {TF_MODES}, got {tf!r}.")
+    return _switch(tf, "tf", TF_MODES)
 
 
 def check_idf(idf: bool | str) -> str | None:
     """The IDF formula to use (None: no IDF)."""
-    if idf is False or idf is None:
+    return _switch(idf, "idf", IDF_MODES)
+
+
+def _switch(value: bool | str | None, name: str, modes: tuple[str, ...]) -> str | None:
+    """An on/off option that may also name its mode: False or None → None (off), True → the
+    first (default) of ``modes``, a mode → itself; anything else raises, naming ``name``."""
+    if value is False or value is None:
         return None
-    if idf is True:
-        return "smooth"
-    if idf in IDF_MODES:
-        return idf
-    raise ValueError(f"idf must be True, False or one of {IDF_MODES}, got {idf!r}.")
+    if value is True:
+        return modes[0]
+    if value in modes:
+        return value
+    raise ValueError(f"{name} must be True, False or one of {modes}, got {value!r}.")
 
 
 def idf_weights(df: np.ndarray, n_documents: float, mode: str) -> np.ndarray:
