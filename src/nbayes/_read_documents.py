@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ._labelled import class_documents, labelled_lines
 from ._read_common import CHUNK_BYTES, Batch, DataError, _snippet
 
 
@@ -72,26 +73,20 @@ class DocumentReader:
     def _documents(self) -> Iterator[tuple[str | None, str | None, str, int]]:
         """(file, label, text, size in bytes) of every document."""
         if not self.folder:
-            with open(self.path, "rb") as handle:
-                separator = self.separator.encode()
-                for number, line in enumerate(handle, start=1):
-                    line = line.rstrip(b"\r\n")
-                    if not line.strip():
-                        continue
-                    label, found, text = line.partition(separator)
-                    if not found:
-                        if not self.skip_bad_rows:
-                            raise DataError(
-                                self.path,
-                                f"no {self.separator!r} separating a label from the text: "
-                                f"{_snippet(line.decode('utf-8', 'replace'))}; pass "
-                                "--skip-bad-rows to drop such lines.",
-                                line=number,
-                            )
-                        self.bad_rows += 1
-                        continue
-                    text_ = self._decode(text, f"line {number:,}")
-                    yield None, label.decode("utf-8", "replace").strip(), text_, len(line) + 1
+            for number, line, label, text in labelled_lines(self.path, self.separator.encode()):
+                if label is None:
+                    if not self.skip_bad_rows:
+                        raise DataError(
+                            self.path,
+                            f"no {self.separator!r} separating a label from the text: "
+                            f"{_snippet(line.decode('utf-8', 'replace'))}; pass "
+                            "--skip-bad-rows to drop such lines.",
+                            line=number,
+                        )
+                    self.bad_rows += 1
+                    continue
+                text_ = self._decode(text, f"line {number:,}")
+                yield None, label.decode("utf-8", "replace").strip(), text_, len(line) + 1
             return
         root = Path(self.path)
         entries = sorted(
@@ -105,17 +100,8 @@ class DocumentReader:
                     yield entry.name, None, self._decode(raw, entry.name), len(raw)
             return
         for name in sorted(classes):
-            files = sorted(
-                e.name
-                for e in os.scandir(root / name)
-                if e.is_file() and not e.name.startswith(".")
-            )
-            if not files:
-                warnings.warn(
-                    f"{root / name}: a class folder with no documents; the class is left out.",
-                    UserWarning,
-                    stacklevel=2,
-                )
+            empty = "a class folder with no documents; the class is left out."
+            files = class_documents(root / name, empty, stacklevel=2)
             for file in files:
                 relative = f"{name}/{file}"
                 raw = (root / name / file).read_bytes()
