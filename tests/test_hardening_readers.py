@@ -234,10 +234,10 @@ def test_the_mapped_scan_and_the_block_scan_agree_on_the_longest_record(
 ):
     import mmap
 
-    from nbayes import readers
+    from nbayes import _read_quick
     from nbayes.readers import QuickReadAbandoned
 
-    monkeypatch.setattr(readers, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)  # many windows
+    monkeypatch.setattr(_read_quick, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)  # many windows
 
     records = [b"a,b", b"1," + b"2" * 2997, b"3,4", b"5," + b"6" * 2998, b"7,8"]
     if not final_newline:  # the longest record last, with no line end after it
@@ -259,9 +259,9 @@ def test_the_mapped_scan_and_the_block_scan_agree_on_the_longest_record(
 def test_the_mapped_scan_finds_a_blank_in_any_window(tmp_path: Path, at: int, monkeypatch):
     import mmap
 
-    from nbayes import readers
+    from nbayes import _read_quick, readers
 
-    monkeypatch.setattr(readers, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)
+    monkeypatch.setattr(_read_quick, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)
     body = bytearray(b"a,b\n" + b"1,2\n" * 3000)  # 12 KB: three or more windows
     body[at] = ord(" ")
     path = tmp_path / "blank.csv"

@@ -5,6 +5,8 @@ nbayes.model_calibration)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import polars as pl
 import pytest
@@ -68,7 +70,7 @@ def test_any_order_and_any_batches_give_the_model_of_one_fit(data):
     frame, y = FRAME[order], Y[order]
     edges = cuts(data.draw, N, 5)
     model = nbayes.NaiveBayes()
-    for start, stop in zip(edges, edges[1:], strict=False):
+    for start, stop in itertools.pairwise(edges):
         model.partial_fit(frame[start:stop], y[start:stop])
     assert_same_model(model)
 
@@ -80,7 +82,7 @@ def test_parts_merged_in_any_order_give_the_model_of_one_fit(data):
     edges = cuts(data.draw, N, 4)
     parts = [
         nbayes.NaiveBayes().partial_fit(FRAME[order[start:stop]], Y[order[start:stop]])
-        for start, stop in zip(edges, edges[1:], strict=False)
+        for start, stop in itertools.pairwise(edges)
     ]
     merged = parts[-1]
     for part in parts[:-1]:  # the last first: the class order differs from one fit's

@@ -186,9 +186,9 @@ def test_types_inferred_from_few_rows_of_a_wide_table_do_not_lose_later_values(
     """With types inferred from 20 rows (as in a table of 100,000 columns), a column of whole
     numbers that holds 2.5 on row 50 is still read as numbers: the quick reading stops at the
     mismatch and the careful one reads the file again."""
-    from nbayes import readers
+    from nbayes import _read_common, readers
 
-    monkeypatch.setattr(readers, "INFER_VALUES", 40)
+    monkeypatch.setattr(_read_common, "INFER_VALUES", 40)
     assert readers.infer_rows(3) == 20
     rows = [f"{i % 7},{i % 3},{'ab'[i % 2]}" for i in range(60)]
     rows[50] = "2.5,1,a"

@@ -16,11 +16,12 @@ way and stripped of surrounding whitespace. With ``chunksize`` the functions ret
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+
+from .._labelled import class_documents, labelled_lines
 
 Documents = tuple[list, np.ndarray]
 
@@ -67,19 +68,11 @@ def _folder_pairs(root: Path, decode: bool) -> Iterator[tuple[bytes | str, str]]
     if not classes:
         raise ValueError(f"{root}: no class subfolders (expected one folder per class).")
     for name in classes:
-        files = sorted(
-            entry.name
-            for entry in os.scandir(root / name)
-            if entry.is_file() and not entry.name.startswith(".")
+        empty = (
+            "class folder with no documents; the class is left out unless given in classes= "
+            "to partial_fit."
         )
-        if not files:
-            warnings.warn(
-                f"{root / name}: class folder with no documents; the class is left out unless "
-                "given in classes= to partial_fit.",
-                UserWarning,
-                stacklevel=4,
-            )
-        for file in files:
+        for file in class_documents(root / name, empty, stacklevel=4):
             yield _doc((root / name / file).read_bytes(), decode), name
 
 
@@ -101,18 +94,12 @@ def read_text_folder(
 
 
 def _line_pairs(path: Path, sep: bytes, decode: bool) -> Iterator[tuple[bytes | str, str]]:
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.rstrip(b"\r\n")
-            if not line.strip():
-                continue
-            label, found, text = line.partition(sep)
-            if not found:
-                raise ValueError(
-                    f"{path}, line {number}: no {sep!r} separating a label from the text: "
-                    f"{line[:60]!r}"
-                )
-            yield _doc(text, decode), label.decode("utf-8", "replace").strip()
+    for number, line, label, text in labelled_lines(path, sep):
+        if label is None:
+            raise ValueError(
+                f"{path}, line {number}: no {sep!r} separating a label from the text: {line[:60]!r}"
+            )
+        yield _doc(text, decode), label.decode("utf-8", "replace").strip()
 
 
 def read_labeled_lines(

@@ -1,0 +1,69 @@
+"""What every reader of data files shares: its errors, the batch it yields, its limits.
+
+The limits are the chunk size, the longest record, and how many rows (and values) the column
+types are inferred from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+CHUNK_BYTES = 16 * 2**20
+#: The longest record (row, or JSON line) a reader accepts, unless told otherwise.
+MAX_RECORD_BYTES = 64 * 2**20
+_BOM = b"\xef\xbb\xbf"
+#: Rows of the first block from which the column types are inferred (all rows would be slow).
+INFER_ROWS = 20_000
+#: At most about this many values are looked at to infer the types: Polars spends time on each,
+#: and 20,000 rows of a table of 100,000 columns would take seconds more than its reading.
+INFER_VALUES = 2_000_000
+
+
+def infer_rows(n_columns: int) -> int:
+    """Rows the quick reader infers the column types from: ``INFER_ROWS``, or fewer (not under
+    20) for a table of more than ``INFER_VALUES / INFER_ROWS`` columns. A later value that does
+    not fit an inferred type abandons the quick reading, and the careful reader, inferring from
+    ``INFER_ROWS`` rows, reads the file again."""
+    return max(20, min(INFER_ROWS, INFER_VALUES // max(1, n_columns)))
+
+
+#: The byte a separator of several bytes is replaced by before parsing (ASCII unit separator).
+_UNIT_SEPARATOR = b"\x1f"
+
+
+class QuickReadAbandoned(Exception):
+    """The quick reading of a file met something only the careful reader can report or repair
+    (a malformed row, a type mismatch, bytes that are not UTF-8, whitespace to strip). Whoever
+    consumed the quick batches starts over with ``quick=False``."""
+
+
+class DataError(ValueError):
+    """A problem with the data, located: file, line (1-based, counting the header) and column."""
+
+    def __init__(
+        self, source: str, message: str, *, line: int | None = None, column: str | None = None
+    ):
+        self.source, self.line, self.column = source, line, column
+        where = [source]
+        if line is not None:
+            where.append(f"line {line:,}")
+        if column is not None:
+            where.append(f"column {column!r}")
+        super().__init__(f"{': '.join(where)}: {message}")
+
+
+@dataclass
+class Batch:
+    """One chunk of rows: the frame, the file line of its first row, and progress counters."""
+
+    frame: pl.DataFrame
+    first_line: int | None
+    first_row: int
+    bytes_read: int
+
+
+def _snippet(text: str, limit: int = 60) -> str:
+    text = text.rstrip("\r\n")
+    return repr(text if len(text) <= limit else text[:limit] + "…")

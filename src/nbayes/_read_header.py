@@ -1,0 +1,76 @@
+"""The columns of delimited text: a record split into fields (the header line, or a first row)
+and the names of the columns, from ``names``, the header or the positions."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from collections import Counter
+from typing import Any
+
+from ._read_common import DataError
+
+
+class ColumnNames:
+    """:class:`~nbayes.readers.TableReader`'s header line and column names (they read its
+    ``path``, ``quote``, ``names`` and ``strip``)."""
+
+    def _split_line(self, record: bytes, line: int) -> list[str]:
+        """The fields of one record (the header, or a first row), by Python's csv module."""
+        text = record.decode("utf-8", errors="replace").rstrip("\r\n")
+        if line == 1:
+            text = text.removeprefix("\ufeff")  # a byte-order mark is no part of a name
+        options: dict[str, Any] = {"delimiter": self._sep.decode()}
+        if self.quote is None:
+            options["quoting"] = csv.QUOTE_NONE
+        else:
+            options["quotechar"] = self.quote
+        try:
+            return next(csv.reader([text], **options), [])
+        except csv.Error as exc:
+            raise DataError(
+                self.path, f"cannot split this line into fields: {exc}", line=line
+            ) from exc
+
+    def _column_names(
+        self, header: list[str] | None, line: int, count: int | None = None
+    ) -> list[str]:
+        """The names of the columns: ``names`` if given (their number must be the rows'),
+        else the header's (stripped with ``strip``), else the 1-based positions."""
+        width = len(header) if header is not None else count
+        if self.names is not None:
+            if len(self.names) != width:
+                raise DataError(
+                    self.path,
+                    f"--names gives {len(self.names)} names but the "
+                    + ("header has" if header is not None else "rows have")
+                    + f" {width} fields.",
+                    line=line,
+                )
+            return list(self.names)
+        if header is None:
+            return [str(k + 1) for k in range(width or 0)]
+        names = [name.strip() for name in header] if self.strip else header
+        advice = "; if the file has no header line, pass --no-header"
+        repeated = sorted(n for n, count in Counter(names).items() if count > 1)
+        if repeated:
+            raise DataError(
+                self.path, f"duplicate column names in the header: {repeated}{advice}.", line=line
+            )
+        numbers = [name for name in names if _is_number(name)]
+        if numbers:
+            warnings.warn(
+                f"{self.path}: the header line has names that are numbers ({numbers[:3]}"
+                f"{', …' if len(numbers) > 3 else ''}): it looks like data{advice}.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return names
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
