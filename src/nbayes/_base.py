@@ -414,6 +414,22 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
         return self._class_log_prior()
 
 
+class InnerModel:
+    """A model whose class statistics are those of its fitted inner classifier, ``model_``
+    (``SemiNaiveBayes``'s structure, ``TextClassifier``'s count model)."""
+
+    @property
+    def classes_(self) -> np.ndarray:
+        self._check_fitted()
+        return self.model_.classes_
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """N_c: the weighted number of training rows (documents) of each class."""
+        self._check_fitted()
+        return self.model_.class_count_
+
+
 def label_kind(labels: np.ndarray) -> str:
     """The type of a label array, as merging compares them: text, integer, float or boolean."""
     kind = labels.dtype.kind

@@ -30,6 +30,11 @@ class ParamsMixin:
             if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         )
 
+    def _store_params(self, arguments: dict[str, Any]) -> None:
+        """Store each constructor argument unchanged: ``__init__`` passes its ``locals()``."""
+        for name in self._param_names():
+            setattr(self, name, arguments[name])
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters and their current values."""
         return {name: getattr(self, name) for name in self._param_names()}
