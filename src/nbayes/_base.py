@@ -114,10 +114,6 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
         return 16 if sp.issparse(prepared) else prepared.shape[1]
 
     # ----------------------------------------------------------------- validation
-    @property
-    def _name(self) -> str:
-        return type(self).__name__
-
     def _check_fitted(self) -> None:
         if not hasattr(self, "classes_"):
             raise sklearn_compatible(NotFittedError)(

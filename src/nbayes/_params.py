@@ -21,6 +21,11 @@ class ParamsMixin:
     _categorical_input = False
     _poor_score = False
 
+    @property
+    def _name(self) -> str:
+        """The estimator's name in messages."""
+        return type(self).__name__
+
     @classmethod
     def _param_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)

@@ -131,10 +131,6 @@ class TextClassifier(TextPrediction, InnerModel, ParamsMixin):
         self._store_params(locals())
 
     # ----------------------------------------------------------------- parts
-    @property
-    def _name(self) -> str:
-        return type(self).__name__
-
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 

@@ -163,10 +163,6 @@ class TextVectorizer(ColumnSelection, DocumentStatistics, ParamsMixin):
         self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
-    @property
-    def _name(self) -> str:
-        return type(self).__name__
-
     def _tokenizer_key(self) -> tuple:
         """The :data:`TOKENIZING` parameters, normalised (n_features only counts in hashing
         mode; a list of stop words is a set)."""
