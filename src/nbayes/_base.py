@@ -26,10 +26,9 @@ import scipy.sparse as sp
 
 from . import decision
 from ._dispatch import dask_aware
-from ._json import from_json, labels_from_json, labels_to_json, to_json
 from ._locks import synchronized
+from ._model_state import ModelState
 from ._params import ParamsMixin
-from ._state import nest, section
 from ._validation import (
     as_2d,
     check_feature_names,
@@ -59,7 +58,7 @@ def row_chunks(n_rows: int, size: int) -> Iterator[tuple[int, int]]:
         yield start, min(n_rows, start + size)
 
 
-class NaiveBayesClassifier(ParamsMixin):
+class NaiveBayesClassifier(ModelState, ParamsMixin):
     """Base of every nbayes classifier (CategoricalNB, GaussianNB, …, NaiveBayes, and the
     models whose features depend on each other).
 
@@ -115,10 +114,6 @@ class NaiveBayesClassifier(ParamsMixin):
         return 16 if sp.issparse(prepared) else prepared.shape[1]
 
     # ----------------------------------------------------------------- validation
-    @property
-    def _name(self) -> str:
-        return type(self).__name__
-
     def _check_fitted(self) -> None:
         if not hasattr(self, "classes_"):
             raise sklearn_compatible(NotFittedError)(
@@ -175,15 +170,22 @@ class NaiveBayesClassifier(ParamsMixin):
     @synchronized
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayesClassifier:
         """Fit from scratch: count the sufficient statistics of (X, y)."""
+        self._fit_batch(X, y, sample_weight)
+        return self
+
+    def _fit_batch(self, X: Any, y: Any, sample_weight: Any) -> tuple:
+        """``fit``'s work: validate, reset and count (X, y); returns the prepared batch (codes,
+        class indices, weights), which models of several passes read again."""
         self._check_params()
         array = self._validate_X(X, reset=True)
         labels = check_target(y, array.shape[0], estimator=self._name)
         weight = check_sample_weight(sample_weight, array.shape[0], estimator=self._name)
         classes, cls = np.unique(labels, return_inverse=True)
         prepared = self._prepare(array, fitting=True)
+        cls = cls.astype(np.intp).ravel()
         self._reset(classes, array.shape[1])
-        self._accumulate(prepared, cls.astype(np.intp).ravel(), weight)
-        return self
+        self._accumulate(prepared, cls, weight)
+        return prepared, cls, weight
 
     @dask_aware
     @synchronized
@@ -401,66 +403,27 @@ class NaiveBayesClassifier(ParamsMixin):
         weight = check_sample_weight(sample_weight, predicted.shape[0], estimator=self._name)
         return float(np.average(predicted == labels, weights=weight))
 
-    # ----------------------------------------------------------------- model files
-    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """(JSON metadata, numeric arrays) describing the fitted model (see nbayes.persist)."""
-        arrays = {"class_count": self.class_count_}
-        arrays.update(nest("stats", self._stats.state()))
-        return self._common_meta(), arrays
-
-    def _common_meta(self) -> dict:
-        """The metadata every classifier's file holds: parameters, classes, features."""
-        names = getattr(self, "feature_names_in_", None)
-        return {
-            "params": to_json(self.get_params()),
-            "classes": labels_to_json(self.classes_),
-            "n_features_in": int(self.n_features_in_),
-            "feature_names": None if names is None else [str(n) for n in names],
-        }
-
-    @classmethod
-    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayesClassifier:
-        """Rebuild a fitted model from :meth:`_to_state`'s output, checking every array."""
-
-        model = cls(**from_json(meta["params"]))
-        model._check_params()
-        model._restore_common(meta, arrays)
-        stats = cls._stats_type.from_state(section("stats", arrays))
-        stats.check(len(model.classes_), model.n_features_in_)
-        check_same_arrays(stats, model._new_stats(0, model.n_features_in_))
-        model._stats = stats
-        return model
-
-    def _restore_common(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
-
-        classes = labels_from_json(meta["classes"])
-        count = np.asarray(arrays["class_count"], dtype=np.float64)
-        if classes.shape[0] < 1:
-            raise ValueError("a fitted model has at least one class.")
-        if count.shape != classes.shape or np.any(count < 0):
-            raise ValueError("class_count does not match the classes.")
-        check_total_weight(float(count.sum()), estimator="class_count")
-        if classes.shape[0] > 1 and np.any(classes[1:] <= classes[:-1]):
-            raise ValueError("classes must be sorted and distinct.")
-        n_features = meta["n_features_in"]
-        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
-            raise ValueError("n_features_in must be an integer >= 1.")
-        self.classes_ = classes
-        self.class_count_ = count.copy()
-        self.n_features_in_ = n_features
-        if meta.get("feature_names") is not None:
-            names = meta["feature_names"]
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise ValueError("feature_names must be a list of strings.")
-            if len(names) != self.n_features_in_:
-                raise ValueError("feature_names does not match n_features_in.")
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-
     @property
     def class_log_prior_(self) -> np.ndarray:
         """log P(c) as the model's prior setting derives it from ``class_count_``."""
         self._check_fitted()
         return self._class_log_prior()
+
+
+class InnerModel:
+    """A model whose class statistics are those of its fitted inner classifier, ``model_``
+    (``SemiNaiveBayes``'s structure, ``TextClassifier``'s count model)."""
+
+    @property
+    def classes_(self) -> np.ndarray:
+        self._check_fitted()
+        return self.model_.classes_
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """N_c: the weighted number of training rows (documents) of each class."""
+        self._check_fitted()
+        return self.model_.class_count_
 
 
 def label_kind(labels: np.ndarray) -> str:
@@ -481,14 +444,6 @@ def check_label_kinds(mine: np.ndarray, theirs: np.ndarray, *, estimator: str) -
             f"{estimator}: cannot combine class labels of different types: this model's are "
             f"{a} ({mine[:3].tolist()}), the others are {b} ({theirs[:3].tolist()})."
         )
-
-
-def check_same_arrays(loaded: Any, fresh: Any) -> None:
-    """Loaded statistics must hold the arrays that this model's own statistics hold (a forged
-    file could add, say, observed weights to a model that never tracks them)."""
-    have, want = sorted(loaded.state()), sorted(fresh.state())
-    if have != want:
-        raise ValueError(f"the statistics hold the arrays {have[:6]}, expected {want[:6]}.")
 
 
 def class_index(classes: np.ndarray, labels: np.ndarray, *, estimator: str) -> np.ndarray:

@@ -21,6 +21,11 @@ class ParamsMixin:
     _categorical_input = False
     _poor_score = False
 
+    @property
+    def _name(self) -> str:
+        """The estimator's name in messages."""
+        return type(self).__name__
+
     @classmethod
     def _param_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)
@@ -29,6 +34,11 @@ class ParamsMixin:
             for name, p in signature.parameters.items()
             if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         )
+
+    def _store_params(self, arguments: dict[str, Any]) -> None:
+        """Store each constructor argument unchanged: ``__init__`` passes its ``locals()``."""
+        for name in self._param_names():
+            setattr(self, name, arguments[name])
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters and their current values."""

@@ -26,6 +26,11 @@ MAX_ABS_VALUE = 1e150
 MAX_TOTAL_WEIGHT = 1e300
 
 
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer (of any integral type), booleans excluded."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def check_magnitude(
     X: np.ndarray,
     *,

@@ -11,7 +11,7 @@ so only statistics travel and the result is the model ``fit`` gives on all the r
 * passes 2, 3, …: as :mod:`._passes` runs them, each partition coded by the table first.
 
 The model is reached only through its partition protocol (the "partition protocol" block of
-:mod:`nbayes.semi_naive.table`).
+:mod:`nbayes.semi_naive.table_passes`).
 """
 
 from __future__ import annotations

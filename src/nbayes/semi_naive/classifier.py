@@ -344,16 +344,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
     def _fit_first_pass(self, X: Any, y: Any, sample_weight: Any) -> tuple:
         """Pass 1 of ``fit``: validate, reset and count the pairs; returns the prepared batch
         (codes, class indices, weights) for the passes that follow."""
-        self._check_params()
-        array = self._validate_X(X, reset=True)
-        labels = check_target(y, array.shape[0], estimator=self._name)
-        weight = check_sample_weight(sample_weight, array.shape[0], estimator=self._name)
-        classes, cls = np.unique(labels, return_inverse=True)
-        prepared = self._prepare(array, fitting=True)
-        cls = cls.astype(np.intp).ravel()
-        self._reset(classes, array.shape[1])
-        self._accumulate(prepared, cls, weight)
-        return prepared, cls, weight
+        return self._fit_batch(X, y, sample_weight)
 
     @property
     def partial_fit(self) -> Callable:

@@ -20,13 +20,15 @@ Cut points must be known before values are counted together, so a table with dis
 columns takes one more pass than the model (the sketch pass); ``fit`` makes it over the rows it
 is given. Missing values (None, NaN, null, markers such as ``"?"``) are skipped: a missing child
 adds nothing, a missing super-parent does not vote, a missing parent is backed off from.
+
+The class's other jobs live beside it: :mod:`~nbayes.semi_naive.table_passes` (its passes and
+the partition protocol), :mod:`~nbayes.semi_naive.table_merge` (merging),
+:mod:`~nbayes.semi_naive.views` (what it shows) and :mod:`~nbayes.semi_naive.table_files` (its
+model file).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,34 +36,26 @@ import numpy as np
 import polars as pl
 
 from .. import decision
+from .._base import InnerModel
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
 from .._validation import check_sample_weight, no_rows
-from ..encoding import CategoricalEncoder
-from ..exceptions import NotFittedError, UnseenCategoryWarning, sklearn_compatible
-from ..families.intervals import cut_points, interval_of
-from ..families.sketch import ValueSketches
+from ..exceptions import NotFittedError, sklearn_compatible
+from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
-from ..labels import (
-    LabelledRows,
-    check_classes,
-    keep_labelled,
-    matches,
-    no_labelled_rows,
-    split_target,
-    warn_dropped,
-)
-from ..model import NaiveBayes
-from ..schema import ColumnSpec, infer_schema, lacking_columns
+from ..labels import keep_labelled, matches, no_labelled_rows, split_target, warn_dropped
+from ..schema import lacking_columns
 from ..tables import apply_missing, missing_markers, to_frame
-from . import table_files, views
+from . import table_files
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .classifier import Encoded, SemiNaiveClassifier
-from .first_pass import FirstPass
 from .hidden import HNB
 from .network import KDB, TAN
 from .selective import SelectiveKDB
 from .table_files import DISCRETE
+from .table_merge import TableMerge
+from .table_passes import TablePasses
+from .views import TableViews
 
 #: Names of the models a table model (and the command line) can be asked for.
 MODEL_NAMES = {
@@ -75,7 +69,7 @@ MODEL_NAMES = {
     "skdb": SelectiveKDB,
 }
 
-class SemiNaiveBayes(ParamsMixin):
+class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixin):
     """A semi-naive Bayes model over a table (see :mod:`nbayes.semi_naive.table`).
 
     Parameters
@@ -129,19 +123,7 @@ class SemiNaiveBayes(ParamsMixin):
         loss: Any = None,
         max_memory: Any = None,
     ) -> None:
-        self.model = model
-        self.families = families
-        self.continuous = continuous
-        self.missing = missing
-        self.bins = bins
-        self.missing_values = missing_values
-        self.max_int_categories = max_int_categories
-        self.max_bins = max_bins
-        self.alpha = alpha
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.max_memory = max_memory
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ parameters
     #: The structure's parameters a table model may set (None: the structure's own).
@@ -356,77 +338,6 @@ class SemiNaiveBayes(ParamsMixin):
                 frame.select(self.text_columns_), labels, classes=classes, sample_weight=weight
             )
 
-    def merge(self, *others: SemiNaiveBayes) -> SemiNaiveBayes:
-        """Add the counts of models fitted on other rows; returns ``self``, which then equals the
-        model one fit on the union of their rows gives (to round-off in sums).
-
-        For one-pass structures (AODE, WAODE, AODEsr, AnDE, HNB, TAN, k-DB with k = 1) over
-        categorical columns: their vocabularies are unioned and the other models' codes
-        translated (:meth:`PairCounts.recoded`). A structure learnt before it is counted (k-DB
-        with k >= 2, selective k-DB) or numeric columns cut into intervals (their cut points
-        come from all rows) are refused: such a model is fitted by the staged protocol
-        (:meth:`fit_passes`, or a Dask collection), which merges each pass's statistics. Nothing
-        of either model changes when the merge is refused."""
-        self._check_fitted()
-        for other in others:
-            self._check_mergeable(other)
-        merged = copy.deepcopy(self)
-        for other in others:
-            mappings = merged._encoder.absorb(other._encoder)
-            by_column = dict(zip(other._encoder.names, mappings, strict=True))
-            inner = copy.deepcopy(other.model_)
-            counts = inner._pairs
-            recoded = counts.recoded(
-                [by_column[s.name] for s in self.schema_], merged.model_._pairs.n_values
-            )
-            if counts is inner._stats:
-                inner._stats = recoded
-            else:
-                inner._stats.pairs = recoded
-            merged.model_.merge(inner)
-            if merged._words is not None:
-                merged._words.merge(other._words)
-        self.__dict__.update(merged.__dict__)
-        return self
-
-    def _check_mergeable(self, other: Any) -> None:
-        """Raise, naming the reason, unless ``other``'s counts can be added to this model's."""
-        if not isinstance(other, SemiNaiveBayes):
-            raise TypeError(f"cannot merge a {type(other).__name__} into a SemiNaiveBayes.")
-        other._check_fitted()
-        name = type(self.model_).__name__
-        if type(other.model_) is not type(self.model_):
-            raise ValueError(
-                f"cannot merge a {type(other.model_).__name__} table model into a {name} one."
-            )
-        if self.model_.passes > 1:
-            raise ValueError(
-                f"{name} learns its structure from all rows before it counts them "
-                f"({self.model_.passes} passes), so two finished models cannot be merged "
-                "exactly: fit it by the staged protocol instead (fit_passes(source) reads a "
-                "source once per pass; a Dask collection merges each pass's statistics)."
-            )
-        numeric = [s.name for s in self.schema_ if s.family != "categorical"]
-        if numeric:
-            raise ValueError(
-                f"column {numeric[0]!r} is cut into intervals whose cut points come from all "
-                "rows, so two finished models cannot be merged exactly: fit by the staged "
-                "protocol instead (fit_passes(source) reads a source once per pass; a Dask "
-                "collection merges each pass's statistics), or name the column 'categorical'."
-            )
-        mine = [(s.name, s.family, s.dtype) for s in self.schema_] + self.text_columns_
-        theirs = [(s.name, s.family, s.dtype) for s in other.schema_] + other.text_columns_
-        if mine != theirs:
-            raise ValueError(
-                "cannot merge table models whose columns differ: "
-                f"{[m[:2] for m in mine]} vs {[t[:2] for t in theirs]}."
-            )
-        if list(self.missing_markers_) != list(other.missing_markers_):
-            raise ValueError(
-                "cannot merge table models read with different missing-value markers: "
-                f"{self.missing_markers_} vs {other.missing_markers_}."
-            )
-
     @property
     def passes(self) -> int:
         """Passes over the data a fit makes: the sketch pass, then the model's."""
@@ -436,147 +347,6 @@ class SemiNaiveBayes(ParamsMixin):
         for name in ("missing_markers_", "_fit_columns", "model_", "schema_", "ignored_",
                      "text_columns_", "_words"):  # fmt: skip
             self.__dict__.pop(name, None)
-
-    def _passes(
-        self, source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]]
-    ) -> SemiNaiveBayes:
-        self.missing_markers_ = missing_markers(self.missing_values)
-        first = None
-        for frame, labels, weight in source():  # pass 1: types, values, numeric sketches
-            if first is None:
-                self._start(frame)
-                first = self._first_pass()
-            first.add(frame, labels, weight)
-        if first is None:
-            raise ValueError("SemiNaiveBayes: the source gave no rows.")
-        self._finish_first_pass(first)
-
-        def coded() -> Iterable[tuple[Encoded, np.ndarray, np.ndarray]]:
-            for frame, labels, weight in source():
-                yield self._encode(frame, fitting=False), labels, weight
-
-        model = self._new_model()
-        model.fit_passes(coded, classes=first.classes)
-        self.model_ = model
-        return self
-
-    def _first_pass(self) -> FirstPass:
-        """The empty statistics of the table's own pass (the schema known)."""
-        numeric = [s for s in self.schema_ if s.family != "categorical"]
-        encoder = CategoricalEncoder(self._encoder.names, self._encoder.dtypes)
-        return FirstPass(encoder, numeric, self.max_bins, self._new_words())
-
-    def _finish_first_pass(self, first: FirstPass) -> None:
-        """Take the table pass's statistics (over all rows): the vocabularies, and the cut points
-        of the numeric columns, derived from their sketches. A single class is refused, as
-        :meth:`NaiveBayes.fit <nbayes.NaiveBayes.fit>` refuses it (``partial_fit``, as there,
-        may start with one)."""
-        check_classes(first.classes)
-        self._encoder = first.encoder
-        self._words = first.words
-        self._check_observed(first.sketches, first.numeric)
-        self.cut_points_ = {
-            spec.name: cut_points(sketch, spec.family, self.bins)
-            for spec, sketch in zip(first.numeric, first.sketches.features, strict=True)
-        }
-
-    # ------------------------------------------------------------------ partition protocol
-    # How nbayes.distributed fits a SemiNaiveBayes on a table held in pieces (Dask partitions),
-    # each pass a map over the pieces and a tree reduction of its statistics, so that only
-    # statistics travel and the result is the model of fit on all the rows:
-    #
-    #   0. template = model._partition_template(reset=True), its schema from
-    #      template._infer_schema(stand_in) (nbayes.distributed._tables.resolve_schema), set
-    #      by template._start_schema(specs, columns);
-    #   1. the table pass: per piece template._first_pass() filled by FirstPass.add with the
-    #      piece's rows (template._read_partition), merged (FirstPass.merge), then
-    #      template._finish_first_pass(total): vocabularies and cut points;
-    #   2. the structure's passes: each piece encoded by template._encode_rows(rows), pass 1
-    #      (the structure's _fit_first_pass) merged as models are, passes 2, 3, … as
-    #      nbayes.distributed._passes runs them.
-    def _partition_template(self, *, reset: bool = True) -> SemiNaiveBayes:
-        """An unfitted model with this one's parameters, which reads pieces as :meth:`fit`."""
-        template = type(self)(**copy.deepcopy(self.get_params()))
-        template._check_params()
-        template.missing_markers_ = missing_markers(self.missing_values)
-        return template
-
-    def _read_partition(
-        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
-    ) -> LabelledRows:
-        """One piece read as :meth:`fit` reads a table; no error for a piece without rows."""
-        frame, labels = split_target(self._frame(X), y, target, self._markers())
-        weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
-        return keep_labelled(frame, labels, weight)
-
-    def _array_columns(self, n_columns: int) -> list[str]:
-        """The names the columns of a 2-D array are read by (x0, x1, …)."""
-        return list(self._frame(np.empty((0, n_columns))).columns)
-
-    def _infer_schema(self, frame: pl.DataFrame) -> list[ColumnSpec]:
-        """The schema of every column of ``frame`` (identifiers and text included)."""
-        return infer_schema(
-            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
-        )
-
-    def _encode_rows(self, rows: LabelledRows) -> tuple[Encoded, np.ndarray, np.ndarray]:
-        """A piece's codes (the table pass finished), labels and weights."""
-        return self._encode(rows.frame, fitting=False), rows.values, rows.weight
-
-    def _start(self, frame: pl.DataFrame) -> None:
-        """The schema and the (empty) encoder, from the first batch."""
-        self._start_schema(self._infer_schema(frame), list(frame.columns))
-
-    def _start_schema(self, inferred: list[ColumnSpec], columns: list[str]) -> None:
-        """Take the schema ``inferred`` for a table of ``columns``: identifiers left out
-        (``ignored_``), free text modelled as a bag of words beside the structure
-        (``text_columns_``), the others counted by the structure; the (empty) encoder of the
-        categories."""
-        self._fit_columns = columns
-        self.ignored_ = [s.name for s in inferred if s.family == "ignore"]
-        self.text_columns_ = [s.name for s in inferred if s.family == "text"]
-        specs = [s for s in inferred if s.family not in ("ignore", "text")]
-        if not specs:
-            raise ValueError(
-                f"no column is left for the structure: {self.ignored_ + self.text_columns_} are "
-                "identifiers or free text. Name a column's family to keep it (e.g. "
-                "families={column: 'categorical'}), or use NaiveBayes or TextClassifier."
-            )
-        self.schema_: list[ColumnSpec] = specs
-        self.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
-        self.n_features_in_ = len(specs)
-        categorical = [s for s in specs if s.family == "categorical"]
-        self._encoder = CategoricalEncoder(
-            [s.name for s in categorical], [s.dtype for s in categorical]
-        )
-
-    def _new_words(self) -> NaiveBayes | None:
-        """The empty bag-of-words model of the text columns (None without any): naive Bayes's
-        ``"text"`` family, each text column independent of the others given the class."""
-        if not self.text_columns_:
-            return None
-        return NaiveBayes(
-            families=dict.fromkeys(self.text_columns_, "text"),
-            missing_values=list(self.missing_markers_),
-            calibration=None,
-        )
-
-    def _check_observed(self, sketches: ValueSketches, numeric: list[ColumnSpec]) -> None:
-        empty = [
-            name
-            for name, size in zip(self._encoder.names, self._encoder.sizes(), strict=True)
-            if size == 0
-        ]
-        empty += [
-            s.name
-            for s, sketch in zip(numeric, sketches.features, strict=True)
-            if sketch.weight.sum() == 0
-        ]
-        if empty:
-            raise ValueError(
-                f"column {empty[0]!r} is entirely missing: there is nothing to learn from it. "
-                "Drop it, or check the missing-value markers."
-            )
 
     # ------------------------------------------------------------------ prediction
     def _codes(self, X: Any) -> Encoded:
@@ -660,112 +430,6 @@ class SemiNaiveBayes(ParamsMixin):
         predicted = self.predict(frame)
         return float(np.average(matches(predicted, labels), weights=weight))
 
-    @property
-    def classes_(self) -> np.ndarray:
-        self._check_fitted()
-        return self.model_.classes_
-
-    @property
-    def class_count_(self) -> np.ndarray:
-        """N_c, the weighted rows of each class."""
-        self._check_fitted()
-        return self.model_.class_count_
-
-
-    # ------------------------------------------------------------------ explanation
-    def explain(self, row: Any, *, priors: Any = None):
-        """The computation for one row (a dict, a pandas Series or a one-row table): per
-        attribute P(x_j | c, parents) with the parents used (TAN, k-DB), or per super-parent its
-        share of P(c, x) (AODE family); values shown as categories and intervals."""
-        self._check_fitted()
-        if hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
-            row = row.to_frame().T
-        frame = self._frame(row)
-        codes = self._encode(frame, fitting=False)
-        if codes.codes.shape[0] != 1:
-            raise ValueError(f"explain takes one row; got {codes.codes.shape[0]}.")
-        explanation = self.model_.explain(
-            codes, priors=priors, _names=[s.name for s in self.schema_],
-            _show=functools.partial(views.shown_value, self),
-        )
-        _, _, joint = views.attribute_terms(self, frame)
-        explanation.top_two, explanation.contributions = views.contributions(self, frame, joint)
-        if self._words is not None:  # the posterior of the whole model, text columns included
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UnseenCategoryWarning)
-                explanation.posterior = self.predict_proba(frame, priors=priors)[0]
-                explanation.decision = self.predict(frame, priors=priors)[0]
-        return explanation
-
-    # ------------------------------------------------------------------ views
-    @property
-    def families_(self) -> dict[str, str]:
-        """Each column's family: categorical, an interval method, or "ignore" (left out)."""
-        self._check_fitted()
-        return views.column_families(self)
-
-    @property
-    def family_reasons_(self) -> dict[str, str]:
-        """Why each column has its family (:mod:`nbayes.semi_naive.views`)."""
-        self._check_fitted()
-        return views.column_reasons(self)
-
-    @property
-    def missing_(self) -> dict[str, str]:
-        """How each modelled column's missing values count: always "skip" (a missing child adds
-        nothing, a missing super-parent does not vote, a missing parent is backed off from)."""
-        self._check_fitted()
-        return {s.name: "skip" for s in self.schema_}
-
-    @property
-    def alpha_(self) -> dict[str, float]:
-        """The pseudo-count p_j of each modelled column's estimates."""
-        self._check_fitted()
-        pseudo = self.model_._pseudo()
-        return {s.name: float(p) for s, p in zip(self.schema_, pseudo, strict=True)}
-
-    @property
-    def calibration_(self) -> None:
-        """None: a semi-naive model's scores are its own joint log-likelihoods."""
-        self._check_fitted()
-        return None
-
-    def tables(
-        self, columns: list[str] | None = None, *, grid: int = 200, to: str = "polars"
-    ) -> dict[str, Any]:
-        """P̂(x_j | c) of every modelled column as tidy frames, in the layout of
-        ``NaiveBayes.tables()`` (see :mod:`nbayes.semi_naive.views`; ``grid`` is accepted for
-        that call's sake: no column here is a density)."""
-        self._check_fitted()
-        return views.conditional_tables(self, columns, to=to)
-
-    def _attribute_terms(self, X: Any) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Each attribute's term in the joint log-likelihood of each row of X (influence)."""
-        self._check_fitted()
-        return views.attribute_terms(self, self._frame(X))
-
-    def _repr_html_(self) -> str | None:
-        """The fitted model as HTML (a notebook's view): the summary, then each column."""
-        return views.model_html(self) if hasattr(self, "model_") else None
-
-    def summary(self) -> str:
-        """The fitted model: the inner model's summary, then the cut points of numeric columns."""
-        self._check_fitted()
-        lines = [self.model_.summary()]
-        if self.text_columns_:
-            lines.append(
-                f"text, as a bag of words beside the structure: {', '.join(self.text_columns_)}"
-            )
-        if self.ignored_:
-            lines.append(f"left out (identifiers): {', '.join(self.ignored_)}")
-        for name, cuts in self.cut_points_.items():
-            shown = ", ".join(f"{c:.6g}" for c in cuts) or "none (one interval)"
-            lines.append(f"cut points of {name}: {shown}")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary() if hasattr(self, "model_") else repr(self)
-
     # ------------------------------------------------------------------ model files
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """(JSON metadata, arrays) of a model file (:mod:`nbayes.semi_naive.table_files`)."""
@@ -774,11 +438,3 @@ class SemiNaiveBayes(ParamsMixin):
     @classmethod
     def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> SemiNaiveBayes:
         return table_files.table_from_state(cls, meta, arrays)
-
-    def edges(self) -> list[dict]:
-        """The learnt structure as data (TAN, k-DB): parent, child, I(X_child; X_parent | C)."""
-        self._check_fitted()
-        if not hasattr(self.model_, "edges"):
-            raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
-        return self.model_.edges()
-

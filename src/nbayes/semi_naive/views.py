@@ -1,7 +1,8 @@
 """What a fitted :class:`~nbayes.semi_naive.SemiNaiveBayes` shows, through the same views as
 ``NaiveBayes``: each column's family and why (``families_``, ``family_reasons_``), its
 class-conditional distribution as a tidy table (``tables()``, which ``nbayes.plot`` and the
-report draw), and each attribute's term in a decision (explanations, influence).
+report draw), and each attribute's term in a decision (explanations, influence); they are the
+properties and methods of :class:`TableViews`.
 
 **Tables.** Every structure keeps the counts N(c, x_j = a) of each attribute with the class, so
 ``tables()`` gives, for every modelled column, the estimate prediction uses for an attribute
@@ -28,6 +29,7 @@ term ``NaiveBayes`` reports; here the terms need not add up to the log-odds.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -192,3 +194,106 @@ def model_html(model: Any) -> str:
     ]
     parts.append("</div>")
     return "".join(parts)
+
+
+class TableViews:
+    """What a fitted table model shows: explanations, families, tables, its summary."""
+
+    def explain(self, row: Any, *, priors: Any = None):
+        """The computation for one row (a dict, a pandas Series or a one-row table): per
+        attribute P(x_j | c, parents) with the parents used (TAN, k-DB), or per super-parent its
+        share of P(c, x) (AODE family); values shown as categories and intervals."""
+        self._check_fitted()
+        if hasattr(row, "to_frame") and hasattr(row, "index") and not hasattr(row, "columns"):
+            row = row.to_frame().T
+        frame = self._frame(row)
+        codes = self._encode(frame, fitting=False)
+        if codes.codes.shape[0] != 1:
+            raise ValueError(f"explain takes one row; got {codes.codes.shape[0]}.")
+        explanation = self.model_.explain(
+            codes, priors=priors, _names=[s.name for s in self.schema_],
+            _show=functools.partial(shown_value, self),
+        )
+        _, _, joint = attribute_terms(self, frame)
+        explanation.top_two, explanation.contributions = contributions(self, frame, joint)
+        if self._words is not None:  # the posterior of the whole model, text columns included
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UnseenCategoryWarning)
+                explanation.posterior = self.predict_proba(frame, priors=priors)[0]
+                explanation.decision = self.predict(frame, priors=priors)[0]
+        return explanation
+
+    @property
+    def families_(self) -> dict[str, str]:
+        """Each column's family: categorical, an interval method, or "ignore" (left out)."""
+        self._check_fitted()
+        return column_families(self)
+
+    @property
+    def family_reasons_(self) -> dict[str, str]:
+        """Why each column has its family (:mod:`nbayes.semi_naive.views`)."""
+        self._check_fitted()
+        return column_reasons(self)
+
+    @property
+    def missing_(self) -> dict[str, str]:
+        """How each modelled column's missing values count: always "skip" (a missing child adds
+        nothing, a missing super-parent does not vote, a missing parent is backed off from)."""
+        self._check_fitted()
+        return {s.name: "skip" for s in self.schema_}
+
+    @property
+    def alpha_(self) -> dict[str, float]:
+        """The pseudo-count p_j of each modelled column's estimates."""
+        self._check_fitted()
+        pseudo = self.model_._pseudo()
+        return {s.name: float(p) for s, p in zip(self.schema_, pseudo, strict=True)}
+
+    @property
+    def calibration_(self) -> None:
+        """None: a semi-naive model's scores are its own joint log-likelihoods."""
+        self._check_fitted()
+        return None
+
+    def tables(
+        self, columns: list[str] | None = None, *, grid: int = 200, to: str = "polars"
+    ) -> dict[str, Any]:
+        """P̂(x_j | c) of every modelled column as tidy frames, in the layout of
+        ``NaiveBayes.tables()`` (see :mod:`nbayes.semi_naive.views`; ``grid`` is accepted for
+        that call's sake: no column here is a density)."""
+        self._check_fitted()
+        return conditional_tables(self, columns, to=to)
+
+    def _attribute_terms(self, X: Any) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """Each attribute's term in the joint log-likelihood of each row of X (influence)."""
+        self._check_fitted()
+        return attribute_terms(self, self._frame(X))
+
+    def _repr_html_(self) -> str | None:
+        """The fitted model as HTML (a notebook's view): the summary, then each column."""
+        return model_html(self) if hasattr(self, "model_") else None
+
+    def summary(self) -> str:
+        """The fitted model: the inner model's summary, then the cut points of numeric columns."""
+        self._check_fitted()
+        lines = [self.model_.summary()]
+        if self.text_columns_:
+            lines.append(
+                f"text, as a bag of words beside the structure: {', '.join(self.text_columns_)}"
+            )
+        if self.ignored_:
+            lines.append(f"left out (identifiers): {', '.join(self.ignored_)}")
+        for name, cuts in self.cut_points_.items():
+            shown = ", ".join(f"{c:.6g}" for c in cuts) or "none (one interval)"
+            lines.append(f"cut points of {name}: {shown}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary() if hasattr(self, "model_") else repr(self)
+
+    def edges(self) -> list[dict]:
+        """The learnt structure as data (TAN, k-DB): parent, child, I(X_child; X_parent | C)."""
+        self._check_fitted()
+        if not hasattr(self.model_, "edges"):
+            raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
+        return self.model_.edges()

@@ -30,7 +30,8 @@ documents (vocabularies united, columns re-indexed) — both exactly equal to on
 documents. What depends on the whole corpus (``min_df``, ``max_df``, ``max_features``, IDF, δ,
 priors) is derived when predicting, and may be changed after fitting without refitting.
 
-The classifier's other jobs live beside it: :mod:`~nbayes.text.explanation` (indicative words,
+The classifier's other jobs live beside it: :mod:`~nbayes.text._prediction` (the count model
+predictions use, and the predictions), :mod:`~nbayes.text.explanation` (indicative words,
 :class:`~nbayes.text.TextExplanation`), :mod:`~nbayes.text._persist` (model files) and
 :mod:`~nbayes.text._resize` (columns added or moved as a vocabulary grows or merges).
 """
@@ -41,9 +42,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._base import check_label_kinds, class_index
+from .._base import InnerModel, check_label_kinds, class_index
 from .._locks import synchronized
 from .._params import ParamsMixin
 from .._validation import (
@@ -55,12 +55,12 @@ from .._validation import (
 )
 from ..estimators import BernoulliNB, ComplementNB, MultinomialNB
 from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
-from ..families.counts import FeatureSums
 from . import _persist, explanation, weighting
+from ._prediction import TextPrediction
 from ._resize import reindexed, resize, widen
 from .explanation import TextExplanation
 from .tokenizer import CHUNK_BYTES
-from .vectorizer import DERIVED, TOKENIZING, TextVectorizer, as_documents
+from .vectorizer import TOKENIZING, TextVectorizer, as_documents
 
 MODELS = ("multinomial", "complement", "bernoulli")
 
@@ -68,7 +68,7 @@ MODELS = ("multinomial", "complement", "bernoulli")
 _COUNTING = ("model", *TOKENIZING, "tf", "norm")
 
 
-class TextClassifier(ParamsMixin):
+class TextClassifier(TextPrediction, InnerModel, ParamsMixin):
     """Naive Bayes on raw text: tokenising, counting, weighting and the model, in one estimator.
 
     ``fit(texts, y)``, ``partial_fit``, ``merge``, ``predict``, ``predict_proba``,
@@ -128,33 +128,9 @@ class TextClassifier(ParamsMixin):
         chunk_bytes: int = CHUNK_BYTES,
         n_threads: int | None = None,
     ) -> None:
-        self.model = model
-        self.alpha = alpha
-        self.weight_norm = weight_norm
-        self.mode = mode
-        self.n_features = n_features
-        self.lowercase = lowercase
-        self.ngram_range = ngram_range
-        self.stop_words = stop_words
-        self.min_token_length = min_token_length
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.tf = tf
-        self.norm = norm
-        self.idf = idf
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.loss = loss
-        self.max_names = max_names
-        self.chunk_bytes = chunk_bytes
-        self.n_threads = n_threads
+        self._store_params(locals())
 
     # ----------------------------------------------------------------- parts
-    @property
-    def _name(self) -> str:
-        return type(self).__name__
-
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
@@ -213,17 +189,6 @@ class TextClassifier(ParamsMixin):
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "model_")
-
-    @property
-    def classes_(self) -> np.ndarray:
-        self._check_fitted()
-        return self.model_.classes_
-
-    @property
-    def class_count_(self) -> np.ndarray:
-        """N_k: the (weighted) number of training documents of each class."""
-        self._check_fitted()
-        return self.model_.class_count_
 
     @property
     def feature_count_(self) -> np.ndarray:
@@ -361,75 +326,6 @@ class TextClassifier(ParamsMixin):
             self.model_.merge(theirs)
             self._version += 1
         return self
-
-    # ----------------------------------------------------------------- prediction
-    def _synced_vectorizer(self) -> TextVectorizer:
-        """The fitted vectorizer with the current lazy options (min_df, max_df, max_features,
-        idf) of this classifier."""
-        self._check_fitted()
-        vectorizer = self.vectorizer_
-        lazy = self._vectorizer_params(DERIVED)
-        if any(getattr(vectorizer, k) != v for k, v in lazy.items()):
-            vectorizer.set_params(**lazy)
-        return vectorizer
-
-    def prediction_model(self) -> MultinomialNB | ComplementNB | BernoulliNB:
-        """The count model predictions use: the fitted statistics restricted to the selected
-        columns and multiplied by idf (cached until the statistics or options change)."""
-        vectorizer = self._synced_vectorizer()
-        key = (self._version, vectorizer._version, repr(sorted(self.get_params().items())))
-        cached = getattr(self, "_prediction_cache", None)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        columns = vectorizer.selected_columns()
-        idf = vectorizer.idf_weights(columns)
-        counts = self.model_.feature_count_
-        if columns.shape[0] != counts.shape[1] or (
-            columns.shape[0] and columns[-1] != columns.shape[0] - 1
-        ):
-            counts = counts[:, columns]
-            if idf is not None:
-                counts *= idf
-        elif idf is not None:
-            counts = counts * idf
-        # (all columns kept and no idf: the fitted sums are shared, not copied)
-        derived = self._make_model()
-        derived.classes_ = self.model_.classes_
-        derived.class_count_ = self.model_.class_count_.copy()
-        derived.n_features_in_ = int(columns.shape[0])
-        derived._stats = FeatureSums.from_state({"counts": counts})
-        self._prediction_cache = (key, derived)
-        return derived
-
-    def _feature_chunks(self, texts: Any):
-        derived = self.prediction_model()
-        vectorizer = self.vectorizer_
-        for X in vectorizer.iter_counts(texts):
-            yield derived, vectorizer.features(X, weigh=self._weighs())
-
-    def _collect(self, texts: Any, method: str, **kwargs: Any) -> np.ndarray:
-        parts = [getattr(m, method)(X, **kwargs) for m, X in self._feature_chunks(texts)]
-        if not parts:
-            return getattr(self.prediction_model(), method)(
-                sp.csr_array((1, self.prediction_model().n_features_in_)), **kwargs
-            )[:0]
-        return np.concatenate(parts)
-
-    def predict(self, texts: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
-        """The class of each document: MAP, or the minimum conditional risk under ``loss``."""
-        return self._collect(texts, "predict", priors=priors, loss=loss)
-
-    def predict_proba(self, texts: Any, *, priors: Any = None) -> np.ndarray:
-        """P(k | document), shape (n, K), columns in ``classes_`` order."""
-        return self._collect(texts, "predict_proba", priors=priors)
-
-    def predict_log_proba(self, texts: Any, *, priors: Any = None) -> np.ndarray:
-        """log P(k | document)."""
-        return self._collect(texts, "predict_log_proba", priors=priors)
-
-    def predict_joint_log_proba(self, texts: Any, *, priors: Any = None) -> np.ndarray:
-        """log P(k) + Σ_t x_t log P(x_t | k) (complement model: its scores, without prior)."""
-        return self._collect(texts, "predict_joint_log_proba", priors=priors)
 
     def score(self, texts: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy on ``texts`` against labels ``y``; documents whose label is missing are

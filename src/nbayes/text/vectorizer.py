@@ -30,8 +30,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import ParamsMixin
+from .._validation import is_int
 from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from . import _transform, weighting
+from ._selection import ColumnSelection
+from ._statistics import DocumentStatistics
 from .bytetable import ByteTable
 from .tokenizer import CHUNK_BYTES, Counted, Hashing, Tokenizer, Vocabulary
 
@@ -87,11 +90,7 @@ def as_documents(texts: Any, *, estimator: str) -> Iterable[Any]:
     return texts
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-class TextVectorizer(ParamsMixin):
+class TextVectorizer(ColumnSelection, DocumentStatistics, ParamsMixin):
     """Documents → sparse counts, in bounded memory: a scikit-learn transformer, and the text
     column type of :class:`nbayes.NaiveBayes`.
 
@@ -161,27 +160,9 @@ class TextVectorizer(ParamsMixin):
         chunk_bytes: int = CHUNK_BYTES,
         n_threads: int | None = None,
     ) -> None:
-        self.mode = mode
-        self.n_features = n_features
-        self.lowercase = lowercase
-        self.ngram_range = ngram_range
-        self.stop_words = stop_words
-        self.min_token_length = min_token_length
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.tf = tf
-        self.idf = idf
-        self.norm = norm
-        self.max_names = max_names
-        self.chunk_bytes = chunk_bytes
-        self.n_threads = n_threads
+        self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
-    @property
-    def _name(self) -> str:
-        return type(self).__name__
-
     def _tokenizer_key(self) -> tuple:
         """The :data:`TOKENIZING` parameters, normalised (n_features only counts in hashing
         mode; a list of stop words is a set)."""
@@ -198,13 +179,13 @@ class TextVectorizer(ParamsMixin):
     def _check_params(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}.")
-        if self.mode == "hashing" and (not _is_int(self.n_features) or self.n_features < 1):
+        if self.mode == "hashing" and (not is_int(self.n_features) or self.n_features < 1):
             raise ValueError(f"n_features must be an int >= 1, got {self.n_features!r}.")
         if self.mode == "hashing" and self.n_features > 2**31:
             raise ValueError(f"n_features must be at most 2**31, got {self.n_features}.")
         for name in ("min_df", "max_df"):
             value = getattr(self, name)
-            if _is_int(value):
+            if is_int(value):
                 if value < 0:
                     raise ValueError(f"{name} must be >= 0, got {value}.")
             elif not isinstance(value, numbers.Real) or isinstance(value, bool):
@@ -212,14 +193,14 @@ class TextVectorizer(ParamsMixin):
             elif not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} as a proportion must be in [0.0, 1.0], got {value}.")
         if self.max_features is not None and (
-            not _is_int(self.max_features) or self.max_features < 1
+            not is_int(self.max_features) or self.max_features < 1
         ):
             raise ValueError(
                 f"max_features must be None or an int >= 1, got {self.max_features!r}."
             )
         weighting.check_idf(self.idf)
         weighting.check_tf(self.tf)
-        if not _is_int(self.max_names) or self.max_names < 0:
+        if not is_int(self.max_names) or self.max_names < 0:
             raise ValueError(f"max_names must be an int >= 0, got {self.max_names!r}.")
 
     def _make_tokenizer(self) -> Tokenizer:
@@ -400,96 +381,6 @@ class TextVectorizer(ParamsMixin):
             return sp.csr_array((0, self.n_features_out_))
         return sp.vstack(chunks, format="csr") if len(chunks) > 1 else chunks[0]
 
-    # ----------------------------------------------------------------- lazy selection
-    def _selecting(self) -> bool:
-        """Whether columns are chosen from the statistics (else: all columns, stateless)."""
-        return self.fitted
-
-    def selected_columns(self) -> np.ndarray:
-        """Internal columns that ``min_df`` / ``max_df`` / ``max_features`` keep, ascending."""
-        self._check_params()
-        if not self._selecting():
-            if self.mode == "vocabulary":
-                self._check_fitted()
-            if (
-                self.max_features is not None
-                or (_is_int(self.min_df) and self.min_df > 1)
-                or (not _is_int(self.min_df) and self.min_df > 0)
-                or self.max_df != 1.0
-            ):
-                self._check_fitted()
-            return np.arange(self.n_columns_)
-        key = ("columns", self.min_df, self.max_df, self.max_features, self._version)
-        if key not in self._cache:
-            self._cache[key] = self._select()
-        return self._cache[key]
-
-    def _select(self) -> np.ndarray:
-        n = self.n_documents_
-        width = self.n_columns_
-        df = self._df[:width]
-        low = self.min_df if _is_int(self.min_df) else self.min_df * n
-        high = self.max_df if _is_int(self.max_df) else self.max_df * n
-        if high < low:
-            raise ValueError("max_df corresponds to < documents than min_df")
-        keep = np.flatnonzero((df >= low) & (df <= high))
-        if self.max_features is not None and keep.shape[0] > self.max_features:
-            order = np.lexsort((keep, -self._tf[keep]))
-            keep = np.sort(keep[order[: self.max_features]])
-        if keep.shape[0] == 0:
-            raise ValueError(
-                f"{self._name}: after pruning, no terms remain (min_df={self.min_df}, "
-                f"max_df={self.max_df}, N={n}). Try a lower min_df or a higher max_df."
-            )
-        return keep
-
-    def _positions(self, columns: np.ndarray) -> np.ndarray:
-        """position[j] = where internal column j is among ``columns`` (-1: not selected)."""
-        cached = self._cache.get("positions") if self.fitted else None
-        if cached is not None and cached[0] is columns:
-            return cached[1]
-        position = np.full(max(self.n_columns_, 1), -1, dtype=np.int64)
-        position[columns] = np.arange(columns.shape[0])
-        if self.fitted:
-            self._cache["positions"] = (columns, position)
-        return position
-
-    def idf_weights(self, columns: np.ndarray | None = None) -> np.ndarray | None:
-        """idf_j of the selected columns (None when ``idf`` is off)."""
-        mode = weighting.check_idf(self.idf)
-        if mode is None:
-            return None
-        self._check_fitted()
-        columns = self.selected_columns() if columns is None else columns
-        return weighting.idf_weights(self._df[columns], self.n_documents_, mode)
-
-    @property
-    def n_features_out_(self) -> int:
-        return int(self.selected_columns().shape[0])
-
-    def select(self, X: sp.csr_array, columns: np.ndarray) -> sp.csr_array:
-        """X restricted to ``columns`` (internal ids) and renumbered 0..len(columns)-1."""
-        return weighting.transform(
-            X, tf=False, norm=False, position=self._positions(columns), width=columns.shape[0]
-        )
-
-    def features(self, X: sp.csr_array, *, weigh: bool = True) -> sp.csr_array:
-        """Raw counts (internal numbering) → the output features: tf and norm on the whole
-        document, then the selected columns, then × idf (one compiled pass)."""
-        columns = self.selected_columns()
-        everything = columns.shape[0] == X.shape[1] and (
-            columns.shape[0] == 0 or columns[-1] == columns.shape[0] - 1
-        )
-        idf = self.idf_weights(columns) if weigh else None
-        return weighting.transform(
-            X,
-            tf=self.tf if weigh else False,
-            norm=bool(self.norm) and weigh,
-            position=None if everything else self._positions(columns),
-            width=columns.shape[0],
-            scale=idf,
-        )
-
     # ----------------------------------------------------------------- names
     def column_names(self, columns: np.ndarray) -> list[str]:
         """A label for each internal column: its token (vocabulary mode), or the first n-gram met
@@ -512,101 +403,6 @@ class TextVectorizer(ParamsMixin):
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of the output columns (vocabulary mode: the tokens)."""
         return np.asarray(self.column_names(self.selected_columns()), dtype=object)
-
-    # ----------------------------------------------------------------- model files
-    def _state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """(JSON counters, arrays) of the fitted statistics; see :mod:`nbayes.persist`."""
-        self._check_fitted()
-        meta = {
-            "n_documents": int(self.n_documents_),
-            "n_invalid_utf8": int(self.n_invalid_utf8_),
-            "n_missing": int(self.n_missing_),
-        }
-        width = self._width
-        arrays = {"df": self._df[:width], "tf": self._tf[:width]}
-        for name in ("vocabulary_", "names_"):
-            table = getattr(self, name, None)
-            if table is not None:
-                arrays.update({f"{name[:-1]}.{k}": v for k, v in table.arrays_state().items()})
-        if self._named is not None:
-            arrays["named"] = self._named
-        return meta, arrays
-
-    def _load_state(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
-        """Restore :meth:`_state` into a vectorizer built with the same parameters."""
-        from .bytetable import ByteTable
-
-        df, tf = (
-            np.asarray(arrays["df"], dtype=np.float64),
-            np.asarray(arrays["tf"], dtype=np.float64),
-        )
-        if df.ndim != 1 or df.shape != tf.shape or np.any(df < 0) or np.any(tf < 0):
-            raise ValueError("document statistics must be two equal 1-D arrays of counts >= 0.")
-        # checked before _reset, which allocates n_features columns: a forged file's
-        # parameters must not size anything that its arrays do not already hold
-        if self.mode == "hashing" and df.shape[0] != int(self.n_features):
-            raise ValueError(f"hashing mode needs {self.n_features} columns, got {df.shape[0]}.")
-        self._reset()
-        self._df, self._tf = df.copy(), tf.copy()
-        for name in ("vocabulary", "names"):
-            if getattr(self, f"{name}_") is not None:
-                table = ByteTable.from_arrays(arrays[f"{name}.offsets"], arrays[f"{name}.arena"])
-                setattr(self, f"{name}_", table)
-        if self.mode == "vocabulary" and len(self.vocabulary_) > df.shape[0]:
-            raise ValueError("the vocabulary is larger than its statistics.")
-        if self._named is not None:
-            named = np.asarray(arrays["named"])
-            if named.shape != (df.shape[0],) or named.dtype != np.uint8 or np.any(named > 1):
-                raise ValueError("named must mark each hash column with 0 or 1.")
-            self._named = named.copy()
-        counters = [meta["n_documents"], meta["n_invalid_utf8"], meta["n_missing"]]
-        if not all(isinstance(c, int) and not isinstance(c, bool) for c in counters):
-            raise ValueError("document counters must be integers.")
-        self.n_documents_, self.n_invalid_utf8_, self.n_missing_ = counters
-        if min(self.n_documents_, self.n_invalid_utf8_, self.n_missing_) < 0:
-            raise ValueError("document counters must be >= 0.")
-
-    # ----------------------------------------------------------------- merging
-    def merge(self, *others: TextVectorizer) -> TextVectorizer:
-        """Add the statistics (and vocabularies) of vectorizers fitted on other documents;
-        returns ``self``. The result equals fitting on all their documents."""
-        self.merge_statistics(*others)
-        return self
-
-    def merge_statistics(self, *others: TextVectorizer) -> list[np.ndarray | None]:
-        """As :meth:`merge`; returns, per other vectorizer, where its internal columns went here
-        (None in hashing mode: the same columns)."""
-        self._check_fitted()
-        moves: list[np.ndarray | None] = []
-        for other in others:
-            if not isinstance(other, TextVectorizer):
-                raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
-            other._check_fitted()
-            if other._fit_key != self._fit_key:
-                raise ValueError(
-                    f"cannot merge {self._name}s that tokenise differently: {self._fit_key} vs "
-                    f"{other._fit_key}."
-                )
-            width = other.n_columns_
-            if self.mode == "vocabulary":
-                where = self.vocabulary_.union(other.vocabulary_)
-                self._ensure_width(self.n_columns_)
-            else:
-                where = None
-                if self.names_ is not None and other.names_ is not None:
-                    self.names_.add_new_columns(
-                        other.names_, self._named, int(self.n_features), int(self.max_names)
-                    )
-            target = slice(None, width) if where is None else where
-            self._df[target] += other._df[:width]
-            self._tf[target] += other._tf[:width]
-            self.n_documents_ += other.n_documents_
-            self.n_invalid_utf8_ += other.n_invalid_utf8_
-            self.n_missing_ += other.n_missing_
-            self._version += 1
-            self._cache.clear()
-            moves.append(where)
-        return moves
 
 
 def _warn_invalid(count: int, estimator: str) -> None:

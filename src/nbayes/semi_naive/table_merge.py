@@ -1,0 +1,86 @@
+"""Merging finished :class:`~nbayes.semi_naive.SemiNaiveBayes` models (:class:`TableMerge`):
+their vocabularies unioned, the other models' codes translated, their counts added; refused,
+naming the reason, where the result could not equal one fit on all the rows."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .table import SemiNaiveBayes
+
+
+class TableMerge:
+    """``merge`` of a table model fitted in one pass (see :meth:`merge`)."""
+
+    def merge(self, *others: SemiNaiveBayes) -> SemiNaiveBayes:
+        """Add the counts of models fitted on other rows; returns ``self``, which then equals the
+        model one fit on the union of their rows gives (to round-off in sums).
+
+        For one-pass structures (AODE, WAODE, AODEsr, AnDE, HNB, TAN, k-DB with k = 1) over
+        categorical columns: their vocabularies are unioned and the other models' codes
+        translated (:meth:`PairCounts.recoded`). A structure learnt before it is counted (k-DB
+        with k >= 2, selective k-DB) or numeric columns cut into intervals (their cut points
+        come from all rows) are refused: such a model is fitted by the staged protocol
+        (:meth:`fit_passes`, or a Dask collection), which merges each pass's statistics. Nothing
+        of either model changes when the merge is refused."""
+        self._check_fitted()
+        for other in others:
+            self._check_mergeable(other)
+        merged = copy.deepcopy(self)
+        for other in others:
+            mappings = merged._encoder.absorb(other._encoder)
+            by_column = dict(zip(other._encoder.names, mappings, strict=True))
+            inner = copy.deepcopy(other.model_)
+            counts = inner._pairs
+            recoded = counts.recoded(
+                [by_column[s.name] for s in self.schema_], merged.model_._pairs.n_values
+            )
+            if counts is inner._stats:
+                inner._stats = recoded
+            else:
+                inner._stats.pairs = recoded
+            merged.model_.merge(inner)
+            if merged._words is not None:
+                merged._words.merge(other._words)
+        self.__dict__.update(merged.__dict__)
+        return self
+
+    def _check_mergeable(self, other: Any) -> None:
+        """Raise, naming the reason, unless ``other``'s counts can be added to this model's."""
+        if not isinstance(other, TableMerge):  # a SemiNaiveBayes, the one model merged so
+            raise TypeError(f"cannot merge a {type(other).__name__} into a SemiNaiveBayes.")
+        other._check_fitted()
+        name = type(self.model_).__name__
+        if type(other.model_) is not type(self.model_):
+            raise ValueError(
+                f"cannot merge a {type(other.model_).__name__} table model into a {name} one."
+            )
+        if self.model_.passes > 1:
+            raise ValueError(
+                f"{name} learns its structure from all rows before it counts them "
+                f"({self.model_.passes} passes), so two finished models cannot be merged "
+                "exactly: fit it by the staged protocol instead (fit_passes(source) reads a "
+                "source once per pass; a Dask collection merges each pass's statistics)."
+            )
+        numeric = [s.name for s in self.schema_ if s.family != "categorical"]
+        if numeric:
+            raise ValueError(
+                f"column {numeric[0]!r} is cut into intervals whose cut points come from all "
+                "rows, so two finished models cannot be merged exactly: fit by the staged "
+                "protocol instead (fit_passes(source) reads a source once per pass; a Dask "
+                "collection merges each pass's statistics), or name the column 'categorical'."
+            )
+        mine = [(s.name, s.family, s.dtype) for s in self.schema_] + self.text_columns_
+        theirs = [(s.name, s.family, s.dtype) for s in other.schema_] + other.text_columns_
+        if mine != theirs:
+            raise ValueError(
+                "cannot merge table models whose columns differ: "
+                f"{[m[:2] for m in mine]} vs {[t[:2] for t in theirs]}."
+            )
+        if list(self.missing_markers_) != list(other.missing_markers_):
+            raise ValueError(
+                "cannot merge table models read with different missing-value markers: "
+                f"{self.missing_markers_} vs {other.missing_markers_}."
+            )
