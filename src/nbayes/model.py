@@ -14,132 +14,55 @@ The fitted state is, per column group, the family's mergeable statistics; ``part
 
 from __future__ import annotations
 
-import copy
-import functools
 import warnings
 from typing import Any
 
 import numpy as np
 import polars as pl
-import scipy.sparse as sp
 
 from . import families
 from ._base import NaiveBayesClassifier
 from ._dispatch import dask_aware
-from ._json import from_json, to_json
 from ._locks import synchronized
-from ._state import nest, section
 from ._validation import (
     check_alpha,
     check_ddof,
     check_positive_number,
     check_sample_weight,
-    no_rows,
 )
-from .calibration import Calibration
-from .exceptions import UnseenCategoryWarning, caller_stacklevel, suggest_names
-from .families._group import ColumnGroup, Settings
+from .exceptions import caller_stacklevel
+from .families._group import Settings
 from .families.auto import MISSING_MODES
 from .families.category_counts import UNKNOWN_MODES
 from .families.intervals import MAX_INTERVALS
 from .families.kde import BANDWIDTH_RULES
 from .labels import (
-    LabelledRows,
     check_classes,
     class_indices,
-    keep_labelled,
     label_values,
     matches,
-    no_labelled_rows,
-    split_target,
     text_codes,
-    warn_dropped,
 )
 from .model_calibration import CalibratedScores, forget_calibration
+from .model_files import NaiveBayesFiles
+from .model_input import PreparedTable, TableInput
+from .model_partitions import NaiveBayesPartitions
 from .model_views import NaiveBayesViews
 from .priors import validate_prior
-from .row_sample import RowSample
-from .schema import ColumnSpec, conform, infer_schema, lacking_columns
-from .tables import apply_missing, missing_markers, to_frame
+from .schema import conform
+from .tables import missing_markers
 
 #: The values of the ``calibration`` parameter.
 CALIBRATION_MODES = ("auto", None)
 
-#: Column value types a model file may name (the schema's dtype for each column).
-_DTYPE_NAMES = {
-    pl.String: "String",
-    pl.Int64: "Int64",
-    pl.Float64: "Float64",
-    pl.Boolean: "Boolean",
-    pl.Int32: "Int32",
-    pl.Float32: "Float32",
-    pl.Int16: "Int16",
-    pl.Int8: "Int8",
-    pl.UInt8: "UInt8",
-    pl.UInt16: "UInt16",
-    pl.UInt32: "UInt32",
-    pl.UInt64: "UInt64",
-}
-
-
-@functools.lru_cache(maxsize=64)  # per column of a model file; Polars' type hashing is slow
-def _dtype_name(dtype: pl.DataType) -> str:
-    return _DTYPE_NAMES[dtype]
-
-
-class PreparedTable:
-    """A table encoded for the families: one float block per column group, sliceable by rows."""
-
-    def __init__(self, blocks: list[Any], n_rows: int) -> None:
-        self.blocks = blocks
-        # the width sizes prediction chunks: a sparse (text) block weighs like 16 dense columns
-        self.shape = (n_rows, sum(16 if sp.issparse(b) else b.shape[1] for b in blocks))
-
-    def __getitem__(self, rows: slice) -> PreparedTable:
-        start, stop, _ = rows.indices(self.shape[0])
-        return PreparedTable([b[rows] for b in self.blocks], stop - start)
-
-    def take(self, rows: np.ndarray) -> PreparedTable:
-        """The rows at the positions ``rows``, in that order."""
-        return PreparedTable([b[rows] for b in self.blocks], len(rows))
-
-
-class TableStats:
-    """The statistics of every column group of a model, merged group by group."""
-
-    def __init__(self, column_groups: list[ColumnGroup], sample: RowSample | None = None) -> None:
-        self.groups = column_groups
-        #: the rows the calibration is derived from (:mod:`nbayes.model_calibration`)
-        self.sample = sample
-
-    def accumulate(self, table: PreparedTable, cls: np.ndarray, weight: np.ndarray) -> None:
-        if np.any(weight == 0):  # a row of weight 0 is a row left out (scikit-learn's meaning)
-            keep = weight != 0
-            table = PreparedTable([b[keep] for b in table.blocks], int(keep.sum()))
-            cls, weight = cls[keep], weight[keep]
-        for group, block in zip(self.groups, table.blocks, strict=True):
-            group.accumulate(block, cls, weight)
-
-    def merge(self, other: TableStats, positions: np.ndarray) -> None:
-        for mine, theirs in zip(self.groups, other.groups, strict=True):
-            mine.merge(theirs, positions)
-        if self.sample is not None and other.sample is not None:
-            self.sample.merge(other.sample, positions)
-
-    def reindex_classes(self, positions: np.ndarray, n_classes: int) -> None:
-        for group in self.groups:
-            group.reindex_classes(positions, n_classes)
-        if self.sample is not None:
-            self.sample.reindex_classes(positions)
-
-    def state(self) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for g, group in enumerate(self.groups):
-            out.update(nest(f"g{g}", group.state()))
-        return out
-
-
-class NaiveBayes(CalibratedScores, NaiveBayesViews, NaiveBayesClassifier):
+class NaiveBayes(
+    TableInput,
+    CalibratedScores,
+    NaiveBayesPartitions,
+    NaiveBayesFiles,
+    NaiveBayesViews,
+    NaiveBayesClassifier,
+):
     """Naive Bayes over a table of mixed columns: categories, numbers, counts (and text).
 
     Parameters
@@ -363,103 +286,6 @@ class NaiveBayes(CalibratedScores, NaiveBayesViews, NaiveBayesClassifier):
         # the value sketches of kde and interval columns pool on a grid chosen by max_bins
         return (*schema, ("max_bins", self.max_bins), ("calibration", self.calibration))
 
-    # ------------------------------------------------------------------ input
-    def _markers(self) -> list[Any]:
-        """The missing-value markers: the fitted model's (``missing_markers_``), or, before a fit,
-        the ``missing_values`` parameter normalised to a list."""
-        fitted = getattr(self, "missing_markers_", None)
-        return missing_markers(self.missing_values) if fitted is None else fitted
-
-    def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
-        if columns is None and isinstance(X, np.ndarray):
-            columns = getattr(self, "_fit_columns", None)
-            if columns is not None and X.ndim == 2 and X.shape[1] != len(columns):
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but NaiveBayes is expecting {len(columns)} "
-                    "features as input (a NumPy array's columns are taken in the fitted order)."
-                )
-        markers = self._markers()
-        return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
-
-    def _split_target(
-        self, frame: pl.DataFrame, y: Any, target: str | None
-    ) -> tuple[pl.DataFrame, pl.Series]:
-        """The feature columns and the labels, by the rules of :mod:`nbayes.labels`."""
-        return split_target(frame, y, target, self._markers())
-
-    def _drop_missing_target(
-        self, frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray
-    ) -> tuple[pl.DataFrame, pl.Series, np.ndarray]:
-        """The labelled rows of a table with rows, their labels and weights; warns when rows
-        were dropped, raises when none is labelled."""
-        if frame.height == 0:
-            raise no_rows()
-        rows = keep_labelled(frame, labels, weight)
-        if rows.frame.height == 0:
-            raise no_labelled_rows()
-        if rows.dropped:
-            # at the caller's line, past the wrappers of fit and partial_fit (lock, Dask)
-            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=caller_stacklevel())
-        return rows.frame, rows.labels, rows.weight
-
-    def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
-        specs = infer_schema(
-            frame,
-            self.families,
-            self.continuous,
-            self.max_int_categories,
-            require_observed=require_observed,
-        )
-        for option in ("alpha", "point_masses"):  # a misspelt name would silently be ignored
-            value = getattr(self, option)
-            unknown = (
-                sorted(set(value) - {s.name for s in specs}, key=str)
-                if isinstance(value, dict)
-                else []
-            )
-            if unknown:
-                raise ValueError(
-                    f"{option} names columns that are not in the data: {unknown}"
-                    f"{suggest_names(unknown, [s.name for s in specs])}"
-                )
-        self._make_groups(specs, n_classes)
-
-    def _make_groups(self, specs: list[ColumnSpec], n_classes: int) -> None:
-        """Create the (empty) column groups of a schema: one group per family (or per column,
-        for families that keep state per column), each built from the family registry."""
-        self.schema_ = specs
-        by_family: dict[str, list[ColumnSpec]] = {}
-        for spec in self.schema_:
-            by_family.setdefault(spec.family, []).append(spec)
-        column_groups: list[ColumnGroup] = []
-        for name, members in by_family.items():
-            family = families.get(name)
-            parts = [[m] for m in members] if family.per_column else [members]
-            for part in parts:
-                column_groups.append(
-                    family.group(
-                        [m.name for m in part],
-                        n_classes,
-                        family=name,
-                        dtypes=[m.dtype for m in part],
-                        max_bins=self.max_bins,
-                    )
-                )
-        self._stats = TableStats(column_groups)
-        self.feature_names_in_ = np.asarray([s.name for s in self.schema_], dtype=object)
-        self.n_features_in_ = len(self.schema_)
-
-    def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> PreparedTable:
-        """Select the model's columns by name (any order, extra columns ignored) and encode them."""
-        lacking_columns(frame, self.schema_)
-        blocks = [
-            # frame[names], not frame.select(names): the same frame, without Polars' expression
-            # machinery, whose time per column tells on a table of 100,000 columns
-            group.encode(frame[group.names], fitting=fitting)
-            for group in self._stats.groups
-        ]
-        return PreparedTable(blocks, frame.height)
-
     # ------------------------------------------------------------------ fitting
     @dask_aware
     @synchronized
@@ -573,30 +399,6 @@ class NaiveBayes(CalibratedScores, NaiveBayesViews, NaiveBayesClassifier):
         return self
 
     # ------------------------------------------------------------------ prediction
-    def _input(self, X: Any) -> PreparedTable:
-        self._check_fitted()
-        frame = self._frame(X)
-        table = self._encode(frame, fitting=False)
-        unseen: dict[str, int] = {}
-        settings = self._settings()
-        for group, block in zip(self._stats.groups, table.blocks, strict=True):
-            unseen.update(group.unseen_counts(block, settings))
-        if unseen:
-            detail = ", ".join(f"{name!r}: {count}" for name, count in unseen.items())
-            if self.unknown == "error":
-                raise ValueError(f"categories not seen in fitting, per column: {detail}.")
-            action = (
-                "skipped"
-                if self.unknown == "ignore"
-                else "given the smoothed mass of an unseen value"
-            )
-            warnings.warn(
-                f"values not seen in fitting were {action}; per column: {detail}.",
-                UnseenCategoryWarning,
-                stacklevel=caller_stacklevel(),
-            )
-        return table
-
     def _log_likelihood(self, table: PreparedTable) -> np.ndarray:
         settings = self._settings()
         out = np.zeros((table.shape[0], len(self.classes_)))
@@ -616,144 +418,6 @@ class NaiveBayes(CalibratedScores, NaiveBayesViews, NaiveBayesClassifier):
         predicted = self.predict(frame)
         return float(np.average(matches(predicted, label_values(labels)), weights=weight))
 
-    # ------------------------------------------------------------------ partition protocol
-    # How code that holds a table in pieces (nbayes.distributed: one Dask partition per task)
-    # fits a NaiveBayes on all of it, reading and labelling every piece as fit() reads one table.
-    # It needs nothing else of the model than these methods and the estimator API (get_params,
-    # set_params, merge, predict, schema_, classes_, the parameters):
-    #
-    #   0. template = model._partition_template(reset=...), sent to every piece;
-    #   1. rows = template._read_partition(piece, y, target=..., sample_weight=...) per piece;
-    #   2. schema = template._infer_schema(stand_in), once: stand_in holds every column's type
-    #      and its distinct values (up to max_int_categories + 1) over all pieces' labelled
-    #      rows, so the schema is the one fit() infers from all rows (or the fitted model's
-    #      schema_, when the pieces are one more batch);
-    #   3. part = template._fit_partition(rows, schema) per piece with rows; merge the parts;
-    #   4. over the sums, the rules of a fit: nbayes.labels.warn_dropped (Σ dropped),
-    #      labels.no_labelled_rows (no part), labels.check_classes (two classes or more),
-    #      schema.unobserved_column (a column with no value in any piece).
-    # A NumPy-like piece (a row block of a 2-D array) is a table with _array_columns(d) names.
-    def _partition_template(self, *, reset: bool) -> NaiveBayes:
-        """An unfitted model that reads and fits pieces as :meth:`fit` (``reset``) or one more
-        :meth:`partial_fit` of this model would: its parameters, with the missing-value markers
-        of this fitted model (``missing_markers_``) when the pieces are one more batch."""
-        params = copy.deepcopy(self.get_params())
-        if not reset:
-            params["missing_values"] = list(self._markers())
-        return type(self)(**params)
-
-    def _read_partition(
-        self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
-    ) -> LabelledRows:
-        """One piece of a table (with its labels ``y`` or a ``target`` column, and weights) read
-        as :meth:`fit` reads a table: missing markers as null, the labels split off by the rules
-        of :mod:`nbayes.labels`, the weights checked, the rows without a label dropped and
-        counted. No warning and no error for a piece without (labelled) rows."""
-        frame, labels = self._split_target(self._frame(X), y, target)
-        weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
-        return keep_labelled(frame, labels, weight)
-
-    def _array_columns(self, n_columns: int) -> list[str]:
-        """The names this model reads the columns of a 2-D array by (those it was fitted on,
-        else x0, x1, …)."""
-        return list(self._frame(np.empty((0, n_columns))).columns)
-
-    def _infer_schema(self, frame: pl.DataFrame) -> list[ColumnSpec]:
-        """The schema this model's settings give ``frame`` (read as by :meth:`_read_partition`;
-        a column without values is allowed)."""
-        return infer_schema(
-            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
-        )
-
-    def _fit_partition(self, rows: LabelledRows, schema: list[ColumnSpec]) -> NaiveBayes:
-        """A new model with this one's parameters fitted on one piece's labelled rows (at least
-        one) with ``schema``: pieces fitted with one schema merge into the model of all their
-        rows. The piece's columns are cast to the schema's types (see
-        :func:`nbayes.schema.conform`); extra columns are ignored."""
-        model = type(self)(**copy.deepcopy(self.get_params()))
-        model.families = {s.name: s.family for s in schema}
-        return model.partial_fit(
-            conform(rows.frame, schema), rows.labels, sample_weight=rows.weight
-        )
-
-    # ------------------------------------------------------------------ model files
-    def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        meta = self._common_meta()
-        meta["schema"] = [[s.name, s.family, _dtype_name(s.dtype)] for s in self.schema_]
-        meta["fit_columns"] = list(getattr(self, "_fit_columns", [s.name for s in self.schema_]))
-        meta["groups"] = [group.meta() for group in self._stats.groups]
-        meta["missing_markers"] = to_json(list(self._markers()))
-        fitted = self.calibration_
-        meta["calibration"] = None if fitted is None else fitted.to_json()
-        arrays = {"class_count": self.class_count_}
-        arrays.update(nest("stats", self._stats.state()))
-        if self._stats.sample is not None:
-            meta["sample"], sample_arrays = self._stats.sample.state()
-            arrays.update(nest("sample", sample_arrays))
-        return meta, arrays
-
-    @classmethod
-    def _from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> NaiveBayes:
-        params = from_json(meta["params"])
-        # a file from before point masses: its kernel densities had none (other new parameters'
-        # defaults are the old behaviour on old statistics)
-        params.setdefault("point_masses", None)
-        params.setdefault("calibration", None)  # and no calibration
-        model = cls(**params)
-        model._check_params()
-        model._restore_common(meta, arrays)
-        dtypes = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
-        schema = meta["schema"]
-        if not isinstance(schema, list) or not all(
-            isinstance(s, list) and len(s) == 3 and all(isinstance(v, str) for v in s)
-            for s in schema
-        ):
-            raise ValueError("the schema must list [name, family, dtype] for each column.")
-        if len({name for name, _, _ in schema}) != len(schema) or len(schema) != (
-            model.n_features_in_
-        ):
-            raise ValueError("the schema must name each of the n_features_in columns once.")
-        specs = [ColumnSpec(name, family, dtypes[dtype]) for name, family, dtype in schema]
-        # the groups start with no classes: their statistics come from the file's arrays, and
-        # nothing may be sized by the metadata alone (classes × columns of a forged file)
-        model._make_groups(specs, 0)
-        if not isinstance(meta["fit_columns"], list) or not all(
-            isinstance(c, str) for c in meta["fit_columns"]
-        ):
-            raise ValueError("fit_columns must be a list of column names.")
-        model._fit_columns = list(meta["fit_columns"])
-        # files written before the markers were carried as data: the parameter's markers
-        markers = from_json(meta.get("missing_markers", to_json(model._markers())))
-        if not isinstance(markers, list) or not all(
-            isinstance(m, (str, int, float)) for m in markers
-        ):
-            raise ValueError("the missing-value markers must be a list of strings or numbers.")
-        model.missing_markers_ = markers
-        fitted = meta.get("calibration")
-        # saved with the model, derived again only when its statistics change
-        forget_calibration(
-            model,
-            None if fitted is None else Calibration.from_json(fitted, len(model.classes_)),
-            derived=True,
-        )
-        if meta.get("sample") is not None:
-            sample = RowSample.from_state(
-                meta["sample"], section("sample", arrays), {s.name: s.dtype for s in specs}
-            )
-            if sample.cls.size and not 0 <= sample.cls.min() <= sample.cls.max() < len(
-                model.classes_
-            ):
-                raise ValueError("the row sample's classes must index the model's classes.")
-            model._stats.sample = sample
-        if len(meta["groups"]) != len(model._stats.groups):
-            raise ValueError("the column groups do not match the schema.")
-        stats = section("stats", arrays)
-        for g, (group, group_meta) in enumerate(
-            zip(model._stats.groups, meta["groups"], strict=True)
-        ):
-            group.load_state(section(f"g{g}", stats), group_meta)
-            group.check(len(model.classes_))
-        return model
 
 #: Integer labels spanning at most this many values are looked up in a table (one read per
 #: row) rather than found by binary search.
