@@ -17,6 +17,8 @@ valid sample of distinct rows, though not the one a single fit would have drawn.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
@@ -54,23 +56,16 @@ def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
     return z
 
 
+@dataclass
 class RowSample:
     """The distinct rows with the ``size`` smallest content hashes, sorted by hash: their
     values (``frame``), hashes, class indices and summed weights."""
 
-    def __init__(
-        self,
-        frame: pl.DataFrame,
-        hashes: np.ndarray,
-        cls: np.ndarray,
-        weight: np.ndarray,
-        size: int = SAMPLE_ROWS,
-    ) -> None:
-        self.frame = frame
-        self.hashes = hashes
-        self.cls = cls
-        self.weight = weight
-        self.size = size
+    frame: pl.DataFrame
+    hashes: np.ndarray
+    cls: np.ndarray
+    weight: np.ndarray
+    size: int = SAMPLE_ROWS
 
     @classmethod
     def empty(cls, frame: pl.DataFrame, size: int = SAMPLE_ROWS) -> RowSample:
@@ -132,22 +127,31 @@ class RowSample:
     # ------------------------------------------------------------------ model files
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """JSON metadata (the text columns' values) and arrays (hashes, classes, weights, and
-        the numeric columns' values, null as NaN)."""
+        the numbers and booleans as one (rows, columns) array, with a mask of the nulls: a
+        model file holds finite numbers only)."""
+        numeric = [
+            name
+            for name, dtype in self.frame.schema.items()
+            if dtype.is_numeric() or dtype == pl.Boolean
+        ]
+        values = (
+            self.frame.select(pl.col(numeric).cast(pl.Float64)).to_numpy()
+            if numeric
+            else np.zeros((len(self), 0))
+        ).reshape(len(self), len(numeric))
+        absent = np.isnan(values)
         arrays = {
             "hashes": self.hashes.astype(np.uint64),
             "cls": self.cls.astype(np.int64),
             "weight": self.weight.astype(np.float64),
+            "numbers": np.where(absent, 0.0, values),
+            "absent": absent.astype(np.uint8),
         }
-        text: dict[str, list] = {}
-        for k, (name, dtype) in enumerate(self.frame.schema.items()):
-            column = self.frame[name]
-            if dtype.is_numeric() or dtype == pl.Boolean:
-                values = column.cast(pl.Float64).to_numpy()
-                absent = np.isnan(values)  # a model file holds finite numbers: a mask apart
-                arrays[f"c{k}"] = np.where(absent, 0.0, values)
-                arrays[f"m{k}"] = absent.astype(np.uint8)
-            else:
-                text[name] = column.cast(pl.String).to_list()
+        text = {
+            name: self.frame[name].cast(pl.String).to_list()
+            for name in self.frame.columns
+            if name not in set(numeric)
+        }
         return {"size": self.size, "text": text}, arrays
 
     @classmethod
@@ -163,30 +167,33 @@ class RowSample:
         n = hashes.shape[0]
         weight = np.asarray(arrays["weight"], dtype=np.float64)
         classes = np.asarray(arrays["cls"])
+        numeric = [
+            name for name, dtype in schema.items() if dtype.is_numeric() or dtype == pl.Boolean
+        ]
+        numbers = np.asarray(arrays["numbers"], dtype=np.float64)
+        absent = np.asarray(arrays["absent"]) != 0
         if (
             n > size
             or weight.shape != (n,)
             or classes.shape != (n,)
             or not np.all(weight > 0)
             or not np.all(hashes[1:] > hashes[:-1])
+            or numbers.shape != (n, len(numeric))
+            or absent.shape != numbers.shape
         ):
-            raise ValueError("the row sample's hashes, classes and weights do not agree.")
+            raise ValueError("the row sample's hashes, classes, weights and values disagree.")
         columns = {}
-        for k, (name, dtype) in enumerate(schema.items()):
-            if dtype.is_numeric() or dtype == pl.Boolean:
-                values = np.asarray(arrays[f"c{k}"], dtype=np.float64)
-                absent = np.asarray(arrays[f"m{k}"]) != 0
-                if absent.shape != values.shape:
-                    raise ValueError(f"the row sample's column {name!r} and its mask disagree.")
-                series = pl.Series(name, np.where(absent, np.nan, values), nan_to_null=True)
+        position = {name: k for k, name in enumerate(numeric)}
+        for name, dtype in schema.items():
+            if name in position:
+                values = np.where(absent[:, position[name]], np.nan, numbers[:, position[name]])
+                series = pl.Series(name, values, nan_to_null=True)
             else:
                 values = text.get(name)
-                if not isinstance(values, list) or not all(
+                if not isinstance(values, list) or len(values) != n or not all(
                     v is None or isinstance(v, str) for v in values
                 ):
-                    raise ValueError(f"the row sample's column {name!r} must be a list of text.")
+                    raise ValueError(f"the row sample's column {name!r} must be {n} texts.")
                 series = pl.Series(name, values, dtype=pl.String)
-            if series.len() != n:
-                raise ValueError(f"the row sample's column {name!r} must hold {n} values.")
             columns[name] = series.cast(dtype, strict=False)
         return cls(pl.DataFrame(columns), hashes, classes.astype(np.intp), weight, size)
