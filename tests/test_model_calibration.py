@@ -201,11 +201,26 @@ def test_partial_fit_merge_and_any_row_order_give_the_model_of_one_fit():
     assert model.calibration_.weight != before.weight
 
 
-def test_a_class_with_one_sample_row_gets_the_temperature_alone():
+def test_a_class_with_one_sample_row_keeps_a_zero_offset():
+    # scores whose class 1 is favoured by 2 nats too many: its offset is fitted near −2; class
+    # 2, masked out (as a class with fewer than two sample rows is), keeps b = 0
+    rng = np.random.default_rng(6)
+    n = 3000
+    truth = rng.integers(0, 3, n)
+    log_joint = np.log(np.full((n, 3), 0.1))
+    log_joint[np.arange(n), truth] = np.log(0.8)
+    log_joint += rng.normal(0, 0.3, (n, 3))
+    log_joint[:, 1] += 2.0
+    fold = np.arange(n) % FOLDS
+    chosen = choose_calibration(log_joint, truth, np.ones(n), fold, offsets=np.array([1, 1, 0]))
+    assert chosen.offset[2] == 0.0 and chosen.offset[0] == 0.0
+    assert chosen.offset[1] < -1.0
+    # the model: a class of one row keeps its offset at 0
     X, y = redundant_table(n=1000)
-    keep = np.r_[np.flatnonzero(y == "no"), np.flatnonzero(y == "yes")[:1]]
-    fitted = nbayes.NaiveBayes().fit(X[keep], y[keep]).calibration_
-    assert fitted is not None and not fitted.offset.any()
+    y = y.astype("U4")
+    y[np.flatnonzero(y == "no")[0]] = "rare"
+    fitted = nbayes.NaiveBayes().fit(X, y).calibration_
+    assert fitted.offset[list(np.unique(y)).index("rare")] == 0.0
     # fewer than 100 distinct rows: nothing to calibrate on
     assert nbayes.NaiveBayes().fit(X[:99], y[:99]).calibration_ is None
 

@@ -102,8 +102,16 @@ class _Scores:
     the sums over classes of each row are then K − 1 vector operations, not n short
     reductions)."""
 
-    def __init__(self, log_joint: np.ndarray, truth: np.ndarray, weight: np.ndarray) -> None:
+    def __init__(
+        self,
+        log_joint: np.ndarray,
+        truth: np.ndarray,
+        weight: np.ndarray,
+        free: np.ndarray | None = None,
+    ) -> None:
         self.joint = np.ascontiguousarray(log_joint.T)
+        #: the classes whose offset is fitted (b of the others stays 0; class 0's always does)
+        self.free = np.arange(1, log_joint.shape[1]) if free is None else free
         # −inf where a class is impossible for a row: there P = 0 and P · J counts as 0
         self.finite = np.where(np.isfinite(self.joint), self.joint, 0.0)
         self.truth = truth
@@ -121,14 +129,16 @@ class _Scores:
         return z[self.truth, self.rows] - logsumexp(z, axis=0)
 
     def objective(self, theta: np.ndarray, offsets: bool) -> tuple[float, np.ndarray]:
-        """−Σ w_i log P(y_i | x_i) / Σ w_i and its gradient in (a, b_1 … b_{K−1})."""
+        """−Σ w_i log P(y_i | x_i) / Σ w_i and its gradient in (a, b of the ``free`` classes)."""
         b = np.zeros(self.joint.shape[0])
         if offsets:
-            b[1:] = theta[1:]
+            b[self.free] = theta[1:]
         value, grad_a, grad_b = _objective(
             self.joint, self.finite, self.truth, self.scale, float(theta[0]), b
         )
-        return value, np.concatenate(([grad_a], grad_b[1:])) if offsets else np.array([grad_a])
+        if not offsets:
+            return value, np.array([grad_a])
+        return value, np.concatenate(([grad_a], grad_b[self.free]))
 
 
 #: Rows summed apart before their sums are added (the objective's round-off then grows with
@@ -185,7 +195,7 @@ NEWTON_STEPS = 100
 
 
 def _hessian(scores: _Scores, a: float, b: np.ndarray, offsets: bool) -> np.ndarray:
-    """The Hessian of the mean objective in (a, b_1 … b_{K−1}): Σ_i w_i Cov_{P_i}(φ), where
+    """The Hessian of the mean objective in (a, b of the free classes): Σ_i w_i Cov_{P_i}(φ), where
     class k's features are φ_k = (J_ki, e_k), J the textbook log joint (0 where −inf) and e_k
     the indicator of offset k."""
     z = scores.terms(a, b)
@@ -197,9 +207,10 @@ def _hessian(scores: _Scores, a: float, b: np.ndarray, offsets: bool) -> np.ndar
     h_aa = np.dot(w, (p * J * J).sum(axis=0) - mean_j * mean_j)
     if not offsets:
         return np.array([[h_aa]])
-    wp = p[1:] * w  # (K − 1, n)
-    h_ab = (wp * (J[1:] - mean_j)).sum(axis=1)
-    h_bb = np.diag(wp.sum(axis=1)) - wp @ p[1:].T
+    free = scores.free
+    wp = p[free] * w  # (free classes, n)
+    h_ab = (wp * (J[free] - mean_j)).sum(axis=1)
+    h_bb = np.diag(wp.sum(axis=1)) - wp @ p[free].T
     top = np.concatenate(([h_aa], h_ab))
     return np.vstack([top, np.column_stack([h_ab, h_bb])])
 
@@ -212,15 +223,16 @@ def _fit(scores: _Scores, form: str) -> tuple[float, np.ndarray]:
     if form == "none":
         return 1.0, np.zeros(n_classes)
     offsets = form == "weight and offsets"
-    low = np.array([WEIGHT_BOUNDS[0]] + [OFFSET_BOUNDS[0]] * (n_classes - 1 if offsets else 0))
-    high = np.array([WEIGHT_BOUNDS[1]] + [OFFSET_BOUNDS[1]] * (n_classes - 1 if offsets else 0))
+    n_free = len(scores.free) if offsets else 0
+    low = np.array([WEIGHT_BOUNDS[0]] + [OFFSET_BOUNDS[0]] * n_free)
+    high = np.array([WEIGHT_BOUNDS[1]] + [OFFSET_BOUNDS[1]] * n_free)
     theta = np.zeros(low.shape[0])
     theta[0] = 1.0
 
     def unpack(theta: np.ndarray) -> tuple[float, np.ndarray]:
         b = np.zeros(n_classes)
         if offsets:
-            b[1:] = theta[1:]
+            b[scores.free] = theta[1:]
         return float(theta[0]), b
 
     value, grad = scores.objective(theta, offsets)
@@ -262,14 +274,16 @@ def choose_calibration(
     weight: np.ndarray,
     fold: np.ndarray,
     *,
-    offsets: bool = True,
+    offsets: bool | np.ndarray = True,
     rows: str = "cross-fitted",
 ) -> Calibration:
     """The calibration the held-out rows support (a = 1, b = 0 when none beats the textbook).
 
     ``log_joint`` ((n, K)) is each row's log P(c) + Σ_j log P(x_j | c) under the model fitted
     without the row's ``fold``; ``truth`` its class index. ``offsets`` False: the temperature
-    alone (the class prior was given, not estimated: no decision changes). ``rows`` names the
+    alone (the class prior was given, not estimated: no decision changes); a boolean mask over
+    the classes: only theirs are fitted (the others' stay 0: a class with too few rows to judge
+    its offset by). ``rows`` names the
     rows at the head of the reason. Rows without weight,
     and rows their fold's model finds impossible, take no part."""
     keep = (weight > 0) & np.isfinite(log_joint[np.arange(len(truth)), truth])
@@ -280,6 +294,9 @@ def choose_calibration(
         )
         return Calibration(1.0, np.zeros(log_joint.shape[1]), reason)
     log_joint, truth, weight, fold = log_joint[keep], truth[keep], weight[keep], fold[keep]
+    mask = np.broadcast_to(np.asarray(offsets, dtype=bool), (log_joint.shape[1],))
+    free = np.flatnonzero(mask[1:]) + 1
+    offsets = free.size > 0
     forms = FORMS if offsets else FORMS[:2]
     held_out = {form: np.zeros(len(truth)) for form in forms}
     right = {form: np.zeros(len(truth), dtype=bool) for form in forms}  # held-out decisions
@@ -287,8 +304,8 @@ def choose_calibration(
         fitted_on, judged = fold != f, fold == f
         if not judged.any() or not fitted_on.any():
             continue
-        fitting = _Scores(log_joint[fitted_on], truth[fitted_on], weight[fitted_on])
-        judging = _Scores(log_joint[judged], truth[judged], weight[judged])
+        fitting = _Scores(log_joint[fitted_on], truth[fitted_on], weight[fitted_on], free)
+        judging = _Scores(log_joint[judged], truth[judged], weight[judged], free)
         for form in forms:
             a, b = _fit(fitting, form)
             held_out[form][judged] = judging.row_scores(a, b)
@@ -329,5 +346,5 @@ def choose_calibration(
     )
     if chosen == "none":
         return Calibration(1.0, np.zeros(log_joint.shape[1]), reason)
-    a, b = _fit(_Scores(log_joint, truth, weight), chosen)
+    a, b = _fit(_Scores(log_joint, truth, weight, free), chosen)
     return Calibration(a, b, reason)

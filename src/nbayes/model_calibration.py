@@ -82,9 +82,8 @@ class CalibratedScores:
 
     def _derive_calibration(self) -> Calibration | None:
         """Held-out scores of the sample rows, and the calibration they support (see the
-        module docstring). None under 100 sample rows or 2 classes; the temperature alone
-        when a class has fewer than two sample rows (its offset would have no evidence) or
-        the class prior was given."""
+        module docstring). None under 100 sample rows or 2 classes; no offsets when the class
+        prior was given, and none for a class with fewer than two sample rows."""
         sample = getattr(self._stats, "sample", None)
         n_classes = len(self.classes_)
         if self.calibration != "auto" or sample is None or len(sample) < MIN_ROWS:
@@ -93,7 +92,10 @@ class CalibratedScores:
         if np.count_nonzero(present) < 2:
             return None
         spec = self._prior_spec()
-        offsets = isinstance(spec, str) and spec in ("mle", "smoothed") and present.min() >= 2
+        # an offset per class where the prior is estimated, for the classes with two sample
+        # rows or more (a class the sample barely holds would get an offset its rows cannot
+        # judge: it keeps b = 0)
+        offsets = (present >= 2) & (isinstance(spec, str) and spec in ("mle", "smoothed"))
         table = self._encode(sample.frame, fitting=False)
         folds = sample.folds(FOLDS)
         settings = self._settings()
