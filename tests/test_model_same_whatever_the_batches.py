@@ -107,3 +107,28 @@ def test_weights_of_copies_add_up_in_the_sample():
     np.testing.assert_allclose(
         doubled.predict_proba(FRAME), weighted.predict_proba(FRAME), atol=1e-9
     )
+
+
+def test_a_loaded_model_keeps_the_choices_and_derives_none_again(tmp_path, monkeypatch):
+    from nbayes.families.auto import AutoColumns
+
+    path = nbayes.save(ONE_FIT, tmp_path / "m.nbm")
+
+    def refuse(self, settings):
+        raise AssertionError("the choices were derived again after loading")
+
+    monkeypatch.setattr(AutoColumns, "_choose_all", refuse)
+    loaded = nbayes.load(path)
+    assert loaded.families_ == ONE_FIT.families_
+    assert loaded.family_reasons_ == ONE_FIT.family_reasons_
+    np.testing.assert_array_equal(loaded.predict_proba(FRAME), EXPECTED)
+
+
+def test_a_forged_choice_is_refused(tmp_path):
+    from nbayes.families.auto import _choice_from_json, _choice_json
+
+    good = _choice_json(ONE_FIT._stats.groups[-1].choices(ONE_FIT._settings())[0])
+    assert _choice_from_json(good) == _choice_from_json(good)
+    for field, value in [("family", "rm -rf"), ("alpha", -1.0), ("missing", "guess")]:
+        with pytest.raises(ValueError, match="choice"):
+            _choice_from_json({**good, field: value})

@@ -51,6 +51,8 @@ class NaiveBayesFiles:
         meta["schema"] = [[s.name, s.family, dtype_name(s.dtype)] for s in self.schema_]
         meta["fit_columns"] = list(getattr(self, "_fit_columns", [s.name for s in self.schema_]))
         meta["groups"] = [group.meta() for group in self._stats.groups]
+        settings = self._settings()  # the choices made from the data: loading keeps them
+        meta["choices"] = [group.saved_choices(settings) for group in self._stats.groups]
         meta["missing_markers"] = to_json(list(self._markers()))
         fitted = self.calibration_
         meta["calibration"] = None if fitted is None else fitted.to_json()
@@ -117,9 +119,15 @@ class NaiveBayesFiles:
         if len(meta["groups"]) != len(model._stats.groups):
             raise ValueError("the column groups do not match the schema.")
         stats = section("stats", arrays)
+        saved_choices = meta.get("choices") or [None] * len(meta["groups"])
+        if not isinstance(saved_choices, list) or len(saved_choices) != len(meta["groups"]):
+            raise ValueError("the saved choices must be one entry per column group.")
         for g, (group, group_meta) in enumerate(
             zip(model._stats.groups, meta["groups"], strict=True)
         ):
             group.load_state(section(f"g{g}", stats), group_meta)
+            saved = saved_choices[g]
+            if saved is not None:
+                group.restore_choices(saved, model._settings())
             group.check(len(model.classes_))
         return model

@@ -261,6 +261,14 @@ class ColumnGroup:
         """JSON for the rest: the family, the columns and what the encoder learnt."""
         return {"family": self.family, "names": list(self.names), **self.encoder.meta()}
 
+    def saved_choices(self, settings: Settings) -> Any:
+        """The choices this group derived from its statistics, as JSON for the model file (so
+        that loading never derives them again); None: the group makes none worth keeping."""
+        return None
+
+    def restore_choices(self, saved: Any, settings: Settings) -> None:
+        """Take the choices :meth:`saved_choices` wrote (checked: ValueError if malformed)."""
+
     def load_state(self, state: dict[str, np.ndarray], meta: dict) -> None:
         if meta.get("family") != self.family or list(meta.get("names", [])) != self.names:
             raise ValueError(f"column group {self.names} does not match the schema.")

@@ -46,6 +46,7 @@ show each column's choice and the scores behind it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -120,6 +121,52 @@ class Choice:
             verb = "a category" if self.missing == "category" else "skipped"
             text += f"; missing values {verb} (as a category: {self.missing_gain:+.4f} per row)"
         return text
+
+
+def _choice_json(choice: Choice) -> dict:
+    """A choice as JSON (NaN, which JSON lacks, as None)."""
+    out = dataclasses.asdict(choice)
+    for name in ("missing_gain", "alpha_gain"):
+        out[name] = None if math.isnan(out[name]) else out[name]
+    out["scores"] = [[name, value] for name, value in choice.scores.items()]
+    return out
+
+
+def _choice_from_json(data: Any) -> Choice:
+    """The choice :func:`_choice_json` wrote; ValueError unless every field is of its kind
+    (a family among the candidates, a known treatment of missing values, λ > 0)."""
+    fields = {f.name for f in dataclasses.fields(Choice)}
+    if not isinstance(data, dict) or set(data) != fields:
+        raise ValueError("a saved column choice must hold the fields of a choice.")
+    scores = data["scores"]
+    if not isinstance(scores, list) or not all(
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+        and isinstance(p[1], (int, float)) for p in scores
+    ):
+        raise ValueError("a saved column choice's scores must be [candidate, number] pairs.")
+    gains = [data[name] for name in ("missing_gain", "alpha_gain")]
+    if (
+        data["family"] not in CANDIDATES
+        or data["candidate"] not in ("", *CANDIDATES)
+        or data["usual"] not in CANDIDATES
+        or data["missing"] not in ("skip", "category")
+        or not isinstance(data["note"], str)
+        or not isinstance(data["alpha"], (int, float))
+        or not 0 < data["alpha"] < math.inf
+        or not all(g is None or isinstance(g, (int, float)) for g in gains)
+    ):
+        raise ValueError(f"a saved column choice is malformed: {data!r:.200}")
+    return Choice(
+        data["family"],
+        data["missing"],
+        {name: float(value) for name, value in scores},
+        math.nan if gains[0] is None else float(gains[0]),
+        data["note"],
+        data["usual"],
+        data["candidate"],
+        float(data["alpha"]),
+        math.nan if gains[1] is None else float(gains[1]),
+    )
 
 
 def alpha_reason(alpha: float, gain: float) -> str:
@@ -271,6 +318,15 @@ class AutoColumns(ColumnGroup):
             if isinstance(group, IntervalColumns):
                 out[("cuts", *columns)] = group.cuts(self.view_settings(settings))
         return out
+
+    def saved_choices(self, settings: Settings) -> list[dict]:
+        return [_choice_json(choice) for choice in self.choices(settings)]
+
+    def restore_choices(self, saved: Any, settings: Settings) -> None:
+        if not isinstance(saved, list) or len(saved) != len(self.names):
+            raise ValueError(f"the saved choices of {self.names} must be one per column.")
+        choices = [_choice_from_json(item) for item in saved]
+        self.stats._cache[("choices", *_settings_key(settings, self.names))] = choices
 
     def _choose_all(self, settings: Settings) -> list[Choice]:
         bar = _selection.missing_bar(settings.missing_for(self.names), self.stats.missing)
