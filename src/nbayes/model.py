@@ -49,7 +49,6 @@ from .model_input import PreparedTable, TableInput
 from .model_partitions import NaiveBayesPartitions
 from .model_views import NaiveBayesViews
 from .priors import validate_prior
-from .schema import conform
 from .tables import missing_markers
 
 #: The values of the ``calibration`` parameter.
@@ -321,9 +320,8 @@ class NaiveBayes(
         self.class_count_ = np.zeros(len(classes))
         table = self._encode(frame, fitting=True)
         self._accumulate(table, cls, weight)
-        conformed = conform(frame, self.schema_)
-        self._start_sample(conformed)
-        self._add_to_sample(conformed, labels, cls, weight)
+        self._start_sample(frame)
+        self._add_to_sample(frame, labels, cls, weight)
         return self
 
     @dask_aware
@@ -375,10 +373,9 @@ class NaiveBayes(
         if batch_classes is not None:  # the batch's class k is class positions[k] of the model
             cls = positions.astype(np.intp)[cls]
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
-        conformed = conform(frame, self.schema_)
         if first:
-            self._start_sample(conformed)
-        self._add_to_sample(conformed, labels, cls, weight)
+            self._start_sample(frame)
+        self._add_to_sample(frame, labels, cls, weight)
         return self
 
     def merge(self, *others: NaiveBayesClassifier) -> NaiveBayes:

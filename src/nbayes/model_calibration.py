@@ -30,6 +30,7 @@ import polars as pl
 
 from .calibration import FOLDS, MIN_ROWS, Calibration, choose_calibration
 from .row_sample import RowSample
+from .schema import conform
 
 
 class _Derived:
@@ -55,18 +56,19 @@ class CalibratedScores:
     calibration: str | None
 
     def _start_sample(self, frame: pl.DataFrame) -> None:
-        """An empty sample of the schema's columns, when the model calibrates."""
-        self._stats.sample = RowSample.empty(frame) if self.calibration == "auto" else None
+        """An empty sample of the schema's columns and types, when the model calibrates."""
+        calibrating = self.calibration == "auto"
+        self._stats.sample = RowSample.empty(conform(frame, self.schema_)) if calibrating else None
         forget_calibration(self)
 
     def _add_to_sample(
         self, frame: pl.DataFrame, labels: pl.Series, cls: np.ndarray, weight: np.ndarray
     ) -> None:
-        """Offer a batch's labelled rows (the schema's columns, cast to its types) to the
+        """Offer a batch's labelled rows (read in the schema's columns and types) to the
         sample; the calibration is derived anew when next needed."""
         sample = self._stats.sample
         if sample is not None:
-            sample.add(frame.select(sample.frame.columns), labels, cls, weight)
+            sample.add(conform(frame, self.schema_), labels, cls, weight)
         forget_calibration(self)
 
     @property
