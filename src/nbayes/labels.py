@@ -123,6 +123,24 @@ def keep_labelled(frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray) ->
     return LabelledRows(frame.filter(keep), labels.filter(keep), weight[~missing], missing)
 
 
+def labelled_rows(
+    frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray, *, stacklevel: int
+) -> LabelledRows:
+    """The labelled rows of a table that has rows (else ``no_rows``), at least one of them
+    labelled (else ``no_labelled_rows``), with one warning at ``stacklevel`` when rows were
+    dropped: the rule of every table model's ``fit``."""
+    from ._validation import no_rows
+
+    if frame.height == 0:
+        raise no_rows()
+    rows = keep_labelled(frame, labels, weight)
+    if rows.frame.height == 0:
+        raise no_labelled_rows()
+    if rows.dropped:
+        warn_dropped(rows.dropped, rows.first_dropped, stacklevel=stacklevel + 1)
+    return rows
+
+
 def label_values(labels: pl.Series) -> np.ndarray:
     """Labels as a NumPy array; Python objects (strings) become NumPy strings."""
     values = labels.to_numpy()

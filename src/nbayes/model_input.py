@@ -13,14 +13,11 @@ import scipy.sparse as sp
 
 from . import families
 from ._state import nest
-from ._validation import no_rows
 from .exceptions import UnseenCategoryWarning, caller_stacklevel, suggest_names
 from .families._group import ColumnGroup
 from .labels import (
-    keep_labelled,
-    no_labelled_rows,
+    labelled_rows,
     split_target,
-    warn_dropped,
 )
 from .row_sample import RowSample
 from .schema import ColumnSpec, infer_schema, lacking_columns
@@ -114,14 +111,8 @@ class TableInput:
     ) -> tuple[pl.DataFrame, pl.Series, np.ndarray]:
         """The labelled rows of a table with rows, their labels and weights; warns when rows
         were dropped, raises when none is labelled."""
-        if frame.height == 0:
-            raise no_rows()
-        rows = keep_labelled(frame, labels, weight)
-        if rows.frame.height == 0:
-            raise no_labelled_rows()
-        if rows.dropped:
-            # at the caller's line, past the wrappers of fit and partial_fit (lock, Dask)
-            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=caller_stacklevel())
+        # the warning at the caller's line, past the wrappers of fit and partial_fit (lock, Dask)
+        rows = labelled_rows(frame, labels, weight, stacklevel=caller_stacklevel())
         return rows.frame, rows.labels, rows.weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:

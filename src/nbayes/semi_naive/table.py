@@ -39,11 +39,11 @@ from .. import decision
 from .._base import InnerModel
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
-from .._validation import check_sample_weight, no_rows
+from .._validation import check_sample_weight
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
-from ..labels import keep_labelled, matches, no_labelled_rows, split_target, warn_dropped
+from ..labels import labelled_rows, matches, split_target
 from ..schema import lacking_columns
 from ..tables import apply_missing, missing_markers, to_frame
 from . import table_files
@@ -208,13 +208,7 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
         rules of :mod:`nbayes.labels`)."""
         frame, labels = split_target(self._frame(X, columns), y, target, self._markers())
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
-        if frame.height == 0:
-            raise no_rows()
-        rows = keep_labelled(frame, labels, weight)
-        if rows.frame.height == 0:
-            raise no_labelled_rows()
-        if rows.dropped:
-            warn_dropped(rows.dropped, rows.first_dropped, stacklevel=3)
+        rows = labelled_rows(frame, labels, weight, stacklevel=3)
         return rows.frame, rows.values, rows.weight
 
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> Encoded:
