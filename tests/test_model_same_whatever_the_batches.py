@@ -129,6 +129,42 @@ def test_a_forged_choice_is_refused(tmp_path):
 
     good = _choice_json(ONE_FIT._stats.groups[-1].choices(ONE_FIT._settings())[0])
     assert _choice_from_json(good) == _choice_from_json(good)
-    for field, value in [("family", "rm -rf"), ("alpha", -1.0), ("missing", "guess")]:
+    forged = [
+        ("family", "rm -rf"),
+        ("family", "kde without point masses"),  # a candidate, not a family
+        ("alpha", -1.0),
+        ("missing", "guess"),
+    ]
+    for field, value in forged:
         with pytest.raises(ValueError, match="choice"):
             _choice_from_json({**good, field: value})
+
+
+def test_integers_beyond_float_precision_are_distinct_rows_and_survive_a_model_file(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    y = rng.choice(np.array(["a", "b"]), n)
+    ids = (2**53 + np.arange(n)).astype(np.int64)  # equal as float64 in pairs
+    frame = pl.DataFrame({"id": ids, "x": rng.normal(y == "a", 1.0, n)})
+    model = nbayes.NaiveBayes(families={"id": "categorical"}).fit(frame, y)
+    assert len(model._stats.sample) == n
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "m.nbm"))
+    assert loaded._stats.sample.frame.equals(model._stats.sample.frame)
+
+
+def test_a_batch_the_sample_cannot_read_changes_nothing():
+    model = nbayes.NaiveBayes(families={"note": "ignore"}).partial_fit(
+        FRAME.with_columns(pl.lit(1).alias("note")), Y
+    )
+    counts = model.class_count_.copy()
+    bad = FRAME[:50].with_columns(pl.lit("not a number").alias("note"))
+    with pytest.raises(ValueError, match="note"):
+        model.partial_fit(bad, Y[:50])
+    np.testing.assert_array_equal(model.class_count_, counts)
+
+
+def test_fractional_weights_leave_no_round_off_in_the_held_out_counts():
+    weight = np.random.default_rng(2).uniform(0.1, 0.9, N)
+    model = nbayes.NaiveBayes(alpha=0.0, continuous="gaussian").fit(FRAME, Y, sample_weight=weight)
+    assert "nan" not in model.calibration_.reason
+    assert not model.calibration_.is_identity

@@ -293,7 +293,11 @@ def choose_calibration(
     its offset by). ``rows`` names the
     rows at the head of the reason. Rows without weight,
     and rows their fold's model finds impossible, take no part."""
-    keep = (weight > 0) & np.isfinite(log_joint[np.arange(len(truth)), truth])
+    keep = (
+        (weight > 0)
+        & np.isfinite(log_joint[np.arange(len(truth)), truth])
+        & ~np.isnan(log_joint).any(axis=1)
+    )
     if keep.sum() < MIN_ROWS:
         reason = (
             f"only {int(keep.sum())} rows are possible under their fold's model (fewer than "

@@ -319,9 +319,10 @@ class NaiveBayes(
         self.classes_ = classes
         self.class_count_ = np.zeros(len(classes))
         table = self._encode(frame, fitting=True)
+        rows = self._sample_rows(frame)
         self._accumulate(table, cls, weight)
-        self._start_sample(frame)
-        self._add_to_sample(frame, labels, cls, weight)
+        self._start_sample(rows)
+        self._add_to_sample(rows, labels, cls, weight)
         return self
 
     @dask_aware
@@ -355,6 +356,8 @@ class NaiveBayes(
                 )
             return self
         frame, labels, weight = self._drop_missing_target(frame, labels, weight)
+        # the sample's rows read before anything is counted: a batch they refuse changes nothing
+        rows = None if first else self._sample_rows(frame)
         known = None if first else _known_class_indices(self.classes_, labels)
         batch_classes, cls = class_indices(labels) if known is None else (None, known)
         if first:
@@ -367,6 +370,7 @@ class NaiveBayes(
             self._build(frame, len(start), require_observed=False)
             self.classes_ = start
             self.class_count_ = np.zeros(len(start))
+            rows = self._sample_rows(frame)
             positions = np.searchsorted(start, batch_classes)
         elif batch_classes is not None:
             positions = self._union_classes(batch_classes)
@@ -374,8 +378,8 @@ class NaiveBayes(
             cls = positions.astype(np.intp)[cls]
         self._accumulate(self._encode(frame, fitting=True), cls, weight)
         if first:
-            self._start_sample(frame)
-        self._add_to_sample(frame, labels, cls, weight)
+            self._start_sample(rows)
+        self._add_to_sample(rows, labels, cls, weight)
         return self
 
     def merge(self, *others: NaiveBayesClassifier) -> NaiveBayes:

@@ -55,20 +55,25 @@ class CalibratedScores:
 
     calibration: str | None
 
-    def _start_sample(self, frame: pl.DataFrame) -> None:
+    def _sample_rows(self, frame: pl.DataFrame) -> pl.DataFrame | None:
+        """A batch's rows as the sample keeps them (the schema's columns and types), or None
+        when the model does not calibrate; called before the batch is counted, so that a batch
+        the schema cannot read changes nothing."""
+        return conform(frame, self.schema_) if self.calibration == "auto" else None
+
+    def _start_sample(self, rows: pl.DataFrame | None) -> None:
         """An empty sample of the schema's columns and types, when the model calibrates."""
-        calibrating = self.calibration == "auto"
-        self._stats.sample = RowSample.empty(conform(frame, self.schema_)) if calibrating else None
+        self._stats.sample = None if rows is None else RowSample.empty(rows)
         forget_calibration(self)
 
     def _add_to_sample(
-        self, frame: pl.DataFrame, labels: pl.Series, cls: np.ndarray, weight: np.ndarray
+        self, rows: pl.DataFrame | None, labels: pl.Series, cls: np.ndarray, weight: np.ndarray
     ) -> None:
-        """Offer a batch's labelled rows (read in the schema's columns and types) to the
-        sample; the calibration is derived anew when next needed."""
+        """Offer a batch's labelled rows (:meth:`_sample_rows`) to the sample; the calibration
+        is derived anew when next needed."""
         sample = self._stats.sample
-        if sample is not None:
-            sample.add(conform(frame, self.schema_), labels, cls, weight)
+        if sample is not None and rows is not None:
+            sample.add(rows, labels, cls, weight)
         forget_calibration(self)
 
     @property

@@ -115,6 +115,9 @@ class NaiveBayesFiles:
                 model.classes_
             ):
                 raise ValueError("the row sample's classes must index the model's classes.")
+            per_class = np.bincount(sample.cls, sample.weight, minlength=len(model.classes_))
+            if np.any(per_class > model.class_count_ * (1 + 1e-9) + 1e-9):
+                raise ValueError("the row sample weighs more than the model's rows of a class.")
             model._stats.sample = sample
         if len(meta["groups"]) != len(model._stats.groups):
             raise ValueError("the column groups do not match the schema.")

@@ -30,23 +30,14 @@ SEED = 0x6E626179
 LABEL = "\x00label"
 
 
-def _canonical(frame: pl.DataFrame, labels: pl.Series) -> pl.DataFrame:
-    """The row content to hash: numbers as Float64 and everything else as text, so that a
-    value hashes alike whatever type a batch read it as."""
-    columns = [
-        pl.col(name).cast(pl.Float64) if dtype.is_numeric() or dtype == pl.Boolean
-        else pl.col(name).cast(pl.String)
-        for name, dtype in frame.schema.items()
-    ]
-    return frame.select(columns).with_columns(labels.cast(pl.String).alias(LABEL))
-
-
 def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
-    """Each row's 64-bit content hash (its columns' values and its label), mixed by the
+    """Each row's 64-bit content hash (its columns' values, in the schema's types, so that a
+    value hashes alike whatever type a batch read it as, and its label as text), mixed by the
     finaliser of SplitMix64 (Steele, Lea & Flood 2014) so that its smallest values are a
     uniform sample of the rows: a row hash combines the columns' hashes, and without the
     mixing its low values follow some columns' values (a class's rows, say)."""
-    z = _canonical(frame, labels).hash_rows(SEED).to_numpy().astype(np.uint64)
+    content = frame.with_columns(labels.cast(pl.String).alias(LABEL))
+    z = content.hash_rows(SEED).to_numpy().astype(np.uint64)
     with np.errstate(over="ignore"):
         z ^= z >> np.uint64(30)
         z *= np.uint64(0xBF58476D1CE4E5B9)
@@ -54,6 +45,18 @@ def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
         z *= np.uint64(0x94D049BB133111EB)
         z ^= z >> np.uint64(31)
     return z
+
+
+def _kinds(schema: dict[str, pl.DataType]) -> tuple[list[str], list[str]]:
+    """The columns a model file holds as floats (floats and booleans, nulls apart) and as
+    64-bit integers; the others are text."""
+    integers = [name for name, dtype in schema.items() if dtype.is_integer()]
+    numbers = [
+        name
+        for name, dtype in schema.items()
+        if (dtype.is_numeric() or dtype == pl.Boolean) and not dtype.is_integer()
+    ]
+    return numbers, integers
 
 
 @dataclass
@@ -129,28 +132,26 @@ class RowSample:
         """JSON metadata (the text columns' values) and arrays (hashes, classes, weights, and
         the numbers and booleans as one (rows, columns) array, with a mask of the nulls: a
         model file holds finite numbers only)."""
-        numeric = [
-            name
-            for name, dtype in self.frame.schema.items()
-            if dtype.is_numeric() or dtype == pl.Boolean
-        ]
-        values = (
-            self.frame.select(pl.col(numeric).cast(pl.Float64)).to_numpy()
-            if numeric
-            else np.zeros((len(self), 0))
-        ).reshape(len(self), len(numeric))
-        absent = np.isnan(values)
+        numbers, integers = _kinds(self.frame.schema)
         arrays = {
             "hashes": self.hashes.astype(np.uint64),
             "cls": self.cls.astype(np.int64),
             "weight": self.weight.astype(np.float64),
-            "numbers": np.where(absent, 0.0, values),
-            "absent": absent.astype(np.uint8),
         }
+        for key, names, dtype in (
+            ("numbers", numbers, pl.Float64),
+            ("integers", integers, pl.Int64),
+        ):
+            values = self.frame.select(pl.col(names).cast(dtype))
+            shape = (len(self), len(names))
+            absent = values.select(pl.all().is_null()).to_numpy().reshape(shape)
+            filled = values.fill_null(0).to_numpy().reshape(shape)
+            arrays[key] = filled.astype(np.float64 if dtype == pl.Float64 else np.int64)
+            arrays[f"{key} absent"] = absent.astype(np.uint8)
         text = {
             name: self.frame[name].cast(pl.String).to_list()
             for name in self.frame.columns
-            if name not in set(numeric)
+            if name not in set(numbers + integers)
         }
         return {"size": self.size, "text": text}, arrays
 
@@ -167,27 +168,30 @@ class RowSample:
         n = hashes.shape[0]
         weight = np.asarray(arrays["weight"], dtype=np.float64)
         classes = np.asarray(arrays["cls"])
-        numeric = [
-            name for name, dtype in schema.items() if dtype.is_numeric() or dtype == pl.Boolean
-        ]
-        numbers = np.asarray(arrays["numbers"], dtype=np.float64)
-        absent = np.asarray(arrays["absent"]) != 0
+        kinds = dict(zip(("numbers", "integers"), _kinds(schema), strict=True))
+        blocks = {key: np.asarray(arrays[key]) for key in kinds}
+        absent = {key: np.asarray(arrays[f"{key} absent"]) != 0 for key in kinds}
         if (
-            n > size
+            size != SAMPLE_ROWS
+            or hashes.ndim != 1
+            or n > size
             or weight.shape != (n,)
             or classes.shape != (n,)
+            or classes.dtype.kind not in "iu"
             or not np.all(weight > 0)
             or not np.all(hashes[1:] > hashes[:-1])
-            or numbers.shape != (n, len(numeric))
-            or absent.shape != numbers.shape
+            or any(blocks[k].shape != (n, len(names)) for k, names in kinds.items())
+            or any(absent[k].shape != blocks[k].shape for k in kinds)
+            or blocks["integers"].dtype.kind not in "iu"
         ):
             raise ValueError("the row sample's hashes, classes, weights and values disagree.")
         columns = {}
-        position = {name: k for k, name in enumerate(numeric)}
+        position = {name: (k, j) for k, names in kinds.items() for j, name in enumerate(names)}
         for name, dtype in schema.items():
             if name in position:
-                values = np.where(absent[:, position[name]], np.nan, numbers[:, position[name]])
-                series = pl.Series(name, values, nan_to_null=True)
+                key, j = position[name]
+                values = pl.Series(name, blocks[key][:, j])
+                series = values.set(pl.Series(absent[key][:, j]), None)
             else:
                 values = text.get(name)
                 if not isinstance(values, list) or len(values) != n or not all(

@@ -146,8 +146,9 @@ def _choice_from_json(data: Any) -> Choice:
         raise ValueError("a saved column choice's scores must be [candidate, number] pairs.")
     gains = [data[name] for name in ("missing_gain", "alpha_gain")]
     if (
-        data["family"] not in CANDIDATES
-        or data["candidate"] not in ("", *CANDIDATES)
+        data["family"] not in CANDIDATES[:-1]  # SMOOTH is a candidate of the family "kde"
+        or data["candidate"] not in ("", SMOOTH)
+        or (data["candidate"] == SMOOTH and data["family"] != "kde")
         or data["usual"] not in CANDIDATES
         or data["missing"] not in ("skip", "category")
         or not isinstance(data["note"], str)

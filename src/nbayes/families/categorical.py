@@ -125,7 +125,13 @@ class CategoricalColumns(ColumnGroup):
             self.missing[:, j] -= np.bincount(
                 cls[absent[:, j]], weights=weight[absent[:, j]], minlength=self.missing.shape[0]
             )
+        before = self.stats.counts.copy()
         self.stats.accumulate(block, cls, -weight, sized=True)
+        # a count the rows took to zero is zero, not the round-off of fractional weights
+        counts = self.stats.counts
+        counts[np.abs(counts) <= 1e-9 * np.abs(before)] = 0.0
+        np.maximum(counts, 0.0, out=counts)
+        np.maximum(self.missing, 0.0, out=self.missing)
 
     def frozen_choices(self, settings: Settings) -> dict:
         self.missing_choices(settings)  # computed (λ first, where chosen) and cached
