@@ -128,7 +128,8 @@ def main() -> None:
         [semi, "rows shuffled", gap(semi_shuffled.predict_proba(X_test), semi_expected)],
         [semi, "Dask, 2 workers", gap(semi_dask.predict_proba(X_test), semi_expected)],
     ]
-    header = ["model", "fitted by", f"largest difference of a probability on {TEST_ROWS:,} adult test rows vs one fit"]
+    largest = f"largest difference of a probability on {TEST_ROWS:,} adult test rows vs one fit"
+    header = ["model", "fitted by", largest]
     body = (
         "Command: `python benchmarks/same_model.py --write` — "
         f"{_report.machine()}. Target (issue: mergeable choices): at most 1e-9 each. "
