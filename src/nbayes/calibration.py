@@ -192,6 +192,8 @@ def _objective(joint, finite, truth, scale, a, b):  # pragma: no cover - compile
 #: ``NEWTON_STEPS`` steps.
 GRADIENT_TOLERANCE = 1e-12
 NEWTON_STEPS = 100
+#: The relative round-off of the objective, a mean over rows.
+ROUND_OFF = 1e-13
 
 
 def _hessian(scores: _Scores, a: float, b: np.ndarray, offsets: bool) -> np.ndarray:
@@ -258,10 +260,16 @@ def _fit(
         while True:
             trial = np.clip(theta - t * step, low, high)
             trial_value, trial_grad = scores.objective(trial, offsets)
-            if trial_value <= value - 1e-4 * np.dot(grad, theta - trial) or t < 1e-10:
+            decrease = trial_value <= value - 1e-4 * np.dot(grad, theta - trial)
+            # near the optimum the objective's change is below its round-off: the step is
+            # judged by the gradient it leaves instead
+            flat = trial_value <= value + ROUND_OFF * (1.0 + abs(value)) and np.max(
+                np.abs(trial_grad)
+            ) < np.max(np.abs(grad))
+            if decrease or flat or t < 1e-10:
                 break
             t /= 2
-        if trial_value > value or np.array_equal(trial, theta):  # no progress: converged
+        if not (decrease or flat) or np.array_equal(trial, theta):  # no progress: converged
             break
         theta, value, grad = trial, trial_value, trial_grad
     return unpack(theta)
