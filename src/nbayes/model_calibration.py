@@ -64,7 +64,6 @@ class CalibratedScores:
     def _start_sample(self, rows: pl.DataFrame | None) -> None:
         """An empty sample of the schema's columns and types, when the model calibrates."""
         self._stats.sample = None if rows is None else RowSample.empty(rows)
-        forget_calibration(self)
 
     def _add_to_sample(
         self, rows: pl.DataFrame | None, labels: pl.Series, cls: np.ndarray, weight: np.ndarray
@@ -91,7 +90,7 @@ class CalibratedScores:
         """Held-out scores of the sample rows, and the calibration they support (see the
         module docstring). None under 100 sample rows or 2 classes; no offsets when the class
         prior was given, and none for a class with fewer than two sample rows."""
-        sample = getattr(self._stats, "sample", None)
+        sample = self._stats.sample
         n_classes = len(self.classes_)
         if self.calibration != "auto" or sample is None or len(sample) < MIN_ROWS:
             return None
