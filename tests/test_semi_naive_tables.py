@@ -260,8 +260,8 @@ def test_fit_passes_over_batches_equals_fit():
 def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
     frame, y = weather()
     categorical = frame.drop(columns="humidity")
-    whole = SemiNaiveBayes("aode", missing_values="?").fit(categorical, y)
-    streamed = SemiNaiveBayes("aode", missing_values="?")
+    whole = SemiNaiveBayes("aode", missing_values="?", discriminative=False).fit(categorical, y)
+    streamed = SemiNaiveBayes("aode", missing_values="?", discriminative=False)
     for start in range(0, len(y), 90):
         part = slice(start, start + 90)
         streamed.partial_fit(categorical.iloc[part], y[part])
@@ -269,7 +269,9 @@ def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
         streamed.predict_proba(categorical), whole.predict_proba(categorical), rtol=1e-12
     )
     with pytest.raises(ValueError, match=r"partial_fit cannot cut numeric columns.*'humidity'"):
-        SemiNaiveBayes("aode").partial_fit(frame, y)
+        SemiNaiveBayes("aode", discriminative=False).partial_fit(frame, y)
+    with pytest.raises(AttributeError, match="discriminative=False"):
+        SemiNaiveBayes("aode").partial_fit(categorical, y)
     with pytest.raises(AttributeError, match="passes"):
         SemiNaiveBayes("skdb").partial_fit(categorical, y)
 
@@ -297,7 +299,7 @@ def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_pat
     columns + log P(note | c) of a NaiveBayes of the text alone."""
     table = identifier_and_text_table()
     with pytest.warns(UserWarning) as caught:
-        fitted = SemiNaiveBayes(model).fit(table, target="cls")
+        fitted = SemiNaiveBayes(model, discriminative=False).fit(table, target="cls")
     messages = [str(w.message) for w in caught]
     assert any("'id'" in m and "identifier" in m for m in messages)
     assert any("'note'" in m and "bag of words (family 'text')" in m for m in messages)
@@ -305,7 +307,8 @@ def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_pat
     assert [s.name for s in fitted.schema_] == ["a", "b", "x"]
     assert fitted.families_ == {"id": "ignore", "note": "text", "a": "categorical",
                                 "b": "categorical", "x": "mdl"}  # fmt: skip
-    plain = SemiNaiveBayes(model).fit(table.drop("id", "note"), target="cls")
+    plain = SemiNaiveBayes(model, discriminative=False)
+    plain.fit(table.drop("id", "note"), target="cls")
     words = nbayes.NaiveBayes(families={"note": "text"}, calibration=None)
     words.fit(table.select("note", "cls"), target="cls")
     log_prior = np.log(words.class_count_ / words.class_count_.sum())
@@ -330,13 +333,15 @@ def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_pat
 @pytest.mark.filterwarnings("ignore:column")
 def test_text_columns_merge_and_take_batches(model):
     table = identifier_and_text_table().drop("x")  # categorical columns: one pass
-    whole = SemiNaiveBayes(model).fit(table, target="cls")
+    whole = SemiNaiveBayes(model, discriminative=False).fit(table, target="cls")
     merged = nbayes.merge(
-        SemiNaiveBayes(model).fit(table[:130], target="cls"),
-        SemiNaiveBayes(model).fit(table[130:], target="cls"),
+        SemiNaiveBayes(model, discriminative=False).fit(table[:130], target="cls"),
+        SemiNaiveBayes(model, discriminative=False).fit(table[130:], target="cls"),
     )
     np.testing.assert_allclose(merged.predict_proba(table), whole.predict_proba(table), atol=1e-9)
-    streamed = SemiNaiveBayes(model, families={"note": "text", "id": "ignore"})
+    streamed = SemiNaiveBayes(
+        model, families={"note": "text", "id": "ignore"}, discriminative=False
+    )
     for start in range(0, table.height, 70):
         streamed.partial_fit(table[start : start + 70], target="cls")
     np.testing.assert_allclose(

@@ -70,6 +70,9 @@ TEXT_MODELS = ("complement", "multinomial", "bernoulli")
 #: ``nbayes.semi_naive.table.MODEL_NAMES``; listed here so that ``--help`` imports nothing).
 TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb")
 
+#: ``--discriminative``: a semi-naive model's discriminative correction, or the counts alone.
+DISCRIMINATIVE_CHOICES = ("on", "off")
+
 #: ``--calibration``: NaiveBayes' own calibration (``calibration="auto"``), or the textbook scores.
 CALIBRATION_CHOICES = ("auto", "none")
 
@@ -279,7 +282,16 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         default="naive",
         help="naive Bayes (default), or a semi-naive model whose attributes depend on each "
         "other: aode, waode, aodesr, a2de, hnb, tan, kdb (--k parents), skdb (selective k-DB, "
-        "k' <= --k); numeric columns are then cut into MDL intervals",
+        "k' <= --k: SemiNaiveBayes()'s default); numeric columns are then cut into MDL "
+        "intervals",
+    )
+    group.add_argument(
+        "--discriminative",
+        choices=DISCRIMINATIVE_CHOICES,
+        default="on",
+        help="semi-naive models: correct the structure's scores by weights learnt for the "
+        "decision, as many L-BFGS passes over the file as held-out rows choose (on, the "
+        "default), or keep the counts' scores (off: a file read once per pass of the structure)",
     )
     group.add_argument(
         "--k",

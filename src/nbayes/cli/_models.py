@@ -169,6 +169,7 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         continuous=continuous,
         missing_values=args.missing or None,
         bins=args.bins,
+        discriminative=getattr(args, "discriminative", "on") == "on",
     )
 
 

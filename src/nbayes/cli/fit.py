@@ -177,6 +177,12 @@ def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
         if learner is None:
             target = require_target(args, args.data, batch.frame.columns)
             learner = learner_for(args, args.data, batch.frame, target)
+            if getattr(learner.model, "discriminative", False):
+                raise UsageError(
+                    f"--model {args.model} learns its discriminative weights from all rows, "
+                    "reading the data once per pass; give a file, not standard input, or "
+                    "--discriminative off."
+                )
             if not hasattr(learner.model, "partial_fit"):
                 raise UsageError(
                     f"--model {args.model} learns its structure from all rows before it counts "

@@ -8,7 +8,10 @@ so only statistics travel and the result is the model ``fit`` gives on all the r
   as in one fit); the client then derives the cut points;
 * the structure's pass 1: each partition, coded with those vocabularies and cut points, fills a
   copy of the structure (its pair counts), and the copies merge as models do;
-* passes 2, 3, …: as :mod:`._passes` runs them, each partition coded by the table first.
+* passes 2, 3, …: as :mod:`._passes` runs them, each partition coded by the table first;
+* the discriminative correction (``discriminative=True``): each of its passes (a value and
+  gradient of the conditional likelihood, :mod:`nbayes.semi_naive.discriminative`) a map over
+  the partitions and a tree sum, the client stepping L-BFGS between them.
 
 The model is reached only through its partition protocol (the "partition protocol" block of
 :mod:`nbayes.semi_naive.table_passes`).
@@ -61,7 +64,38 @@ def fit_staged_table(
         total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
         structure._pass_finish(number, total)
     table.model_ = structure
+    if table.discriminative:
+        handle = model_handle(table)
+        evaluations = iter(range(1 << 62))
+
+        def sums(theta: Any, hold_out: bool) -> tuple[Any, Any]:
+            leaves = map_partitions(
+                _correction_pass, "frame", X, extras, table=handle, theta=theta,
+                hold_out=hold_out, **options,
+            )  # fmt: skip
+            return tree_reduce(
+                leaves, _add_sums, split_every, f"nbayes-correction-{next(evaluations)}"
+            )
+
+        table._fit_correction(sums)
     return table
+
+
+def _correction_pass(
+    X: Any, *extras: Any, table: Any, theta: Any, hold_out: bool, **options: Any
+) -> tuple[Any, Any]:
+    """A partition's (totals, gradient) of the correction at θ."""
+    rows = _rows(X, extras, table, **options)
+    return table._correction_partition(rows.frame, rows.values, rows.weight, theta, hold_out)
+
+
+def _add_sums(*parts: tuple[Any, Any]) -> tuple[Any, Any]:
+    """The partitions' (totals, gradient) added in order (inputs unchanged)."""
+    totals, gradient = (part.copy() for part in parts[0])
+    for more_totals, more_gradient in parts[1:]:
+        totals += more_totals
+        gradient += more_gradient
+    return totals, gradient
 
 
 def _rows(X: Any, extras: tuple, table: Any, target: str | None, has_y: bool, has_w: bool):

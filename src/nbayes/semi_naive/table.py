@@ -52,6 +52,7 @@ from .classifier import Encoded, SemiNaiveClassifier
 from .hidden import HNB
 from .network import KDB, TAN
 from .selective import SelectiveKDB
+from .table_correction import TableCorrection
 from .table_files import DISCRETE
 from .table_merge import TableMerge
 from .table_passes import TablePasses
@@ -69,15 +70,24 @@ MODEL_NAMES = {
     "skdb": SelectiveKDB,
 }
 
-class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixin):
+class SemiNaiveBayes(
+    TablePasses, TableMerge, TableCorrection, TableViews, InnerModel, ParamsMixin
+):
     """A semi-naive Bayes model over a table (see :mod:`nbayes.semi_naive.table`).
 
     Parameters
     ----------
-    model : str or estimator, default "aode"
-        ``"aode"``, ``"waode"``, ``"aodesr"``, ``"a2de"``, ``"hnb"``, ``"tan"``, ``"kdb"``,
-        ``"skdb"``, or a configured estimator of :mod:`nbayes.semi_naive` (e.g. ``KDB(3)``),
-        which is cloned, never fitted in place.
+    model : str or estimator, default "skdb"
+        ``"skdb"`` (selective k-DB with k up to 3: the attributes used and their number of
+        parents chosen by leave-one-out log loss, :class:`~nbayes.semi_naive.SelectiveKDB`),
+        ``"aode"``, ``"waode"``, ``"aodesr"``, ``"a2de"``, ``"hnb"``, ``"tan"``, ``"kdb"``, or a
+        configured estimator of :mod:`nbayes.semi_naive` (e.g. ``KDB(3)``), which is cloned,
+        never fitted in place.
+    discriminative : bool, default True
+        Correct the structure's scores by weights learnt for the decision (logistic regression
+        on the attributes' values with the structure's scores as offset; the number of
+        iterations chosen on held-out rows, none when they prefer the generative model: see
+        :mod:`nbayes.semi_naive.discriminative`). ``correction_`` holds it.
     families : dict, optional
         Per column: ``"categorical"``, ``"mdl"``, ``"equal-width"`` or ``"equal-frequency"``.
     continuous : str, default "mdl"
@@ -108,8 +118,9 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
 
     def __init__(
         self,
-        model: Any = "aode",
+        model: Any = "skdb",
         *,
+        discriminative: bool = True,
         families: dict[str, str] | None = None,
         continuous: str = "mdl",
         missing: str | dict[str, str] = "skip",
@@ -155,6 +166,10 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
         )
 
     def _check_params(self) -> None:
+        if not isinstance(self.discriminative, bool):
+            raise ValueError(
+                f"discriminative must be True or False, got {self.discriminative!r}."
+            )
         modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
         if any(mode != "skip" for mode in modes):
             raise ValueError(
@@ -243,7 +258,7 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
         self._check_params()
         self._forget()
         frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
-        return self._passes(lambda: [(frame, labels, weight)])
+        return self._passes(lambda: [(frame, labels, weight)], in_memory=True)
 
     def fit_passes(
         self, source: Callable[[], Iterable[Any]], *, target: str | None = None
@@ -266,7 +281,7 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
                 else:
                     yield self._labelled(batch, None, target, None, None)
 
-        return self._passes(batches)
+        return self._passes(batches, in_memory=False)
 
     @property
     def partial_fit(self) -> Callable[..., SemiNaiveBayes]:
@@ -280,6 +295,8 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
         (model if model is not None else self._new_model())._check_one_pass(
             "SemiNaiveBayes.partial_fit"
         )
+        # AttributeError, so that hasattr tells, as for a structure of several passes
+        self._refuse_correction("SemiNaiveBayes.partial_fit", AttributeError)
         return self._partial_fit
 
     def _partial_fit(
@@ -339,7 +356,7 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
 
     def _forget(self) -> None:
         for name in ("missing_markers_", "_fit_columns", "model_", "schema_", "ignored_",
-                     "text_columns_", "_words"):  # fmt: skip
+                     "text_columns_", "_words", "correction_"):  # fmt: skip
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------------ prediction
@@ -347,16 +364,25 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
         self._check_fitted()
         return self._encode(self._frame(X), fitting=False)
 
-    def _joint(self, X: Any, priors: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _joint(
+        self, X: Any, priors: Any, *, corrected: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(log P(c) + log P(x | c) per row and class, log P(c)): the structure's joint, plus
         the text columns' Σ_t log P(x_t | c) (each text column independent of the rest given the
-        class)."""
+        class), plus the discriminative correction b_c + Σ_j δ_{c,j,x_j} when there is one
+        (then a score whose softmax is P(c | x), no longer a joint probability)."""
         frame = self._frame(X)
         codes = self._encode(frame, fitting=False)
         joint = self.model_.predict_joint_log_proba(codes, priors=priors)
         if self._words is not None:
             joint = joint + self._text_terms(frame)[1].sum(axis=0)
+        if corrected and self._corrected() is not None:
+            joint = joint + self._correction_scores(codes.codes)
         return joint, self.model_._class_log_prior(priors)
+
+    def _structure_only(self) -> bool:
+        """Whether the structure's own predictions are the model's (no text, no correction)."""
+        return self._words is None and self._corrected() is None
 
     def _text_terms(self, frame: pl.DataFrame) -> tuple[list[str], np.ndarray]:
         """(text column names, log P(x_t | c) of shape (t, n, K) in ``classes_`` order; 0 where
@@ -372,7 +398,7 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
     def predict(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         """The Bayes decision per row (MAP, or minimum risk under ``loss``)."""
         self._check_fitted()
-        if self._words is None:
+        if self._structure_only():
             return self.model_.predict(self._codes(X), priors=priors, loss=self._loss(loss))
         joint, log_prior = self._joint(X, priors)
         matrix = decision.validate_loss(self._loss(loss), len(self.classes_), name="loss")
@@ -382,14 +408,14 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
     def predict_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """P(c | x) per row, columns in ``classes_`` order."""
         self._check_fitted()
-        if self._words is None:
+        if self._structure_only():
             return self.model_.predict_proba(self._codes(X), priors=priors)
         return decision.posterior(*self._joint(X, priors))
 
     @dask_aware
     def predict_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         self._check_fitted()
-        if self._words is None:
+        if self._structure_only():
             return self.model_.predict_log_proba(self._codes(X), priors=priors)
         return decision.posterior(*self._joint(X, priors), log=True)
 
@@ -397,14 +423,14 @@ class SemiNaiveBayes(TablePasses, TableMerge, TableViews, InnerModel, ParamsMixi
     def predict_joint_log_proba(self, X: Any, *, priors: Any = None) -> np.ndarray:
         """log P(c) + log P(x | c) per row and class."""
         self._check_fitted()
-        if self._words is None:
+        if self._structure_only():
             return self.model_.predict_joint_log_proba(self._codes(X), priors=priors)
         return self._joint(X, priors)[0]
 
     @dask_aware
     def predict_risk(self, X: Any, *, priors: Any = None, loss: Any = None) -> np.ndarray:
         self._check_fitted()
-        if self._words is None:
+        if self._structure_only():
             return self.model_.predict_risk(self._codes(X), priors=priors, loss=self._loss(loss))
         matrix = decision.validate_loss(self._loss(loss), len(self.classes_), name="loss")
         return decision.conditional_risk(decision.posterior(*self._joint(X, priors)), matrix)

@@ -59,6 +59,10 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
     if model._words is not None:  # the text columns' bag-of-words model
         meta["words"], words_arrays = model._words._to_state()
         arrays.update(nest("words", words_arrays))
+    correction = getattr(model, "correction_", None)
+    if correction is not None:  # the discriminative correction's weights
+        meta["correction"], correction_arrays = correction.state()
+        arrays.update(nest("correction", correction_arrays))
     return meta, arrays
 
 
@@ -68,7 +72,10 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
     if inner is None:
         raise ValueError(f"unknown semi-naive model {meta['model_class']!r}.")
     model = inner._from_state(meta["model"], section("model", arrays))
-    table = cls(model=model, **from_json(meta["params"]))
+    params = from_json(meta["params"])
+    if isinstance(params, dict):  # files from before the correction were all without one
+        params.setdefault("discriminative", False)
+    table = cls(model=model, **params)
     table._check_params()
     specs = []
     for name, family, dtype in meta["schema"]:
@@ -119,4 +126,15 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
             raise ValueError(f"the cut points of column {spec.name!r} are not increasing.")
         table.cut_points_[spec.name] = values
     table.model_ = model
+    if table.discriminative != ("correction" in meta):
+        raise ValueError(
+            "the file's discriminative setting and its correction disagree: "
+            f"discriminative={table.discriminative}, correction "
+            f"{'present' if 'correction' in meta else 'absent'}."
+        )
+    if "correction" in meta:
+        table.correction_ = table._correction_from_state(
+            meta["correction"], section("correction", arrays), model.n_values_,
+            len(model.classes_),
+        )  # fmt: skip
     return table

@@ -26,6 +26,9 @@ class TableMerge:
         (:meth:`fit_passes`, or a Dask collection), which merges each pass's statistics. Nothing
         of either model changes when the merge is refused."""
         self._check_fitted()
+        for model in (self, *others):
+            if isinstance(model, TableMerge):
+                model._refuse_correction("SemiNaiveBayes.merge")
         for other in others:
             self._check_mergeable(other)
         merged = copy.deepcopy(self)

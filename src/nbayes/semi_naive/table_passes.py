@@ -46,10 +46,14 @@ class TablePasses:
     """A table model's passes over its rows, and the partition protocol (module docstring)."""
 
     def _passes(
-        self, source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]]
+        self,
+        source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]],
+        *,
+        in_memory: bool,
     ) -> SemiNaiveBayes:
-        """Fit from ``source()``, labelled frames (the same rows each call): the table's pass,
-        then the structure's passes over the encoded rows."""
+        """Fit from ``source()``, labelled frames (the same rows each call, ``in_memory`` or
+        read again each time): the table's pass, then the structure's passes over the encoded
+        rows, then the discriminative correction's (``discriminative=True``)."""
         self.missing_markers_ = missing_markers(self.missing_values)
         first = None
         for frame, labels, weight in source():  # pass 1: types, values, numeric sketches
@@ -68,6 +72,8 @@ class TablePasses:
         model = self._new_model()
         model.fit_passes(coded, classes=first.classes)
         self.model_ = model
+        if self.discriminative:
+            self._fit_correction_over(source, in_memory=in_memory)
         return self
 
     def _first_pass(self) -> FirstPass:

@@ -136,6 +136,18 @@ def attribute_terms(model: Any, frame: pl.DataFrame) -> tuple[list[str], np.ndar
             with np.errstate(invalid="ignore"):
                 terms[j] = np.where(np.isnan(original[:, j])[:, None], 0.0, joint - without)
         encoded.codes = original
+    correction = model._corrected()
+    if correction is not None:  # each attribute's weight, less that of its value missing
+        scores = model._correction_scores(original)
+        for j in range(original.shape[1]):
+            blank = original.copy()
+            blank[:, j] = np.nan
+            with np.errstate(invalid="ignore"):
+                terms[j] += np.where(
+                    np.isnan(original[:, j])[:, None], 0.0,
+                    scores - model._correction_scores(blank),
+                )  # fmt: skip
+        joint = joint + scores
     names = [s.name for s in model.schema_]
     if model._words is not None:  # a text column's term is its own log P(x_t | c)
         texts, text_terms = model._text_terms(frame)
@@ -154,6 +166,9 @@ def contributions(
     order = np.argsort(-joint[0], kind="stable")
     a, b = int(order[0]), int(order[-1] if order.shape[0] == 1 else order[1])
     prior = model.model_._class_log_prior()
+    correction = model._corrected()
+    if correction is not None:  # the correction's class weights b_c join the prior's term
+        prior = prior + correction.bias
     found = [("prior", float(prior[a] - prior[b]))]
     for j, name in enumerate(names):
         value = frame.get_column(name)[0] if name in frame.columns else None
@@ -216,7 +231,7 @@ class TableViews:
         )
         _, _, joint = attribute_terms(self, frame)
         explanation.top_two, explanation.contributions = contributions(self, frame, joint)
-        if self._words is not None:  # the posterior of the whole model, text columns included
+        if not self._structure_only():  # the whole model's posterior: text, correction
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnseenCategoryWarning)
                 explanation.posterior = self.predict_proba(frame, priors=priors)[0]
@@ -286,6 +301,7 @@ class TableViews:
         for name, cuts in self.cut_points_.items():
             shown = ", ".join(f"{c:.6g}" for c in cuts) or "none (one interval)"
             lines.append(f"cut points of {name}: {shown}")
+        lines += self._describe_correction()
         return "\n".join(lines)
 
     def __str__(self) -> str:

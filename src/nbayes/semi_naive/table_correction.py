@@ -1,0 +1,136 @@
+"""The discriminative correction of a :class:`~nbayes.semi_naive.SemiNaiveBayes`
+(:class:`TableCorrection`): fitted after the structure's passes when ``discriminative=True``
+(:mod:`nbayes.semi_naive.discriminative`), added to the structure's scores when predicting,
+refused where it could not equal one fit on all the rows (``partial_fit``, ``merge``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from ..row_sample import row_hashes
+from .discriminative import (
+    Correction,
+    CorrectionRows,
+    add_batch,
+    batch_sums,
+    fit_correction,
+    held_out_rows,
+    slot_bases,
+    slots_of,
+)
+
+if TYPE_CHECKING:
+    from .table import SemiNaiveBayes
+
+
+class TableCorrection:
+    """Fitting and applying ``correction_`` (module docstring)."""
+
+    def _correction_rows(
+        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray
+    ) -> CorrectionRows:
+        """A labelled batch as the correction reads it (the structure fitted)."""
+        codes = self._encode(frame, fitting=False).codes
+        offsets, _ = self._joint(frame, None, corrected=False)
+        classes = self.model_.classes_
+        cls = np.searchsorted(classes, labels)
+        return CorrectionRows(
+            slots_of(codes, self.model_.n_values_),
+            np.ascontiguousarray(offsets, dtype=np.float64),
+            cls.astype(np.int64),
+            np.ascontiguousarray(weight, dtype=np.float64),
+            held_out_rows(self._content_hashes(frame, labels)),
+        )
+
+    def _content_hashes(self, frame: pl.DataFrame, labels: np.ndarray) -> np.ndarray:
+        """Each row's content hash over the structure's columns in the schema's types (so that
+        the held-out rows do not depend on the order or the batches the rows come in)."""
+        columns = [
+            pl.col(s.name).cast(s.dtype if s.family == "categorical" else pl.Float64)
+            for s in self.schema_
+        ]
+        return row_hashes(frame.select(columns), pl.Series(labels))
+
+    def _fit_correction_over(
+        self,
+        source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]],
+        *,
+        in_memory: bool,
+    ) -> None:
+        """Fit ``correction_`` over ``source()``'s labelled frames: read once when they are in
+        memory, once per pass otherwise."""
+
+        def batches() -> Iterable[CorrectionRows]:
+            for frame, labels, weight in source():
+                yield self._correction_rows(frame, labels, weight)
+
+        if in_memory:
+            prepared = list(batches())
+            self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
+        else:
+            self._fit_correction(batch_sums(batches, *self._correction_shape()))
+
+    def _correction_partition(
+        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray,
+        hold_out: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One piece's (totals, gradient) at θ (a Dask partition's share of a pass)."""
+        totals, gradient = np.zeros(4), np.zeros(theta.shape[0])
+        if frame.height:
+            rows = self._correction_rows(frame, labels, weight)
+            add_batch(rows, theta, hold_out, totals, gradient)
+        return totals, gradient
+
+    def _correction_shape(self) -> tuple[int, int]:
+        return int(slot_bases(self.model_.n_values_)[-1]), len(self.model_.classes_)
+
+    def _fit_correction(self, sums: Callable) -> None:
+        self.correction_ = fit_correction(sums, *self._correction_shape())
+
+    def _corrected(self) -> Correction | None:
+        """The correction when it changes the scores (held-out rows chose ≥ 1 iteration)."""
+        correction = getattr(self, "correction_", None)
+        return correction if correction is not None and correction.active else None
+
+    def _correction_scores(self, codes: np.ndarray) -> np.ndarray:
+        return self.correction_.scores(codes, self.model_.n_values_)
+
+    def _describe_correction(self) -> list[str]:
+        correction = getattr(self, "correction_", None)
+        if correction is None:
+            return []
+        losses = correction.held_out_losses
+        if not correction.active:
+            return [
+                "discriminative correction: none (the held-out rows' log loss was lowest for "
+                "the generative model)"
+                if losses.size
+                else "discriminative correction: none (too few rows to hold some out)"
+            ]
+        return [
+            f"discriminative correction: {correction.iterations} L-BFGS iterations chosen on "
+            f"held-out rows (their log loss {losses[0]:.4f} generative, "
+            f"{losses[correction.iterations]:.4f} corrected)"
+        ]
+
+    def _refuse_correction(
+        self: SemiNaiveBayes, action: str, error: type[Exception] = ValueError
+    ) -> None:
+        """Raise ``error`` naming why, when the model has (or will have) a correction."""
+        if getattr(self, "discriminative", False):
+            raise error(
+                f"{action}: the discriminative correction (discriminative=True) is learnt from "
+                "all rows' conditional likelihood, which batches or models fitted apart cannot "
+                "add up to. Fit on all rows (fit, or fit_passes reading a source once per pass, "
+                "or a Dask collection), or use discriminative=False."
+            )
+
+    @staticmethod
+    def _correction_from_state(
+        meta: dict, arrays: dict[str, np.ndarray], n_values: np.ndarray, n_classes: int
+    ) -> Any:
+        return Correction.from_state(meta, arrays, n_values, n_classes)

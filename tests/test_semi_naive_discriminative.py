@@ -1,0 +1,254 @@
+"""The discriminative correction of SemiNaiveBayes (nbayes.semi_naive.discriminative): its
+objective against an independent computation, what it learns, and the same model whatever the
+row order, the batches or the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nbayes
+from nbayes.semi_naive import KDB, SemiNaiveBayes
+from nbayes.semi_naive.discriminative import (
+    L2,
+    CorrectionRows,
+    _Passes,
+    batch_sums,
+    fit_correction,
+    slots_of,
+)
+
+
+def _doubled_evidence(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
+    """A weak attribute copied five times (naive counting counts its evidence five times over)
+    beside a strong one: the conditional likelihood has weights to undo that."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    strong = np.where(rng.random(n) < 0.8, y, 1 - y)
+    weak = np.where(rng.random(n) < 0.6, y, 1 - y)
+    columns = {"strong": strong.astype(str)}
+    for j in range(5):
+        columns[f"weak{j}"] = weak.astype(str)
+    columns["noise"] = rng.integers(0, 3, n).astype(str)
+    return pl.DataFrame(columns), np.where(y == 1, "yes", "no")
+
+
+def _threshold_concept(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
+    """y = [at least three of eight attributes are "2"], 5 % of labels flipped: a concept
+    linear in the values' indicators that counting in any structure renders only roughly."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 3, (n, 8))
+    y = (values == 2).sum(axis=1) >= 3
+    y ^= rng.random(n) < 0.05
+    frame = pl.DataFrame({f"a{j}": values[:, j].astype(str) for j in range(8)})
+    return frame, np.where(y, "yes", "no")
+
+
+def _log_loss(model, X, y) -> float:
+    proba = model.predict_proba(X)
+    return float(-np.mean(np.log(proba[np.arange(len(y)), np.searchsorted(model.classes_, y)])))
+
+
+def test_the_objective_and_gradient_match_a_direct_computation():
+    rng = np.random.default_rng(0)
+    n, d, K = 60, 3, 3
+    n_values = np.array([2, 3, 4])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    codes[rng.random((n, d)) < 0.1] = np.nan
+    codes[0, 1] = 7  # a value unseen in fitting: no term
+    slots = slots_of(codes, n_values)
+    rows = CorrectionRows(
+        slots,
+        rng.normal(size=(n, K)),
+        rng.integers(0, K, n).astype(np.int64),
+        rng.uniform(0.5, 2, n),
+        rng.random(n) < 0.3,
+    )
+    n_slots = int(n_values.sum() + d)
+    passes = _Passes(batch_sums(lambda: [rows], n_slots, K), n_slots, K)
+    theta = rng.normal(scale=0.3, size=n_slots * K + K)
+    loss, gradient = passes.objective(hold_out=True)(theta)
+
+    delta, bias = theta[: n_slots * K].reshape(n_slots, K), theta[n_slots * K :]
+
+    def direct(delta, bias):
+        scores = rows.offsets + bias
+        for j in range(d):
+            for r in range(n):
+                if slots[r, j] >= 0:
+                    scores[r] += delta[slots[r, j]]
+        log_p = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+        ell = -log_p[np.arange(n), rows.cls] * rows.weight
+        train = ~rows.held_out
+        value = ell[train].sum() / rows.weight[train].sum() + 0.5 * L2 * np.sum(delta**2)
+        held = ell[~train].sum() / rows.weight[~train].sum()
+        return value, held
+
+    value, held = direct(delta, bias)
+    assert loss == pytest.approx(value, rel=1e-12)
+    assert passes.held_out_loss(theta) == pytest.approx(held, rel=1e-12)
+    assert slots[0, 1] == -1
+    step = 1e-6
+    for i in rng.choice(theta.size, 12, replace=False):
+        up, down = theta.copy(), theta.copy()
+        up[i] += step
+        down[i] -= step
+        numeric = (
+            direct(up[: n_slots * K].reshape(n_slots, K), up[n_slots * K :])[0]
+            - direct(down[: n_slots * K].reshape(n_slots, K), down[n_slots * K :])[0]
+        ) / (2 * step)
+        assert gradient[i] == pytest.approx(numeric, abs=1e-7)
+
+
+def test_the_iteration_count_is_the_held_out_minimum():
+    X, y = _threshold_concept(600, 1)
+    model = SemiNaiveBayes().fit(X, y)
+    losses = model.correction_.held_out_losses
+    t = model.correction_.iterations
+    assert t == int(np.argmin(losses)) or losses[t] <= losses.min() + 1e-9 * (1 + losses.min())
+    assert losses[t] < losses[0]  # the held-out rows preferred some correction here
+
+
+def test_the_correction_undoes_double_counted_evidence():
+    X, y = _doubled_evidence(3000, 2)
+    X_test, y_test = _doubled_evidence(3000, 3)
+    generative = SemiNaiveBayes(KDB(0), discriminative=False).fit(X, y)
+    corrected = SemiNaiveBayes(KDB(0)).fit(X, y)
+    assert corrected.correction_.iterations > 0
+    assert _log_loss(corrected, X_test, y_test) < _log_loss(generative, X_test, y_test) - 0.02
+    assert "discriminative correction" in str(corrected)
+
+
+def test_without_the_correction_the_structure_alone_scores():
+    X, y = _doubled_evidence(400, 4)
+    model = SemiNaiveBayes("kdb", discriminative=False).fit(X, y)
+    assert not hasattr(model, "correction_")
+    inner = model.model_.predict_proba(model._codes(X))
+    assert np.array_equal(model.predict_proba(X), inner)
+
+
+def test_a_threshold_concept_is_learnt_by_the_default():
+    X, y = _threshold_concept(1500, 14)
+    X_test, y_test = _threshold_concept(3000, 15)
+    generative = SemiNaiveBayes(discriminative=False).fit(X, y)
+    corrected = SemiNaiveBayes().fit(X, y)
+    accuracy = np.mean(corrected.predict(X_test) == y_test)
+    assert accuracy > np.mean(generative.predict(X_test) == y_test) + 0.02
+    assert _log_loss(corrected, X_test, y_test) < _log_loss(generative, X_test, y_test)
+
+
+def test_the_default_is_selective_kdb_with_the_correction():
+    X, y = _doubled_evidence(400, 5)
+    model = SemiNaiveBayes().fit(X, y)
+    assert type(model.model_).__name__ == "SelectiveKDB" and model.model_.k == 3
+    assert hasattr(model, "correction_")
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), sizes=st.lists(st.integers(1, 300), min_size=1, max_size=5))
+def test_the_same_model_in_any_order_and_any_batches(seed, sizes):
+    X, y = _threshold_concept(600, 1)
+    reference = SemiNaiveBayes().fit(X, y)
+    order = np.random.default_rng(seed).permutation(len(y))
+    shuffled = SemiNaiveBayes().fit(X[order], y[order])
+    frame = X[order].with_columns(pl.Series("label", y[order]))
+    cuts = np.cumsum(sizes)
+    cuts = cuts[cuts < len(y)]
+
+    def source():
+        for part in np.split(np.arange(len(y)), cuts):
+            yield frame[part]
+
+    passes = SemiNaiveBayes().fit_passes(source, target="label")
+    expected = reference.predict_proba(X)
+    assert reference.correction_.iterations > 0
+    assert np.abs(shuffled.predict_proba(X) - expected).max() < 1e-9
+    assert np.abs(passes.predict_proba(X) - expected).max() < 1e-9
+
+
+def test_a_dask_fit_is_the_same_model():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _threshold_concept(600, 1)
+    reference = SemiNaiveBayes().fit(X, y)
+    frame = X.with_columns(pl.Series("label", y)).to_pandas()
+    fitted = SemiNaiveBayes().fit(dd.from_pandas(frame, npartitions=3), target="label")
+    assert fitted.correction_.iterations == reference.correction_.iterations
+    assert np.abs(fitted.predict_proba(X) - reference.predict_proba(X)).max() < 1e-9
+
+
+def test_a_model_file_keeps_the_correction(tmp_path):
+    X, y = _threshold_concept(500, 8)
+    model = SemiNaiveBayes().fit(X, y)
+    path = tmp_path / "model.nbayes"
+    nbayes.save(model, path)
+    loaded = nbayes.load(path)
+    assert loaded.correction_.iterations == model.correction_.iterations
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_forged_correction_is_refused(tmp_path):
+    from nbayes.semi_naive import table_files
+
+    X, y = _doubled_evidence(300, 9)
+    model = SemiNaiveBayes("aode").fit(X, y)
+    meta, arrays = table_files.table_state(model)
+    arrays["correction.delta"] = arrays["correction.delta"][:-1]
+    with pytest.raises(ValueError, match="correction's weights have shapes"):
+        table_files.table_from_state(SemiNaiveBayes, meta, arrays)
+    meta, arrays = table_files.table_state(model)
+    arrays["correction.bias"] = np.array([np.inf, 0.0])
+    with pytest.raises(ValueError, match="finite"):
+        table_files.table_from_state(SemiNaiveBayes, meta, arrays)
+
+
+def test_a_file_from_before_the_correction_loads_without_one():
+    from nbayes._json import from_json, to_json
+    from nbayes.semi_naive import table_files
+
+    X, y = _doubled_evidence(300, 10)
+    model = SemiNaiveBayes("aode", discriminative=False).fit(X, y)
+    meta, arrays = table_files.table_state(model)
+    params = from_json(meta["params"])
+    del params["discriminative"]
+    meta["params"] = to_json(params)
+    loaded = table_files.table_from_state(SemiNaiveBayes, meta, arrays)
+    assert loaded.discriminative is False
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_merge_and_partial_fit_are_refused_naming_the_option():
+    X, y = _doubled_evidence(300, 11)
+    a = SemiNaiveBayes("aode").fit(X[:150], y[:150])
+    b = SemiNaiveBayes("aode").fit(X[150:], y[150:])
+    with pytest.raises(ValueError, match="discriminative=False"):
+        a.merge(b)
+    with pytest.raises(ValueError, match="discriminative=False"):
+        nbayes.merge(a, b)
+    with pytest.raises(AttributeError, match="discriminative=False"):
+        SemiNaiveBayes("aode").partial_fit(X, y)
+    assert not hasattr(SemiNaiveBayes("aode"), "partial_fit")
+
+
+def test_discriminative_must_be_a_boolean():
+    X, y = _doubled_evidence(100, 12)
+    with pytest.raises(ValueError, match="discriminative must be True or False"):
+        SemiNaiveBayes(discriminative="yes").fit(X, y)
+
+
+def test_the_explanation_adds_up_to_the_corrected_posterior():
+    X, y = _threshold_concept(800, 13)
+    model = SemiNaiveBayes().fit(X, y)
+    assert model.correction_.iterations > 0
+    row = X.row(0, named=True)
+    explanation = model.explain(row)
+    proba = model.predict_proba(X[:1])[0]
+    assert np.allclose(explanation.posterior, proba)
+    assert explanation.decision == model.predict(X[:1])[0]
+
+
+def test_fit_correction_on_no_rows_is_the_generative_model():
+    correction = fit_correction(lambda theta, hold_out: (np.zeros(4), np.zeros(theta.size)), 3, 2)
+    assert correction.iterations == 0 and not correction.active
