@@ -108,21 +108,30 @@ def test_one_pass_structures_read_standard_input_once(tmp_path, capsys, monkeypa
         ["fit", "-", "--target", "label", "--model", "tan", "--discriminative", "off", "-o", out],
         capsys,
     )
+    assert code == 2 and "--missing-as skip" in err and len(err.strip().splitlines()) <= 2
+    feed_stdin(monkeypatch, data)
+    code, _, err = run(
+        ["fit", "-", "--target", "label", "--model", "tan", "--discriminative", "off",
+         "--missing-as", "skip", "-o", out],
+        capsys,
+    )  # fmt: skip
     assert code == 0, err
-    expected = SemiNaiveBayes("tan", discriminative=False).fit(data, target="label")
+    expected = SemiNaiveBayes("tan", discriminative=False, missing="skip")
+    expected.fit(data, target="label")
     np.testing.assert_allclose(
         nbayes.load(out).predict_proba(data), expected.predict_proba(data), atol=1e-12
     )
     feed_stdin(monkeypatch, table())
     code, _, err = run(
-        ["fit", "-", "--target", "label", "--model", "aode", "--discriminative", "off", "-o", out],
+        ["fit", "-", "--target", "label", "--model", "aode", "--discriminative", "off",
+         "--missing-as", "skip", "-o", out],
         capsys,
-    )
+    )  # fmt: skip
     assert code == 1 and "numeric columns ['number'] need their cut points" in err
     feed_stdin(monkeypatch, data)
     code, _, err = run(
         ["fit", "-", "--target", "label", "--model", "kdb", "--k", "2", "--discriminative",
-         "off", "-o", out],
+         "off", "--missing-as", "skip", "-o", out],
         capsys,
     )  # fmt: skip
     assert code == 2 and "once per pass" in err and len(err.strip().splitlines()) <= 2

@@ -16,10 +16,14 @@ from nbayes.semi_naive import KDB
 from nbayes.semi_naive import SemiNaiveBayes as TableModel
 
 
-def SemiNaiveBayes(*args, discriminative: bool = False, **kwargs) -> TableModel:
-    """The structures' counts alone: they add. (The discriminative correction is learnt from
-    all rows and refuses to merge: tests/test_semi_naive_discriminative.py.)"""
-    return TableModel(*args, discriminative=discriminative, **kwargs)
+def SemiNaiveBayes(
+    *args, discriminative: bool = False, missing: str = "skip", **kwargs
+) -> TableModel:
+    """The structures' counts alone, missing values skipped: they add. (The discriminative
+    correction is learnt from all rows and a missing value's meaning is chosen knowing every
+    value, so those refuse to merge: tests/test_semi_naive_discriminative.py.)"""
+    return TableModel(*args, discriminative=discriminative, missing=missing, **kwargs)
+
 
 ONE_PASS = ["aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb"]
 

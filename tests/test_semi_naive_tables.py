@@ -50,7 +50,7 @@ def weather(n=300, seed=0):
 
 def test_table_model_equals_the_estimator_on_hand_made_codes():
     frame, y = weather()
-    table = SemiNaiveBayes("aode", missing_values="?").fit(frame, y)
+    table = SemiNaiveBayes("aode", missing_values="?", missing="skip").fit(frame, y)
     assert [s.family for s in table.schema_] == ["categorical", "categorical", "mdl", "categorical"]
     # the same codes by hand: categories in order of appearance, humidity by MDL cut points
     # found from its sketch, '?' and NaN missing
@@ -131,7 +131,8 @@ def test_a_column_entirely_missing_in_a_table_is_refused_by_name():
 
 def test_unseen_values_are_missing_with_a_warning_naming_the_column():
     frame, y = weather()
-    model = SemiNaiveBayes(missing_values="?").fit(frame, y)
+    # skipped as a missing value is (with missing="category" a missing value is a value)
+    model = SemiNaiveBayes(missing_values="?", missing="skip").fit(frame, y)
     new = frame.head(3).copy()
     new["outlook"] = ["snow", "sunny", "snow"]
     with pytest.warns(nbayes.UnseenCategoryWarning, match="'outlook': 2"):
@@ -221,7 +222,7 @@ def test_network_explanation_multiplies_to_the_likelihood():
 
 def test_averaged_explanation_shares_sum_to_one_and_follow_the_terms():
     frame, y = weather()
-    model = SemiNaiveBayes("waode", missing_values="?").fit(frame, y)
+    model = SemiNaiveBayes("waode", missing_values="?", missing="skip").fit(frame, y)
     explanation = model.explain({c: frame[c].iloc[7] for c in frame.columns})
     shares = np.array([line["share"] for line in explanation.lines])
     np.testing.assert_allclose(shares.sum(axis=0), 1.0)
@@ -260,8 +261,9 @@ def test_fit_passes_over_batches_equals_fit():
 def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
     frame, y = weather()
     categorical = frame.drop(columns="humidity")
-    whole = SemiNaiveBayes("aode", missing_values="?", discriminative=False).fit(categorical, y)
-    streamed = SemiNaiveBayes("aode", missing_values="?", discriminative=False)
+    options = {"missing_values": "?", "discriminative": False, "missing": "skip"}
+    whole = SemiNaiveBayes("aode", **options).fit(categorical, y)
+    streamed = SemiNaiveBayes("aode", **options)
     for start in range(0, len(y), 90):
         part = slice(start, start + 90)
         streamed.partial_fit(categorical.iloc[part], y[part])
@@ -269,9 +271,11 @@ def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
         streamed.predict_proba(categorical), whole.predict_proba(categorical), rtol=1e-12
     )
     with pytest.raises(ValueError, match=r"partial_fit cannot cut numeric columns.*'humidity'"):
-        SemiNaiveBayes("aode", discriminative=False).partial_fit(frame, y)
+        SemiNaiveBayes("aode", discriminative=False, missing="skip").partial_fit(frame, y)
     with pytest.raises(AttributeError, match="discriminative=False"):
         SemiNaiveBayes("aode").partial_fit(categorical, y)
+    with pytest.raises(AttributeError, match="missing='skip'"):
+        SemiNaiveBayes("aode", discriminative=False).partial_fit(categorical, y)
     with pytest.raises(AttributeError, match="passes"):
         SemiNaiveBayes("skdb").partial_fit(categorical, y)
 
@@ -333,15 +337,14 @@ def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_pat
 @pytest.mark.filterwarnings("ignore:column")
 def test_text_columns_merge_and_take_batches(model):
     table = identifier_and_text_table().drop("x")  # categorical columns: one pass
-    whole = SemiNaiveBayes(model, discriminative=False).fit(table, target="cls")
+    options = {"discriminative": False, "missing": "skip"}
+    whole = SemiNaiveBayes(model, **options).fit(table, target="cls")
     merged = nbayes.merge(
-        SemiNaiveBayes(model, discriminative=False).fit(table[:130], target="cls"),
-        SemiNaiveBayes(model, discriminative=False).fit(table[130:], target="cls"),
+        SemiNaiveBayes(model, **options).fit(table[:130], target="cls"),
+        SemiNaiveBayes(model, **options).fit(table[130:], target="cls"),
     )
     np.testing.assert_allclose(merged.predict_proba(table), whole.predict_proba(table), atol=1e-9)
-    streamed = SemiNaiveBayes(
-        model, families={"note": "text", "id": "ignore"}, discriminative=False
-    )
+    streamed = SemiNaiveBayes(model, families={"note": "text", "id": "ignore"}, **options)
     for start in range(0, table.height, 70):
         streamed.partial_fit(table[start : start + 70], target="cls")
     np.testing.assert_allclose(

@@ -286,6 +286,14 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         "intervals",
     )
     group.add_argument(
+        "--missing-as",
+        choices=("auto", "category", "skip"),
+        default=None,
+        help='what a missing value means: a value of its own ("category"), ignored ("skip": '
+        'missing at random), or chosen per column from the data ("auto"); default: auto for '
+        "naive Bayes, category for semi-naive models",
+    )
+    group.add_argument(
         "--discriminative",
         choices=DISCRIMINATIVE_CHOICES,
         default="on",

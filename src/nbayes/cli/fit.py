@@ -183,6 +183,12 @@ def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
                     "reading the data once per pass; give a file, not standard input, or "
                     "--discriminative off."
                 )
+            if getattr(learner.model, "missing", "skip") != "skip" and args.model != "naive":
+                raise UsageError(
+                    f"--model {args.model} chooses what a missing value means knowing every "
+                    "value, reading the data once per pass; give a file, not standard input, or "
+                    "--missing-as skip."
+                )
             if not hasattr(learner.model, "partial_fit"):
                 raise UsageError(
                     f"--model {args.model} learns its structure from all rows before it counts "

@@ -22,7 +22,9 @@ def correction_pass(
     For row r with class y, scores s_c = offsets[r, c] + bias[c] + Σ_j delta[slots[r, j], c]
     (slot −1: no term), p_c = exp(s_c) / Σ exp(s): a training row adds w·(log Σ exp(s) − s_y) to
     ``totals[0]``, w to ``totals[1]`` and w·(p_c − [c = y]) to the gradients of its slots and of
-    the bias; a held-out row adds its loss to ``totals[2]`` and w to ``totals[3]``.
+    the bias; a held-out row adds its loss to ``totals[2]``, w to ``totals[3]``, and with
+    Δ = its loss less its loss under the offsets alone (the generative model), w·Δ to
+    ``totals[4]``, w·Δ² to ``totals[5]`` and 1 to ``totals[6]``.
     """
     n, d = slots.shape
     K = offsets.shape[1]
@@ -47,8 +49,19 @@ def correction_pass(
         normaliser = top + np.log(total)
         loss = w * (normaliser - score[cls[r]])
         if held_out[r]:
+            top0 = -np.inf
+            for c in range(K):
+                if offsets[r, c] > top0:
+                    top0 = offsets[r, c]
+            total0 = 0.0
+            for c in range(K):
+                total0 += np.exp(offsets[r, c] - top0)
+            change = loss / w - (top0 + np.log(total0) - offsets[r, cls[r]])
             totals[2] += loss
             totals[3] += w
+            totals[4] += w * change
+            totals[5] += w * change * change
+            totals[6] += 1.0
             continue
         totals[0] += loss
         totals[1] += w

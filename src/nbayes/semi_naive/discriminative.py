@@ -21,9 +21,9 @@ row" on a tic-tac-toe board; weights learnt for the decision can.
 other rows, and after each iteration t the held-out rows' mean log loss L(t) is measured (L(0)
 is the generative model's). The iteration count is t* = the smallest t with
 L(t) ≤ min L + 10⁻⁹ (1 + |min L|), searched until 10 iterations bring no better L or 200 are run;
-then ℓ is maximised over all rows for t* iterations from 0. t* = 0 (the generative model) when
-the held-out rows prefer it. λ = 10⁻⁴ is a weak Gaussian prior that keeps ℓ strictly concave;
-the early stopping is the regularisation that matters.
+t* = 0 (the generative model) unless L(0) − L(t*) exceeds one standard error of the held-out
+rows' mean change in log loss (the simpler model wins what the held-out rows cannot tell
+apart); then ℓ is maximised over all rows for t* iterations from 0.
 
 Everything is a function of the rows' contents: the held-out rows by hash, each L-BFGS step by
 sums over rows (one pass each, :func:`nbayes.semi_naive._correction_kernels.correction_pass`),
@@ -40,7 +40,8 @@ import numpy as np
 
 from ._correction_kernels import correction_pass
 
-#: λ of the Gaussian prior on δ, per unit of training weight.
+#: λ of the Gaussian prior on δ, per unit of training weight: weak (it keeps ℓ strictly
+#: concave); the early stopping is the regularisation that matters.
 L2 = 1e-4
 #: One row in HELD_OUT_FOLDS (by content hash) is held out to choose the iteration count.
 HELD_OUT_FOLDS = 5
@@ -50,6 +51,8 @@ PATIENCE = 10
 MAX_ITERATIONS = 200
 #: Held-out losses this close (relative) count as equal: the fewer iterations win.
 TIE = 1e-9
+#: The sums a pass adds up (see :func:`~nbayes.semi_naive._correction_kernels.correction_pass`).
+TOTALS = 7
 
 
 @dataclass
@@ -151,7 +154,7 @@ def batch_sums(
     counted as a training row unless ``hold_out``)."""
 
     def sums(theta: np.ndarray, hold_out: bool) -> tuple[np.ndarray, np.ndarray]:
-        totals = np.zeros(4)
+        totals = np.zeros(TOTALS)
         gradient = np.zeros(n_slots * n_classes + n_classes)
         for rows in batches():
             add_batch(rows, theta, hold_out, totals, gradient)
@@ -199,17 +202,27 @@ class _Passes:
             loss = totals[0] / weight + 0.5 * L2 * float(np.sum(delta * delta))
             gradient = gradient / weight
             gradient[: delta.size] += L2 * delta.ravel()
-            held = totals[2] / totals[3] if totals[3] > 0 else np.nan
-            self.last = (theta.copy(), held)
+            self.last = (theta.copy(), held_out(totals))
             return loss, gradient
 
         return value
 
-    def held_out_loss(self, theta: np.ndarray) -> float:
+    def held_out(self, theta: np.ndarray) -> tuple[float, float]:
+        """(held-out mean log loss, standard error of its change from the generative model's)."""
         if self.last is not None and np.array_equal(self.last[0], theta):
             return self.last[1]
         totals, _ = self.sums(theta, True)
-        return totals[2] / totals[3]
+        return held_out(totals)
+
+
+def held_out(totals: np.ndarray) -> tuple[float, float]:
+    """(L, s): the held-out rows' mean log loss, and the standard error of the mean of their
+    change Δ from the generative model's loss, s² = (mean(Δ²) − mean(Δ)²) / rows."""
+    if totals[3] <= 0:
+        return np.nan, np.nan
+    mean = totals[4] / totals[3]
+    variance = max(totals[5] / totals[3] - mean * mean, 0.0)
+    return totals[2] / totals[3], float(np.sqrt(variance / totals[6]))
 
 
 #: Corrections L-BFGS remembers, and Armijo's sufficient-decrease constant of its line search.
@@ -282,16 +295,20 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
     totals, _ = sums(start, True)
     if totals[1] <= 0 or totals[3] <= 0:  # nothing to learn from, or to choose with
         return Correction(np.zeros((n_slots, n_classes)), np.zeros(n_classes), 0, np.zeros(0))
-    losses = [totals[2] / totals[3]]
+    losses, errors = [totals[2] / totals[3]], [0.0]
 
     def after_iteration(theta: np.ndarray) -> bool:
-        losses.append(passes.held_out_loss(theta))
+        loss, error = passes.held_out(theta)
+        losses.append(loss)
+        errors.append(error)
         return len(losses) - 1 - int(np.argmin(losses)) >= PATIENCE
 
     lbfgs(passes.objective(hold_out=True), start, MAX_ITERATIONS, after_iteration)
     trace = np.asarray(losses)
     lowest = float(np.min(trace))
     iterations = int(np.flatnonzero(trace <= lowest + TIE * (1 + abs(lowest)))[0])
+    if trace[0] - trace[iterations] <= errors[iterations]:  # within one standard error
+        iterations = 0
     theta = start
     if iterations:
         theta = lbfgs(passes.objective(hold_out=False), start, iterations)

@@ -21,7 +21,10 @@ class FirstPass:
     classes, every categorical column's values (its vocabulary, in order of first appearance),
     the counts of the text columns' words (a naive Bayes text model) and each numeric column's
     value sketch (:mod:`nbayes.families.sketch`), from which the cut
-    points follow. Batches add (:meth:`add`) and pieces merge (:meth:`merge`, in row order) to
+    points follow, and each class's weight and weight of missing values per column (categorical
+    columns in the encoder's order, then the numeric ones), from which what a missing value
+    means follows (:mod:`nbayes.semi_naive.missing`). Batches add (:meth:`add`) and pieces
+    merge (:meth:`merge`, in row order) to
     the statistics of all the rows."""
 
     def __init__(
@@ -38,6 +41,9 @@ class FirstPass:
         self.words = words
         self.classes = np.zeros(0)
         self.sketches: ValueSketches | None = None
+        width = len(encoder.names) + len(numeric)
+        self.class_weight = np.zeros(0)
+        self.missing_weight = np.zeros((0, width))
 
     def _grow_classes(self, new: np.ndarray) -> np.ndarray:
         """Take the classes ``new`` into the union; returns their positions in it."""
@@ -46,13 +52,21 @@ class FirstPass:
             self.sketches = ValueSketches(len(union), len(self.numeric), self.max_bins)
         elif union.shape != self.classes.shape:
             self.sketches.reindex_classes(np.searchsorted(union, self.classes), len(union))
+        if union.shape != self.classes.shape:
+            old = np.searchsorted(union, self.classes)
+            class_weight = np.zeros(len(union))
+            missing_weight = np.zeros((len(union), self.missing_weight.shape[1]))
+            class_weight[old] = self.class_weight
+            missing_weight[old] = self.missing_weight
+            self.class_weight, self.missing_weight = class_weight, missing_weight
         self.classes = union
         return np.searchsorted(union, new)
 
     def add(self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray) -> None:
         """Add a batch of labelled rows."""
         self._grow_classes(np.unique(labels))
-        self.encoder.encode(frame.select(self.encoder.names), fitting=True)
+        cls = np.searchsorted(self.classes, labels)
+        codes = self.encoder.encode(frame.select(self.encoder.names), fitting=True)
         if self.words is not None:
             texts = frame.select(list(self.words.families))
             self.words.partial_fit(texts, labels, sample_weight=weight)
@@ -60,10 +74,13 @@ class FirstPass:
             block = frame.select([pl.col(s.name).cast(pl.Float64) for s in self.numeric])
             values = np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1)
             check_no_infinite(values, [s.name for s in self.numeric])  # the column at fault
-            self.sketches.accumulate(
-                values,
-                np.searchsorted(self.classes, labels),
-                weight,
+            self.sketches.accumulate(values, cls, weight)
+            codes = np.hstack([codes.reshape(frame.height, len(self.encoder.names)), values])
+        self.class_weight += np.bincount(cls, weights=weight, minlength=len(self.classes))
+        missing = np.isnan(codes.reshape(frame.height, self.missing_weight.shape[1]))
+        for j in np.flatnonzero(missing.any(axis=0)):
+            self.missing_weight[:, j] += np.bincount(
+                cls[missing[:, j]], weights=weight[missing[:, j]], minlength=len(self.classes)
             )
 
     def merge(self, other: FirstPass) -> None:
@@ -71,7 +88,10 @@ class FirstPass:
         if other.sketches is None:
             return
         self.encoder.absorb(other.encoder)
-        self.sketches.merge(other.sketches, self._grow_classes(other.classes))
+        positions = self._grow_classes(other.classes)
+        self.sketches.merge(other.sketches, positions)
+        self.class_weight[positions] += other.class_weight
+        self.missing_weight[positions] += other.missing_weight
         if other.words is not None:
             fitted = hasattr(self.words, "classes_")
             self.words = self.words.merge(other.words) if fitted else copy.deepcopy(other.words)

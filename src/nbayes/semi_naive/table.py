@@ -50,6 +50,7 @@ from . import table_files
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .classifier import Encoded, SemiNaiveClassifier
 from .hidden import HNB
+from .missing import check_missing
 from .network import KDB, TAN
 from .selective import SelectiveKDB
 from .table_correction import TableCorrection
@@ -92,12 +93,13 @@ class SemiNaiveBayes(
         Per column: ``"categorical"``, ``"mdl"``, ``"equal-width"`` or ``"equal-frequency"``.
     continuous : str, default "mdl"
         How numeric columns that are not inferred categorical are cut into intervals.
-    missing : "skip" or dict, default "skip"
-        What a missing value means, named as in ``NaiveBayes``: ``"skip"`` (missing at random:
-        a missing child adds nothing, a missing super-parent does not vote, a missing parent is
-        backed off from), for every column or per column in a dict. ``"category"`` and
-        ``"auto"`` (a value of its own, chosen from the data) are ``NaiveBayes``'s only, for now:
-        they are refused in one sentence.
+    missing : "category", "skip", "auto" or dict, default "category"
+        What a missing value means, named as in ``NaiveBayes``: ``"category"`` (a value of its
+        own, in every column whose training rows miss some), ``"skip"`` (missing at random: a
+        missing child adds nothing, a missing super-parent does not vote, a missing parent is
+        backed off from), or ``"auto"``: a category where whether a value is missing depends on
+        the class (a G test on the table pass's counts, :mod:`nbayes.semi_naive.missing`); for
+        every column or per column in a dict (``missing_modes_`` holds the choices).
     bins : int, default 10
         Intervals of equal-width and equal-frequency discretisation.
     missing_values : str, number or list, optional
@@ -123,7 +125,7 @@ class SemiNaiveBayes(
         discriminative: bool = True,
         families: dict[str, str] | None = None,
         continuous: str = "mdl",
-        missing: str | dict[str, str] = "skip",
+        missing: str | dict[str, str] = "category",
         bins: int = 10,
         missing_values: Any = None,
         max_int_categories: int = 20,
@@ -170,13 +172,7 @@ class SemiNaiveBayes(
             raise ValueError(
                 f"discriminative must be True or False, got {self.discriminative!r}."
             )
-        modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
-        if any(mode != "skip" for mode in modes):
-            raise ValueError(
-                f"missing={self.missing!r}: semi-naive structures skip missing values (missing="
-                "'skip'); a missing value as a value of its own ('category', or chosen from the "
-                "data with 'auto') is NaiveBayes's only, for now."
-            )
+        check_missing(self.missing)
         if self.continuous not in DISCRETE[1:]:
             raise ValueError(
                 f"continuous must be one of {DISCRETE[1:]} (semi-naive models need discrete "
@@ -240,6 +236,9 @@ class SemiNaiveBayes(
             if spec.family != "categorical":
                 values = frame.get_column(spec.name).cast(pl.Float64).to_numpy()
                 codes[:, j] = interval_of(values.astype(np.float64), self.cut_points_[spec.name])
+        for j, code in getattr(self, "_missing_codes", {}).items():  # missing as a value
+            column = codes[:, j]
+            column[np.isnan(column)] = code
         return Encoded(codes, [s.name for s in self.schema_])
 
     # ------------------------------------------------------------------ fitting
@@ -297,6 +296,7 @@ class SemiNaiveBayes(
         )
         # AttributeError, so that hasattr tells, as for a structure of several passes
         self._refuse_correction("SemiNaiveBayes.partial_fit", AttributeError)
+        self._refuse_missing_choice("SemiNaiveBayes.partial_fit", AttributeError)
         return self._partial_fit
 
     def _partial_fit(
@@ -317,6 +317,7 @@ class SemiNaiveBayes(
         if first:
             self.missing_markers_ = missing_markers(self.missing_values)
             self._start(frame)
+            self.missing_modes_ = ["skip"] * len(self.schema_)
             numeric = [s.name for s in self.schema_ if s.family != "categorical"]
             if numeric:
                 del self.schema_
@@ -356,7 +357,8 @@ class SemiNaiveBayes(
 
     def _forget(self) -> None:
         for name in ("missing_markers_", "_fit_columns", "model_", "schema_", "ignored_",
-                     "text_columns_", "_words", "correction_"):  # fmt: skip
+                     "text_columns_", "_words", "correction_", "missing_modes_",
+                     "_missing_codes"):  # fmt: skip
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------------ prediction

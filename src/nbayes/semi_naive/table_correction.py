@@ -13,6 +13,7 @@ import polars as pl
 
 from ..row_sample import row_hashes
 from .discriminative import (
+    TOTALS,
     Correction,
     CorrectionRows,
     add_batch,
@@ -79,7 +80,7 @@ class TableCorrection:
         hold_out: bool,
     ) -> tuple[np.ndarray, np.ndarray]:
         """One piece's (totals, gradient) at θ (a Dask partition's share of a pass)."""
-        totals, gradient = np.zeros(4), np.zeros(theta.shape[0])
+        totals, gradient = np.zeros(TOTALS), np.zeros(theta.shape[0])
         if frame.height:
             rows = self._correction_rows(frame, labels, weight)
             add_batch(rows, theta, hold_out, totals, gradient)
@@ -127,6 +128,20 @@ class TableCorrection:
                 "all rows' conditional likelihood, which batches or models fitted apart cannot "
                 "add up to. Fit on all rows (fit, or fit_passes reading a source once per pass, "
                 "or a Dask collection), or use discriminative=False."
+            )
+
+    def _refuse_missing_choice(
+        self: SemiNaiveBayes, action: str, error: type[Exception] = ValueError
+    ) -> None:
+        """Raise ``error`` unless every column's missing values are skipped by the settings:
+        "auto" chooses from all rows' counts, and "category" needs the columns' values known
+        before anything is counted."""
+        modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
+        if any(mode != "skip" for mode in modes):
+            raise error(
+                f"{action}: with missing={self.missing!r} what a missing value means is chosen "
+                "from all rows (or needs every value known first), which batches or models "
+                "fitted apart cannot give. Fit on all rows, or use missing='skip'."
             )
 
     @staticmethod

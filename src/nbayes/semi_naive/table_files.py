@@ -49,6 +49,7 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
         "text_columns": list(model.text_columns_),
         "missing_markers": to_json(list(model.missing_markers_)),
         "encoder": model._encoder.meta(),
+        "missing_modes": list(model.missing_modes_),
     }
     cuts = {
         f"c{j}": model.cut_points_[s.name]
@@ -73,8 +74,9 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
         raise ValueError(f"unknown semi-naive model {meta['model_class']!r}.")
     model = inner._from_state(meta["model"], section("model", arrays))
     params = from_json(meta["params"])
-    if isinstance(params, dict):  # files from before the correction were all without one
+    if isinstance(params, dict):  # files from before the correction and the missing choice
         params.setdefault("discriminative", False)
+        params.setdefault("missing", "skip")
     table = cls(model=model, **params)
     table._check_params()
     specs = []
@@ -125,6 +127,12 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
         if values.ndim != 1 or np.any(np.diff(values) <= 0):
             raise ValueError(f"the cut points of column {spec.name!r} are not increasing.")
         table.cut_points_[spec.name] = values
+    modes = meta.get("missing_modes", ["skip"] * len(specs))  # earlier files: all skipped
+    if not isinstance(modes, list) or len(modes) != len(specs) or any(
+        m not in ("skip", "category") for m in modes
+    ):
+        raise ValueError("the missing modes must be one of 'skip', 'category' per column.")
+    table._take_missing_modes(modes)
     table.model_ = model
     if table.discriminative != ("correction" in meta):
         raise ValueError(

@@ -29,6 +29,7 @@ class TableMerge:
         for model in (self, *others):
             if isinstance(model, TableMerge):
                 model._refuse_correction("SemiNaiveBayes.merge")
+                model._refuse_missing_choice("SemiNaiveBayes.merge")
         for other in others:
             self._check_mergeable(other)
         merged = copy.deepcopy(self)

@@ -37,6 +37,7 @@ from ..schema import ColumnSpec, infer_schema
 from ..tables import missing_markers
 from .classifier import Encoded
 from .first_pass import FirstPass
+from .missing import missing_modes
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -95,6 +96,22 @@ class TablePasses:
             spec.name: cut_points(sketch, spec.family, self.bins)
             for spec, sketch in zip(first.numeric, first.sketches.features, strict=True)
         }
+        names = [*self._encoder.names, *(spec.name for spec in first.numeric)]
+        modes = missing_modes(self.missing, names, first.missing_weight, first.class_weight)
+        chosen = dict(zip(names, modes, strict=True))
+        self._take_missing_modes([chosen[spec.name] for spec in self.schema_])
+
+    def _take_missing_modes(self, modes: list[str]) -> None:
+        """Each column's missing mode, in the schema's order, and the code "missing" has in
+        the columns where it is a value: one beyond the column's values."""
+        self.missing_modes_ = modes
+        sizes = dict(zip(self._encoder.names, self._encoder.sizes(), strict=True))
+        self._missing_codes = {
+            j: float(sizes[spec.name] if spec.family == "categorical"
+                     else len(self.cut_points_[spec.name]) + 1)
+            for j, (spec, mode) in enumerate(zip(self.schema_, modes, strict=True))
+            if mode == "category"
+        }  # fmt: skip
 
     # ------------------------------------------------------------------ partition protocol
     def _partition_template(self, *, reset: bool = True) -> SemiNaiveBayes:

@@ -252,10 +252,11 @@ class TableViews:
 
     @property
     def missing_(self) -> dict[str, str]:
-        """How each modelled column's missing values count: always "skip" (a missing child adds
-        nothing, a missing super-parent does not vote, a missing parent is backed off from)."""
+        """How each modelled column's missing values count: "skip" (a missing child adds
+        nothing, a missing super-parent does not vote, a missing parent is backed off from) or
+        "category" (a value of its own; :mod:`nbayes.semi_naive.missing`)."""
         self._check_fitted()
-        return {s.name: "skip" for s in self.schema_}
+        return dict(zip((s.name for s in self.schema_), self.missing_modes_, strict=True))
 
     @property
     def alpha_(self) -> dict[str, float]:
