@@ -141,10 +141,16 @@ def test_notebook_view_plot_and_report(fitted, tmp_path):
 
 def test_missing_and_continuous_are_named_as_in_naive_bayes_and_refused_in_one_sentence():
     data = table()
-    skipped = SemiNaiveBayes("tan", missing={"a": "skip"}).fit(data, target="label")
+    skipped = SemiNaiveBayes("tan", missing="skip").fit(data, target="label")
     assert skipped.missing_ == dict.fromkeys("abcx", "skip")
-    for mode in ("auto", "category", {"a": "category"}):
-        with pytest.raises(ValueError, match=r"missing=.*semi-naive structures skip"):
+    missing = data.select([pl.exclude("label").is_null().any()]).row(0, named=True)
+    by_column = SemiNaiveBayes("tan", missing={"a": "skip"}).fit(data, target="label")
+    assert by_column.missing_["a"] == "skip"
+    assert {c: m == "category" for c, m in by_column.missing_.items() if c != "a"} == {
+        c: missing[c] for c in "bcx"
+    }  # the others: the default, a value of their own where the training rows miss some
+    for mode in ("drop", {"a": "impute"}):
+        with pytest.raises(ValueError, match=r"missing must be one of"):
             SemiNaiveBayes(missing=mode).fit(data, target="label")
     for family in ("gaussian", "kde", "poisson", "auto"):
         with pytest.raises(ValueError, match=r"continuous must be one of .* discrete"):

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _threads
 from ._correction_kernels import correction_pass
 
 #: λ of the Gaussian prior on δ, per unit of training weight: weak (it keeps ℓ strictly
@@ -51,6 +52,8 @@ PATIENCE = 10
 MAX_ITERATIONS = 200
 #: Held-out losses this close (relative) count as equal: the fewer iterations win.
 TIE = 1e-9
+#: Rows per block of a pass (fixed, so that the sums do not depend on the number of threads).
+BLOCK_ROWS = 4096
 #: The sums a pass adds up (see :func:`~nbayes.semi_naive._correction_kernels.correction_pass`).
 TOTALS = 7
 
@@ -170,16 +173,29 @@ def add_batch(
     totals: np.ndarray,
     gradient: np.ndarray,
 ) -> None:
-    """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given."""
-    n_classes = rows.offsets.shape[1]
+    """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given: blocks
+    of BLOCK_ROWS rows on threads, their sums added in block order (the same numbers on any
+    number of threads)."""
+    n, n_classes = rows.offsets.shape
     size = gradient.shape[0] - n_classes
     delta = np.ascontiguousarray(theta[:size].reshape(-1, n_classes))
-    held = rows.held_out if hold_out else np.zeros(rows.cls.shape[0], dtype=np.bool_)
-    delta_gradient = gradient[:size].reshape(-1, n_classes)  # a view: the kernel adds into it
-    correction_pass(
-        rows.slots, rows.offsets, rows.cls, rows.weight, held, delta,
-        np.ascontiguousarray(theta[size:]), delta_gradient, gradient[size:], totals,
-    )  # fmt: skip
+    bias = np.ascontiguousarray(theta[size:])
+    held = rows.held_out if hold_out else np.zeros(n, dtype=np.bool_)
+
+    def block(start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        part_totals, part_gradient = np.zeros(TOTALS), np.zeros(gradient.shape[0])
+        correction_pass(
+            rows.slots[start:stop], rows.offsets[start:stop], rows.cls[start:stop],
+            rows.weight[start:stop], held[start:stop], delta, bias,
+            part_gradient[:size].reshape(-1, n_classes), part_gradient[size:], part_totals,
+        )  # fmt: skip
+        return part_totals, part_gradient
+
+    parts = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
+    threads = _threads.plan(n * rows.slots.shape[1] * n_classes)
+    for part_totals, part_gradient in _threads.run(block, parts, threads):
+        totals += part_totals
+        gradient += part_gradient
 
 
 class _Passes:
