@@ -29,20 +29,22 @@ def correction_pass(
     n, d = slots.shape
     K = offsets.shape[1]
     score = np.empty(K)
+    g = np.empty(K)
     for r in range(n):
         w = weight[r]
         if w == 0.0:
             continue
+        for c in range(K):
+            score[c] = offsets[r, c] + bias[c]
+        for j in range(d):  # a slot's K weights lie together: one row of delta each
+            slot = slots[r, j]
+            if slot >= 0:
+                for c in range(K):
+                    score[c] += delta[slot, c]
         top = -np.inf
         for c in range(K):
-            s = offsets[r, c] + bias[c]
-            for j in range(d):
-                slot = slots[r, j]
-                if slot >= 0:
-                    s += delta[slot, c]
-            score[c] = s
-            if s > top:
-                top = s
+            if score[c] > top:
+                top = score[c]
         total = 0.0
         for c in range(K):
             total += np.exp(score[c] - top)
@@ -66,11 +68,12 @@ def correction_pass(
         totals[0] += loss
         totals[1] += w
         for c in range(K):
-            g = w * np.exp(score[c] - normaliser)
-            if c == cls[r]:
-                g -= w
-            bias_gradient[c] += g
-            for j in range(d):
-                slot = slots[r, j]
-                if slot >= 0:
-                    gradient[slot, c] += g
+            g[c] = w * np.exp(score[c] - normaliser)
+        g[cls[r]] -= w
+        for c in range(K):
+            bias_gradient[c] += g[c]
+        for j in range(d):
+            slot = slots[r, j]
+            if slot >= 0:
+                for c in range(K):
+                    gradient[slot, c] += g[c]

@@ -371,20 +371,24 @@ def conditional_mutual_information(
 
 @kernel
 def network_tables(
-    counts, n_values, parents, n_parents, level_base, config_base, pseudo, log_table,
-    config_class, config_count,
+    counts, n_values, parents, n_parents, level_base, config_base, pseudo, hierarchical,
+    log_table, config_class, config_count,
 ):  # pragma: no cover - compiled  # fmt: skip
     """For every attribute j, level L and parent configuration u:
     config_class[config cell, c] = N(c, u) = Σ_x N(c, u, x), config_count[config cell] = Σ_c N(c, u)
-    and log_table[cell, c] = log P(x_j | c, u) = log (N(c, u, x_j) + p_j) / (N(c, u) + v_j p_j)."""
+    and log_table[cell, c] = log P(x_j | c, u) = log (N(c, u, x_j) + p_j) / (N(c, u) + v_j p_j);
+    with ``hierarchical`` and L ≥ 1, log (N(c, u, x_j) + v_j p_j P(x_j | c, u⁻)) / (N(c, u) +
+    v_j p_j), u⁻ the configuration of the first L − 1 parents (u = u⁻ · v_parent + value)."""
     d = n_values.shape[0]
     K = counts.shape[1]
     for j in range(d):
         v = n_values[j]
         configs = 1
         for L in range(n_parents[j] + 1):
+            parent_values = 1
             if L > 0:
-                configs *= n_values[parents[j, L - 1]]
+                parent_values = n_values[parents[j, L - 1]]
+                configs *= parent_values
             for u in range(configs):
                 start = level_base[j, L] + u * v
                 g = config_base[j, L] + u
@@ -396,8 +400,18 @@ def network_tables(
                     config_class[g, c] = total
                     seen += total
                 config_count[g] = seen
+                above = level_base[j, L - 1] + (u // parent_values) * v if L > 0 else 0
                 for x in range(v):
                     for c in range(K):
-                        log_table[start + x, c] = _log_ratio(
-                            counts[start + x, c] + pseudo[j], config_class[g, c] + v * pseudo[j], v
-                        )
+                        if hierarchical and L > 0:
+                            mass = v * pseudo[j]
+                            prior = np.exp(log_table[above + x, c])
+                            log_table[start + x, c] = _log_ratio(
+                                counts[start + x, c] + mass * prior, config_class[g, c] + mass, v
+                            )
+                        else:
+                            log_table[start + x, c] = _log_ratio(
+                                counts[start + x, c] + pseudo[j],
+                                config_class[g, c] + v * pseudo[j],
+                                v,
+                            )

@@ -370,7 +370,7 @@ def network_scores(
 @kernel
 def leave_one_out_losses(
     X, cls, weight, n_values, parents, n_parents, order, level_base, config_base, counts,
-    config_class, config_count, class_count, pseudo, min_count, k, start, stop,
+    config_class, config_count, class_count, pseudo, hierarchical, min_count, k, start, stop,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Leave-one-out losses of the nested k-DB models (selective k-DB, Martínez et al. 2016).
 
@@ -382,7 +382,8 @@ def leave_one_out_losses(
     out[s, k', 2] += w · Σ_c (P(c | x) − [c = y])².
     P(c) is the Laplace estimate (N_c − w[c = y] + 1) / (N − w + K); P(x_j | c, u_j) is the
     model's estimate with the row's counts taken out, at the level the row reaches
-    (the network scoring rule, with config counts less w).
+    (the network scoring rule, with config counts less w); with ``hierarchical`` each level's
+    estimate backs off to the level above's, itself with the row's counts taken out.
     """
     d = X.shape[1]
     K = counts.shape[1]
@@ -391,6 +392,7 @@ def leave_one_out_losses(
     for c in range(K):
         total_weight += class_count[c]
     jll = np.empty((k + 1, K))
+    level_log = np.empty((k + 1, K))
     post = np.empty(K)
     cells = np.empty(k + 1, np.int64)
     configs = np.empty(k + 1, np.int64)
@@ -424,15 +426,26 @@ def leave_one_out_losses(
                         reached = L
                         cells[L] = level_base[j, L] + config * vj + x
                         configs[L] = config_base[j, L] + config
+                    for L in range(reached + 1):
+                        for c in range(K):
+                            own = w if c == y else 0.0
+                            if hierarchical and L > 0:
+                                mass = vj * pseudo[j]
+                                level_log[L, c] = _log_ratio(
+                                    counts[cells[L], c] - own + mass * np.exp(level_log[L - 1, c]),
+                                    config_class[configs[L], c] - own + mass,
+                                    vj,
+                                )
+                            else:
+                                level_log[L, c] = _log_ratio(
+                                    counts[cells[L], c] - own + pseudo[j],
+                                    config_class[configs[L], c] - own + vj * pseudo[j],
+                                    vj,
+                                )
                     for kk in range(k + 1):
                         L = min(kk, reached)
                         for c in range(K):
-                            own = w if c == y else 0.0
-                            jll[kk, c] += _log_ratio(
-                                counts[cells[L], c] - own + pseudo[j],
-                                config_class[configs[L], c] - own + vj * pseudo[j],
-                                vj,
-                            )
+                            jll[kk, c] += level_log[L, c]
             for kk in range(k + 1):
                 top = -np.inf
                 best = 0

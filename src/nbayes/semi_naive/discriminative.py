@@ -20,7 +20,8 @@ row" on a tic-tac-toe board; weights learnt for the decision can.
 (:func:`nbayes.row_sample.row_hashes`) is 0 modulo 5 are held out: L-BFGS maximises ℓ on the
 other rows, and after each iteration t the held-out rows' mean log loss L(t) is measured (L(0)
 is the generative model's). The iteration count is t* = the smallest t with
-L(t) ≤ min L + 10⁻⁹ (1 + |min L|), searched until 10 iterations bring no better L or 200 are run;
+L(t) ≤ min L + 10⁻⁹ (1 + |min L|), searched until 10 iterations bring no L better than that or
+200 are run;
 t* = 0 (the generative model) unless L(0) − L(t*) exceeds one standard error of the held-out
 rows' mean change in log loss (the simpler model wins what the held-out rows cannot tell
 apart); then ℓ is maximised over all rows for t* iterations from 0.
@@ -317,7 +318,10 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
         loss, error = passes.held_out(theta)
         losses.append(loss)
         errors.append(error)
-        return len(losses) - 1 - int(np.argmin(losses)) >= PATIENCE
+        best = int(np.argmin(losses))
+        floor = losses[best] + TIE * (1 + abs(losses[best]))
+        last_better = int(np.flatnonzero(np.asarray(losses) <= floor)[0])  # ties: the earliest
+        return len(losses) - 1 - last_better >= PATIENCE
 
     lbfgs(passes.objective(hold_out=True), start, MAX_ITERATIONS, after_iteration)
     trace = np.asarray(losses)

@@ -100,7 +100,7 @@ def network_lines(
 ) -> list[dict]:
     """Each used attribute's log P(x_j | c, parents) with the parents the row reached."""
     counts = model._parent_counts()
-    log_table, _, config_count = counts.tables(model._pseudo())
+    log_table, _, config_count = counts.tables(model._pseudo(), model._hierarchical)
     depth = model._depth(counts)
     lines = []
     for j, value in enumerate(codes):

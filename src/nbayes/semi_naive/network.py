@@ -116,7 +116,7 @@ class _Network(SemiNaiveClassifier):
 
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
         counts = self._parent_counts()
-        log_table, _, config_count = counts.tables(self._pseudo())
+        log_table, _, config_count = counts.tables(self._pseudo(), self._hierarchical)
         depth = self._depth(counts)
         n, d = X.shape
         # per attribute: its parents' configuration, then a table row over the classes

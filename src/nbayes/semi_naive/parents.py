@@ -248,18 +248,22 @@ class ParentCounts:
             raise ValueError("parent counts must be finite and >= 0.")
 
     # ------------------------------------------------------------------ derived tables
-    def tables(self, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def tables(
+        self, pseudo: np.ndarray, hierarchical: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(log P̂(x_j | c, u) per cell, N(c, u) per configuration, Σ_c N(c, u) per
         configuration), with pseudo-count p_j per attribute:
-        P̂(x_j | c, u) = (N(c, u, x_j) + p_j) / (N(c, u) + v_j p_j)."""
-        key = ("tables", pseudo.tobytes())
+        P̂(x_j | c, u) = (N(c, u, x_j) + p_j) / (N(c, u) + v_j p_j), or with ``hierarchical``
+        (N(c, u, x_j) + v_j p_j P̂(x_j | c, u⁻)) / (N(c, u) + v_j p_j) below the first level
+        (:mod:`nbayes.semi_naive.classifier`)."""
+        key = ("tables", pseudo.tobytes(), hierarchical)
         if key not in self._cache:
             log_table = np.empty_like(self.counts)
             config_class = np.empty((self.n_config_cells, self.n_classes))
             config_count = np.empty(self.n_config_cells)
             _kernels.network_tables(
                 self.counts, self.n_values, self.parents, self.n_parents, self.level_base,
-                self.config_base, pseudo, log_table, config_class, config_count,
+                self.config_base, pseudo, hierarchical, log_table, config_class, config_count,
             )  # fmt: skip
             self._cache[key] = (log_table, config_class, config_count)
         return self._cache[key]

@@ -125,7 +125,7 @@ class SelectiveKDB(KDB):
         """Add the leave-one-out losses of a batch of training rows (codes) to ``losses``."""
         counts = self._stats.parents
         pseudo = self._pseudo()
-        _, config_class, config_count = counts.tables(pseudo)
+        _, config_class, config_count = counts.tables(pseudo, self._hierarchical)
         order = np.asarray(counts.structure.order, dtype=np.int64)
         cls = np.ascontiguousarray(cls, dtype=np.int64)
         weight = np.ascontiguousarray(weight, dtype=np.float64)
@@ -138,7 +138,8 @@ class SelectiveKDB(KDB):
             return _scoring_kernels.leave_one_out_losses(
                 X, cls, weight, counts.n_values, counts.parents, counts.n_parents, order,
                 counts.level_base, counts.config_base, counts.counts, config_class, config_count,
-                self.class_count_, pseudo, float(self.min_count), k, start, stop,
+                self.class_count_, pseudo, self._hierarchical, float(self.min_count), k, start,
+                stop,
             )  # fmt: skip
 
         for part in _threads.run(block, parts, threads):

@@ -68,7 +68,7 @@ MODEL_NAMES = {
     "hnb": HNB,
     "tan": TAN,
     "kdb": KDB,
-    "skdb": SelectiveKDB,
+    "skdb": lambda: SelectiveKDB(smoothing="hierarchical"),
 }
 
 class SemiNaiveBayes(
@@ -80,7 +80,8 @@ class SemiNaiveBayes(
     ----------
     model : str or estimator, default "skdb"
         ``"skdb"`` (selective k-DB with k up to 3: the attributes used and their number of
-        parents chosen by leave-one-out log loss, :class:`~nbayes.semi_naive.SelectiveKDB`),
+        parents chosen by leave-one-out log loss, :class:`~nbayes.semi_naive.SelectiveKDB`,
+        with hierarchical smoothing: each estimate shrunk towards the one with a parent fewer),
         ``"aode"``, ``"waode"``, ``"aodesr"``, ``"a2de"``, ``"hnb"``, ``"tan"``, ``"kdb"``, or a
         configured estimator of :mod:`nbayes.semi_naive` (e.g. ``KDB(3)``), which is cloned,
         never fitted in place.
