@@ -107,10 +107,13 @@ def _semi_naive() -> None:
     missing[0, 1] = np.nan
     for X in (codes.astype(np.int64), missing):
         for model in (nbayes.AODE(subsumption=2), nbayes.AnDE(2), nbayes.HNB(), nbayes.TAN(),
-                      nbayes.SelectiveKDB(2)):  # fmt: skip
+                      nbayes.SelectiveKDB(2),
+                      nbayes.SelectiveKDB(2, smoothing="hierarchical")):  # fmt: skip
             model.fit(X, y).predict_proba(X)
     table = {"colour": rng.choice(["red", "blue"], 60).tolist(), "weight": rng.normal(size=60)}
     nbayes.SemiNaiveBayes("aode").fit(table, y).predict_proba(table)
+    # the default: hierarchical selective k-DB and its discriminative correction
+    nbayes.SemiNaiveBayes().fit(table, y).predict_proba(table)
 
 
 def _readers() -> None:
