@@ -49,7 +49,9 @@ def test_auto_makes_informative_missingness_a_category_and_skips_the_rest():
 def test_missing_modes_read_a_dict_and_skip_columns_with_nothing_missing():
     weight = np.array([[3.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
     modes = missing_modes({"a": "skip"}, ["a", "b", "c"], weight, np.array([10.0, 10.0]))
-    assert modes == ["skip", "skip", "skip"]  # 'c' is missing alike in both classes
+    assert modes == ["skip", "skip", "category"]  # unnamed: the default; 'b' misses nothing
+    modes = missing_modes({"c": "auto"}, ["a", "b", "c"], weight, np.array([10.0, 10.0]))
+    assert modes == ["category", "skip", "skip"]  # 'c' is missing alike in both classes
     modes = missing_modes("category", ["a", "b", "c"], weight, np.array([10.0, 10.0]))
     assert modes == ["category", "skip", "category"]
 
@@ -112,3 +114,11 @@ def test_an_unknown_mode_is_refused():
     X, y = _table(50, 6)
     with pytest.raises(ValueError, match="missing must be one of"):
         SemiNaiveBayes(missing="drop").fit(X, y)
+
+
+def test_a_dict_leaves_the_columns_it_does_not_name_to_the_default():
+    X, y = _table(300, 7)
+    model = SemiNaiveBayes("aode", missing={"told": "skip"}, discriminative=False).fit(X, y)
+    assert model.missing_ == {"told": "skip", "noise": "category", "other": "skip"}
+    with pytest.raises(AttributeError, match="missing='skip'"):
+        SemiNaiveBayes("aode", missing={"told": "skip"}, discriminative=False).partial_fit(X, y)

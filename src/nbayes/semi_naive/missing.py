@@ -30,6 +30,8 @@ import numpy as np
 from scipy.stats import chi2
 
 MODES = ("skip", "category", "auto")
+#: The mode of a column a dict of modes does not name (SemiNaiveBayes' default).
+DEFAULT = "category"
 #: The family-wise level of the test of independence between missingness and the class.
 LEVEL = 0.05
 
@@ -62,7 +64,7 @@ def missing_modes(
 ) -> list[str]:
     """Each column's mode ("skip" or "category"): ``missing``'s, and for "auto" the test of the
     module docstring on the columns' missing weight per class (K × d) and the classes' weight."""
-    asked = [missing.get(n, "auto") if isinstance(missing, dict) else missing for n in names]
+    asked = [missing.get(n, DEFAULT) if isinstance(missing, dict) else missing for n in names]
     has_missing = missing_weight.sum(axis=0) > 0
     tested = max(1, int(np.sum(has_missing)))
     modes = []

@@ -107,8 +107,8 @@ class TableCorrection:
         losses = correction.held_out_losses
         if not correction.active:
             return [
-                "discriminative correction: none (the held-out rows' log loss was lowest for "
-                "the generative model)"
+                "discriminative correction: none (no iteration beat the generative model on the "
+                "held-out rows by one standard error)"
                 if losses.size
                 else "discriminative correction: none (too few rows to hold some out)"
             ]
@@ -136,8 +136,8 @@ class TableCorrection:
         """Raise ``error`` unless every column's missing values are skipped by the settings:
         "auto" chooses from all rows' counts, and "category" needs the columns' values known
         before anything is counted."""
-        modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
-        if any(mode != "skip" for mode in modes):
+        # a dict leaves the columns it does not name to the default, "category"
+        if self.missing != "skip":
             raise error(
                 f"{action}: with missing={self.missing!r} what a missing value means is chosen "
                 "from all rows (or needs every value known first), which batches or models "
