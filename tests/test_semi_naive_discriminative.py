@@ -202,6 +202,10 @@ def test_a_forged_correction_is_refused(tmp_path):
     arrays["correction.bias"] = np.array([np.inf, 0.0])
     with pytest.raises(ValueError, match="finite"):
         table_files.table_from_state(SemiNaiveBayes, meta, arrays)
+    meta, arrays = table_files.table_state(model)
+    meta["correction"]["iterations"] = arrays["correction.held_out_losses"].shape[0]
+    with pytest.raises(ValueError, match="lack their held-out losses"):
+        table_files.table_from_state(SemiNaiveBayes, meta, arrays)
 
 
 def test_a_file_from_before_the_correction_loads_without_one():

@@ -144,6 +144,11 @@ class Correction:
             )
         if losses.ndim != 1 or not (np.all(np.isfinite(delta)) and np.all(np.isfinite(bias))):
             raise ValueError("the correction's weights must be finite numbers.")
+        if iterations and iterations >= losses.shape[0]:
+            raise ValueError(
+                f"the correction's {iterations} iterations lack their held-out losses "
+                f"({losses.shape[0]} given)."
+            )
         return cls(delta, bias, iterations, losses)
 
 
