@@ -256,3 +256,23 @@ def test_the_explanation_adds_up_to_the_corrected_posterior():
 def test_fit_correction_on_no_rows_is_the_generative_model():
     correction = fit_correction(lambda theta, hold_out: (np.zeros(4), np.zeros(theta.size)), 3, 2)
     assert correction.iterations == 0 and not correction.active
+
+
+def test_an_attribute_term_is_the_change_in_scores_were_its_value_missing():
+    from nbayes.semi_naive.discriminative import Correction
+
+    rng = np.random.default_rng(16)
+    n_values = np.array([2, 3, 4])
+    n_slots = int(n_values.sum() + 3)
+    correction = Correction(rng.normal(size=(n_slots, 3)), rng.normal(size=3), 1, np.zeros(2))
+    codes = np.column_stack([rng.integers(0, v, 40) for v in n_values]).astype(float)
+    codes[rng.random(codes.shape) < 0.2] = np.nan
+    codes[0, 2] = 9  # unseen: no term of its own
+    terms = correction.terms(codes, n_values)
+    scores = correction.scores(codes, n_values)
+    for j in range(3):
+        blank = codes.copy()
+        blank[:, j] = np.nan
+        expected = scores - correction.scores(blank, n_values)
+        expected[np.isnan(codes[:, j])] = 0.0
+        np.testing.assert_allclose(terms[j], expected, atol=1e-12)

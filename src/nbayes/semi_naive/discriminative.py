@@ -116,6 +116,16 @@ class Correction:
         padded = np.vstack([self.delta, np.zeros((1, self.delta.shape[1]))])
         return padded[slots].sum(axis=1) + self.bias  # slot −1 reads the zero row
 
+    def terms(self, codes: np.ndarray, n_values: np.ndarray) -> np.ndarray:
+        """(d, n, K): each attribute's δ_{c, j, x_j} less δ_{c, j, missing} — the change in the
+        scores were the value missing (0 where it is)."""
+        slots = slots_of(codes, n_values)
+        padded = np.vstack([self.delta, np.zeros((1, self.delta.shape[1]))])
+        missing = padded[slot_bases(n_values)[1:] - 1]  # each attribute's last slot, (d, K)
+        terms = padded[slots.T] - missing[:, None, :]
+        terms[np.isnan(codes).T] = 0.0
+        return terms
+
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         meta = {"iterations": self.iterations}
         arrays = {
@@ -210,7 +220,8 @@ class _Passes:
     def __init__(self, sums: Sums, n_slots: int, n_classes: int) -> None:
         self.sums = sums
         self.shape = (n_slots, n_classes)
-        self.last: tuple[np.ndarray, float] | None = None
+        self.last: tuple[np.ndarray, tuple[float, float]] | None = None
+        self.trained_weight = 0.0
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         size = self.shape[0] * self.shape[1]
@@ -219,6 +230,7 @@ class _Passes:
     def objective(self, hold_out: bool) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
         def value(theta: np.ndarray) -> tuple[float, np.ndarray]:
             totals, gradient = self.sums(theta, hold_out)
+            self.trained_weight = totals[1]
             weight = max(totals[1], np.finfo(float).tiny)
             delta = self.split(theta)[0]
             loss = totals[0] / weight + 0.5 * L2 * float(np.sum(delta * delta))
@@ -257,6 +269,7 @@ def lbfgs(
     start: np.ndarray,
     iterations: int,
     after: Callable[[np.ndarray], bool] | None = None,
+    first: tuple[float, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Minimise ``objective`` (value, gradient) from ``start`` by L-BFGS (Nocedal & Wright 2006,
     algorithm 7.4: the two-loop recursion over the last MEMORY steps, H₀ = (sᵀy / yᵀy) I) with a
@@ -264,9 +277,10 @@ def lbfgs(
     until ``after(x)`` after an iteration returns True or no step decreases the value.
 
     It stops on nothing else: a tolerance test could flip on the last bits of sums whose order
-    follows the rows'. One value-and-gradient per iteration when the step 1 is accepted."""
+    follows the rows'. One value-and-gradient per iteration when the step 1 is accepted;
+    ``first`` is the objective at ``start`` when the caller has it already."""
     x = start.copy()
-    value, gradient = objective(x)
+    value, gradient = objective(x) if first is None else first
     steps: list[tuple[np.ndarray, np.ndarray, float]] = []
     for _ in range(iterations):
         direction = -gradient
@@ -314,10 +328,12 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
     (:func:`batch_sums`, or a map over Dask partitions)."""
     passes = _Passes(sums, n_slots, n_classes)
     start = np.zeros(n_slots * n_classes + n_classes)
-    totals, _ = sums(start, True)
-    if totals[1] <= 0 or totals[3] <= 0:  # nothing to learn from, or to choose with
+    objective = passes.objective(hold_out=True)
+    first = objective(start)
+    generative, _ = passes.held_out(start)  # L(0), from the same pass
+    if passes.trained_weight <= 0 or np.isnan(generative):  # nothing to learn, or to choose with
         return Correction(np.zeros((n_slots, n_classes)), np.zeros(n_classes), 0, np.zeros(0))
-    losses, errors = [totals[2] / totals[3]], [0.0]
+    losses, errors = [generative], [0.0]
 
     def after_iteration(theta: np.ndarray) -> bool:
         loss, error = passes.held_out(theta)
@@ -328,7 +344,7 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
         last_better = int(np.flatnonzero(np.asarray(losses) <= floor)[0])  # ties: the earliest
         return len(losses) - 1 - last_better >= PATIENCE
 
-    lbfgs(passes.objective(hold_out=True), start, MAX_ITERATIONS, after_iteration)
+    lbfgs(objective, start, MAX_ITERATIONS, after_iteration, first)
     trace = np.asarray(losses)
     lowest = float(np.min(trace))
     iterations = int(np.flatnonzero(trace <= lowest + TIE * (1 + abs(lowest)))[0])

@@ -237,7 +237,7 @@ class SemiNaiveBayes(
             if spec.family != "categorical":
                 values = frame.get_column(spec.name).cast(pl.Float64).to_numpy()
                 codes[:, j] = interval_of(values.astype(np.float64), self.cut_points_[spec.name])
-        for j, code in getattr(self, "_missing_codes", {}).items():  # missing as a value
+        for j, code in self._missing_codes.items():  # missing as a value
             column = codes[:, j]
             column[np.isnan(column)] = code
         return Encoded(codes, [s.name for s in self.schema_])
@@ -318,7 +318,6 @@ class SemiNaiveBayes(
         if first:
             self.missing_markers_ = missing_markers(self.missing_values)
             self._start(frame)
-            self.missing_modes_ = ["skip"] * len(self.schema_)
             numeric = [s.name for s in self.schema_ if s.family != "categorical"]
             if numeric:
                 del self.schema_
@@ -328,6 +327,7 @@ class SemiNaiveBayes(
                     "with a source read once per pass, or families={column: 'categorical'}."
                 )
             self.cut_points_ = {}
+            self._take_missing_modes(["skip"] * len(self.schema_))  # batches need "skip"
             start = np.unique(labels if classes is None else np.concatenate([classes, labels]))
             self._words = self._new_words()
             self._add_words(frame, labels, weight, classes=start)
@@ -375,7 +375,12 @@ class SemiNaiveBayes(
         class), plus the discriminative correction b_c + Σ_j δ_{c,j,x_j} when there is one
         (then a score whose softmax is P(c | x), no longer a joint probability)."""
         frame = self._frame(X)
-        codes = self._encode(frame, fitting=False)
+        return self._joint_of(frame, self._encode(frame, fitting=False), priors, corrected)
+
+    def _joint_of(
+        self, frame: pl.DataFrame, codes: Encoded, priors: Any, corrected: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_joint` of a table already read and encoded (``codes``)."""
         joint = self.model_.predict_joint_log_proba(codes, priors=priors)
         if self._words is not None:
             joint = joint + self._text_terms(frame)[1].sum(axis=0)

@@ -6,7 +6,7 @@ refused where it could not equal one fit on all the rows (``partial_fit``, ``mer
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -35,8 +35,9 @@ class TableCorrection:
         self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray
     ) -> CorrectionRows:
         """A labelled batch as the correction reads it (the structure fitted)."""
-        codes = self._encode(frame, fitting=False).codes
-        offsets, _ = self._joint(frame, None, corrected=False)
+        encoded = self._encode(frame, fitting=False)
+        codes = encoded.codes
+        offsets, _ = self._joint_of(frame, encoded, None, corrected=False)
         classes = self.model_.classes_
         cls = np.searchsorted(classes, labels)
         return CorrectionRows(
@@ -71,9 +72,8 @@ class TableCorrection:
 
         if in_memory:
             prepared = list(batches())
-            self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
-        else:
-            self._fit_correction(batch_sums(batches, *self._correction_shape()))
+            batches = lambda: prepared  # noqa: E731
+        self._fit_correction(batch_sums(batches, *self._correction_shape()))
 
     def _correction_partition(
         self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray,
@@ -99,6 +99,9 @@ class TableCorrection:
 
     def _correction_scores(self, codes: np.ndarray) -> np.ndarray:
         return self.correction_.scores(codes, self.model_.n_values_)
+
+    def _correction_terms(self, codes: np.ndarray) -> np.ndarray:
+        return self.correction_.terms(codes, self.model_.n_values_)
 
     def _describe_correction(self) -> list[str]:
         correction = getattr(self, "correction_", None)
@@ -143,9 +146,3 @@ class TableCorrection:
                 "from all rows (or needs every value known first), which batches or models "
                 "fitted apart cannot give. Fit on all rows, or use missing='skip'."
             )
-
-    @staticmethod
-    def _correction_from_state(
-        meta: dict, arrays: dict[str, np.ndarray], n_values: np.ndarray, n_classes: int
-    ) -> Any:
-        return Correction.from_state(meta, arrays, n_values, n_classes)

@@ -17,6 +17,7 @@ from ..encoding import CategoricalEncoder
 from ..model import NaiveBayes
 from ..schema import ColumnSpec
 from .averaged import AODE, WAODE, AnDE, AODEsr
+from .discriminative import Correction
 from .hidden import HNB
 from .network import KDB, TAN
 from .selective import SelectiveKDB
@@ -141,7 +142,7 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
             f"{'present' if 'correction' in meta else 'absent'}."
         )
     if "correction" in meta:
-        table.correction_ = table._correction_from_state(
+        table.correction_ = Correction.from_state(
             meta["correction"], section("correction", arrays), model.n_values_,
             len(model.classes_),
         )  # fmt: skip

@@ -138,16 +138,8 @@ def attribute_terms(model: Any, frame: pl.DataFrame) -> tuple[list[str], np.ndar
         encoded.codes = original
     correction = model._corrected()
     if correction is not None:  # each attribute's weight, less that of its value missing
-        scores = model._correction_scores(original)
-        for j in range(original.shape[1]):
-            blank = original.copy()
-            blank[:, j] = np.nan
-            with np.errstate(invalid="ignore"):
-                terms[j] += np.where(
-                    np.isnan(original[:, j])[:, None], 0.0,
-                    scores - model._correction_scores(blank),
-                )  # fmt: skip
-        joint = joint + scores
+        terms += model._correction_terms(original)
+        joint = joint + model._correction_scores(original)
     names = [s.name for s in model.schema_]
     if model._words is not None:  # a text column's term is its own log P(x_t | c)
         texts, text_terms = model._text_terms(frame)
