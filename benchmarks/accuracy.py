@@ -101,12 +101,16 @@ SPECIAL = {
 
 def _log_loss(model, X, y) -> float:
     """Mean −log P(true class | x) (a class never seen in fitting: probability 0, clipped)."""
-    proba = model.predict_proba(X)
-    position = np.searchsorted(model.classes_, y)
-    inside = position < len(model.classes_)
+    return _proba_log_loss(model.classes_, model.predict_proba(X), y)
+
+
+def _proba_log_loss(classes: np.ndarray, proba: np.ndarray, y: np.ndarray) -> float:
+    """:func:`_log_loss` of probabilities already computed (columns: ``classes``)."""
+    position = np.searchsorted(classes, y)
+    inside = position < len(classes)
     seen = inside.copy()
-    seen[inside] = model.classes_[position[inside]] == y[inside]
-    p = np.where(seen, proba[np.arange(len(y)), np.minimum(position, len(model.classes_) - 1)], 0)
+    seen[inside] = classes[position[inside]] == y[inside]
+    p = np.where(seen, proba[np.arange(len(y)), np.minimum(position, len(classes) - 1)], 0)
     return float(-np.mean(np.log(np.clip(p, 1e-15, 1.0))))
 
 
@@ -567,41 +571,21 @@ def _default_models() -> dict[str, Callable]:
     }
 
 
-class _Fitted:
-    def __init__(self, classes, proba):
-        self.classes_, self.proba = classes, proba
-
-    def predict_proba(self, X):
-        return self.proba
-
-
 def _fold_scores(fit: Callable, X_train, y_train, X_test, y_test) -> tuple[float, float, float]:
     """(accuracy, log loss, fit + predict seconds) of one fold."""
     start = time.perf_counter()
     model = fit(X_train, y_train)
     proba = model.predict_proba(X_test)
     seconds = time.perf_counter() - start
-    fitted = _Fitted(model.classes_, proba)
     predicted = model.classes_[np.argmax(proba, axis=1)]
-    return float(np.mean(predicted == y_test)), _log_loss(fitted, X_test, y_test), seconds
+    loss = _proba_log_loss(model.classes_, proba, y_test)
+    return float(np.mean(predicted == y_test)), loss, seconds
 
 
 def _peer_fit(name: str) -> Callable:
     import peers
 
-    def fit(X, y):
-        model, convert = peers.peer(name, X)
-        model.fit(convert(X), y)
-
-        class Wrapped:
-            classes_ = model.classes_
-
-            def predict_proba(self, X_test):
-                return model.predict_proba(convert(X_test))
-
-        return Wrapped()
-
-    return fit
+    return lambda X, y: peers.peer(name, X).fit(X, y)
 
 
 def _protocol(data_set, given: bool, fit: Callable) -> tuple[float, float, float] | None:

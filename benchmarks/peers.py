@@ -8,7 +8,6 @@ imputed by the training median, flagged, and standardised).
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 #: The peers, by the name the tables print.
@@ -49,15 +48,12 @@ def _pandas(frame: pl.DataFrame, text: list[str]):
 
 
 def peer(name: str, frame: pl.DataFrame):
-    """(fit(X, y) -> model, predict_proba-ready X) for ``frame``'s columns."""
+    """The peer ``name`` as a scikit-learn pipeline that reads Polars frames with ``frame``'s
+    columns (fit, predict_proba, classes_)."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
     text = [c for c, t in frame.schema.items() if not t.is_numeric()]
     numbers = [c for c in frame.columns if c not in text]
-    return _pipeline(name, text, numbers), (lambda X: _pandas(X, text))
-
-
-def fitted_scores(name: str, X_train, y_train, X_test) -> np.ndarray:
-    """P(c | x) of the test rows by the peer fitted on the training rows (columns: the sorted
-    training classes)."""
-    model, convert = peer(name, X_train)
-    model.fit(convert(X_train), y_train)
-    return model.predict_proba(convert(X_test))
+    reader = FunctionTransformer(lambda X: _pandas(X, text), validate=False)
+    return make_pipeline(reader, _pipeline(name, text, numbers))
