@@ -282,6 +282,87 @@ def test_mdl_equals_a_brute_force_fayyad_irani(seed):
         check_interval_probabilities(model, "x", x, y, got, 1.0)
 
 
+def best_first_fayyad_irani(x, y, max_intervals: int) -> np.ndarray:
+    """Bounded MDL by brute force: of the segments made so far, split the one whose accepted
+    best split saves the most class-coding bits n · Gain, until max_intervals intervals."""
+    order = np.argsort(x, kind="stable")
+    xs, ys = np.asarray(x)[order], list(np.asarray(y)[order])
+
+    def accepted(lo: int, hi: int):
+        n, best = hi - lo, None
+        for i in range(lo + 1, hi):
+            if xs[i - 1] == xs[i]:
+                continue
+            left, right = ys[lo:i], ys[i:hi]
+            e = (len(left) * entropy(left) + len(right) * entropy(right)) / n
+            if best is None or e < best[0] - 1e-12:
+                best = (e, i)
+        if best is None:
+            return None
+        e, i = best
+        whole = entropy(ys[lo:hi])
+        left, right = ys[lo:i], ys[i:hi]
+        k, k1, k2 = len(set(ys[lo:hi])), len(set(left)), len(set(right))
+        delta = math.log2(3**k - 2) - (k * whole - k1 * entropy(left) - k2 * entropy(right))
+        return (n * (whole - e), i) if whole - e > (math.log2(n - 1) + delta) / n else None
+
+    segments, cuts = [(0, len(xs))], []
+    while len(cuts) + 1 < max_intervals:
+        found = [(accepted(lo, hi), lo, hi) for lo, hi in segments]
+        found = [(f[0], lo, hi, f[1]) for f, lo, hi in found if f is not None]
+        if not found:
+            break
+        _, lo, hi, i = max(found, key=lambda f: (f[0], -f[1]))
+        cuts.append((xs[i - 1] + xs[i]) / 2)
+        segments.remove((lo, hi))
+        segments += [(lo, i), (i, hi)]
+    return np.array(sorted(cuts))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bounded_mdl_keeps_the_most_informative_splits(seed):
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    rng = np.random.default_rng(300 + seed)
+    n = int(rng.integers(150, 400))
+    y = rng.integers(0, 5, n)
+    x = np.round(rng.normal(loc=y * 2.0, scale=1.0), 1)
+    frame = pl.DataFrame({"x": x})
+    unbounded = fayyad_irani(x, y)
+    assert len(unbounded) >= 3  # the bound below cuts some accepted splits
+    for bound in (2, 3, len(unbounded)):
+        model = SemiNaiveBayes(discriminative=False, max_intervals=bound).fit(frame, y)
+        expected = best_first_fayyad_irani(x, y, bound)
+        assert len(expected) == bound - 1
+        np.testing.assert_array_equal(model.cut_points_["x"], expected)
+    free = SemiNaiveBayes(discriminative=False, max_intervals=None).fit(frame, y)
+    np.testing.assert_array_equal(free.cut_points_["x"], unbounded)
+
+
+def test_bounded_mdl_does_not_grow_with_repeated_rows():
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 400)
+    x = rng.normal(loc=y * 0.6, scale=1.0)
+    # the same rows 50 times: MDL's threshold log2(N − 1) / N falls and noise becomes cuts
+    frame, labels = pl.DataFrame({"x": np.tile(x, 50)}), np.tile(y, 50)
+    once = len(fayyad_irani(x, y))
+    free = SemiNaiveBayes(discriminative=False, max_intervals=None).fit(frame, labels)
+    bounded = SemiNaiveBayes(discriminative=False, max_intervals=8).fit(frame, labels)
+    assert len(free.cut_points_["x"]) > max(once, 7)
+    assert len(bounded.cut_points_["x"]) == 7
+    assert set(bounded.cut_points_["x"]) <= set(free.cut_points_["x"])
+
+
+@pytest.mark.parametrize("bad", [1, 0, 2.5, True, "32"])
+def test_max_intervals_is_checked_by_name(bad):
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    with pytest.raises(ValueError, match="max_intervals must be an integer >= 2 or None"):
+        SemiNaiveBayes(max_intervals=bad).fit(pl.DataFrame({"x": [1.0, 2.0]}), [0, 1])
+
+
 def test_mdl_separable_feature_has_one_cut_at_the_midpoint():
     rng = np.random.default_rng(9)
     y = np.repeat([0, 1], 50)

@@ -64,6 +64,30 @@ def test_fit_kdb_equals_the_python_api_and_the_other_commands_read_it(tmp_path, 
     assert code == 0 and "accuracy" in out
 
 
+def test_max_intervals_reaches_the_table_model(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    n = 900
+    number = rng.normal(0, 1, n).round(3)
+    label = np.digitize(number + rng.normal(0, 0.3, n), [-1.0, 0.0, 1.0]).astype(str)
+    frame = pl.DataFrame({"number": number, "label": label})
+    path, model_path = tmp_path / "steps.csv", tmp_path / "m.nbm"
+    frame.write_csv(path)
+    code, _, _ = run(
+        ["fit", path, "--target", "label", "--model", "skdb", "--discriminative", "off",
+         "--max-intervals", "3", "-o", model_path],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    saved = nbayes.load(model_path).cut_points_["number"]
+    free = SemiNaiveBayes(discriminative=False, max_intervals=None).fit(frame, target="label")
+    bounded = SemiNaiveBayes(discriminative=False, max_intervals=3).fit(frame, target="label")
+    assert len(free.cut_points_["number"]) > 2 and len(saved) == 2
+    np.testing.assert_array_equal(saved, bounded.cut_points_["number"])
+    with pytest.raises(SystemExit) as exit_:
+        run(["fit", path, "--target", "label", "--max-intervals", "1"], capsys)
+    assert exit_.value.code == 2 and "--max-intervals" in capsys.readouterr().err
+
+
 def test_cv_compares_semi_naive_models(csv_file, capsys):
     code, out, _ = run(
         ["cv", csv_file, "--target", "label", "--folds", "3", "--compare", "model=aode",

@@ -116,6 +116,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def at_least_two(text: str) -> int:
+    value = int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2, got {text}")
+    return value
+
+
 def non_negative_float(text: str) -> float:
     value = float(text)
     if not value >= 0:
@@ -305,6 +312,14 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         "--k",
         type=positive_int,
         help="parents per attribute of --model kdb (default 1) and the largest of skdb (default 3)",
+    )
+    group.add_argument(
+        "--max-intervals",
+        type=at_least_two,
+        default=32,
+        help="semi-naive models: the most MDL intervals of a numeric column, the most "
+        "informative splits first (default 32; a column's intervals multiply the tables where "
+        "it is a parent)",
     )
     continuous = group.add_argument(
         "--continuous",

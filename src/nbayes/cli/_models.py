@@ -171,6 +171,7 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         missing=getattr(args, "missing_as", None) or "category",
         missing_values=args.missing or None,
         bins=args.bins,
+        max_intervals=args.max_intervals,
         discriminative=getattr(args, "discriminative", "on") == "on",
     )
 

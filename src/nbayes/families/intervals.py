@@ -29,6 +29,7 @@ resolution is the grid width 2^e, reported on the fitted model.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 
 import numpy as np
@@ -82,46 +83,69 @@ def _entropy(counts: np.ndarray) -> np.ndarray:
     return -terms.sum(axis=-1)
 
 
-def mdl(sketch: FeatureSketch) -> np.ndarray:
-    """Fayyad–Irani cut points of one feature (see the module docstring)."""
+def _best_split(counts: np.ndarray, lo: int, hi: int) -> tuple[float, int] | None:
+    """(n · Gain, split after key lo + best) of the keys lo ≤ b < hi when the MDL criterion
+    accepts their best split (module docstring), else None."""
+    if hi - lo < 2:
+        return None
+    block = counts[lo:hi]
+    left = np.cumsum(block, axis=0)[:-1]  # split after key lo + i
+    total = block.sum(axis=0)
+    right = total - left
+    n_left, n_right, n = left.sum(axis=1), right.sum(axis=1), total.sum()
+    if n <= 1:
+        return None
+    entropy = (n_left * _entropy(left) + n_right * _entropy(right)) / n
+    best = int(np.argmin(entropy))
+    whole = float(_entropy(total))
+    gain = whole - entropy[best]
+    k = int(np.count_nonzero(total))
+    k1, k2 = int(np.count_nonzero(left[best])), int(np.count_nonzero(right[best]))
+    delta = np.log2(3.0**k - 2) - (
+        k * whole - k1 * _entropy(left[best]) - k2 * _entropy(right[best])
+    )
+    if gain > (np.log2(n - 1) + delta) / n:
+        return float(n * gain), best
+    return None
+
+
+def mdl(sketch: FeatureSketch, max_intervals: int | None = None) -> np.ndarray:
+    """Fayyad–Irani cut points of one feature (see the module docstring).
+
+    With ``max_intervals`` at most that many intervals: the accepted splits are taken best
+    first, by the class-coding bits they save on their segment (n · Gain), so that the cuts kept
+    are the most informative ones the unbounded recursion would make. Without it, every split
+    the criterion accepts (the order does not matter then)."""
     counts = sketch.weight
     boundaries = _boundaries(sketch)
     cuts: list[float] = []
-    stack = [(0, counts.shape[0])]
-    while stack:
-        lo, hi = stack.pop()
-        if hi - lo < 2:
-            continue
-        block = counts[lo:hi]
-        left = np.cumsum(block, axis=0)[:-1]  # split after key lo + i
-        total = block.sum(axis=0)
-        right = total - left
-        n_left, n_right, n = left.sum(axis=1), right.sum(axis=1), total.sum()
-        if n <= 1:
-            continue
-        entropy = (n_left * _entropy(left) + n_right * _entropy(right)) / n
-        best = int(np.argmin(entropy))
-        whole = float(_entropy(total))
-        gain = whole - entropy[best]
-        k = int(np.count_nonzero(total))
-        k1, k2 = int(np.count_nonzero(left[best])), int(np.count_nonzero(right[best]))
-        delta = np.log2(3.0**k - 2) - (
-            k * whole - k1 * _entropy(left[best]) - k2 * _entropy(right[best])
-        )
-        if gain > (np.log2(n - 1) + delta) / n:
-            cuts.append(float(boundaries[lo + best]))
-            stack.append((lo, lo + best + 1))
-            stack.append((lo + best + 1, hi))
+    candidates: list[tuple[float, int, int, int]] = []  # (−bits saved, lo, hi, split)
+
+    def consider(lo: int, hi: int) -> None:
+        found = _best_split(counts, lo, hi)
+        if found is not None:
+            heapq.heappush(candidates, (-found[0], lo, hi, found[1]))
+
+    consider(0, counts.shape[0])
+    while candidates and (max_intervals is None or len(cuts) + 1 < max_intervals):
+        _, lo, hi, best = heapq.heappop(candidates)
+        cuts.append(float(boundaries[lo + best]))
+        consider(lo, lo + best + 1)
+        consider(lo + best + 1, hi)
     return np.asarray(sorted(cuts))
 
 
-def cut_points(sketch: FeatureSketch, method: str, bins: int) -> np.ndarray:
+def cut_points(
+    sketch: FeatureSketch, method: str, bins: int, max_intervals: int | None = None
+) -> np.ndarray:
+    """The cut points of ``method``; ``max_intervals`` bounds MDL's (the other two make
+    ``bins``)."""
     if method == "equal-width":
         return equal_width(sketch, bins)
     if method == "equal-frequency":
         return equal_frequency(sketch, bins)
     if method == "mdl":
-        return mdl(sketch)
+        return mdl(sketch, max_intervals)
     raise ValueError(f"unknown discretisation {method!r}; choose one of {METHODS}.")
 
 

@@ -47,7 +47,8 @@ def correction_pass(
                 top = score[c]
         total = 0.0
         for c in range(K):
-            total += np.exp(score[c] - top)
+            g[c] = np.exp(score[c] - top)
+            total += g[c]
         normaliser = top + np.log(total)
         loss = w * (normaliser - score[cls[r]])
         if held_out[r]:
@@ -67,8 +68,9 @@ def correction_pass(
             continue
         totals[0] += loss
         totals[1] += w
+        scale = w / total  # w · p_c = w · exp(s_c − top) / Σ exp(s − top)
         for c in range(K):
-            g[c] = w * np.exp(score[c] - normaliser)
+            g[c] *= scale
         g[cls[r]] -= w
         for c in range(K):
             bias_gradient[c] += g[c]

@@ -103,6 +103,13 @@ class SemiNaiveBayes(
         every column or per column in a dict (``missing_modes_`` holds the choices).
     bins : int, default 10
         Intervals of equal-width and equal-frequency discretisation.
+    max_intervals : int or None, default 32
+        The most intervals MDL may cut a numeric column into (None: no bound). MDL's criterion
+        accepts ever finer cuts as rows grow (its threshold falls like log N / N), and a
+        column's intervals multiply the size of every table where it is a parent (B^k
+        configurations for k such parents), so the splits it accepts are taken best first, by
+        the class-coding bits they save, up to this many intervals
+        (:func:`nbayes.families.intervals.mdl`).
     missing_values : str, number or list, optional
         Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), target included.
     max_int_categories : int, default 20
@@ -128,6 +135,7 @@ class SemiNaiveBayes(
         continuous: str = "mdl",
         missing: str | dict[str, str] = "category",
         bins: int = 10,
+        max_intervals: int | None = 32,
         missing_values: Any = None,
         max_int_categories: int = 20,
         max_bins: int = 2048,
@@ -188,6 +196,14 @@ class SemiNaiveBayes(
                 )
         if isinstance(self.bins, bool) or not isinstance(self.bins, int) or self.bins < 1:
             raise ValueError(f"bins must be a positive integer, got {self.bins!r}.")
+        if self.max_intervals is not None and (
+            isinstance(self.max_intervals, bool)
+            or not isinstance(self.max_intervals, int)
+            or self.max_intervals < 2
+        ):
+            raise ValueError(
+                f"max_intervals must be an integer >= 2 or None, got {self.max_intervals!r}."
+            )
         if (
             isinstance(self.max_bins, bool)
             or not isinstance(self.max_bins, int)

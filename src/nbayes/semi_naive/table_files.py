@@ -78,6 +78,7 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
     if isinstance(params, dict):  # files from before the correction and the missing choice
         params.setdefault("discriminative", False)
         params.setdefault("missing", "skip")
+        params.setdefault("max_intervals", None)  # and before intervals were bounded
     table = cls(model=model, **params)
     table._check_params()
     specs = []

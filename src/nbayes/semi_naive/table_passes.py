@@ -93,7 +93,7 @@ class TablePasses:
         self._words = first.words
         self._check_observed(first.sketches, first.numeric)
         self.cut_points_ = {
-            spec.name: cut_points(sketch, spec.family, self.bins)
+            spec.name: cut_points(sketch, spec.family, self.bins, self.max_intervals)
             for spec, sketch in zip(first.numeric, first.sketches.features, strict=True)
         }
         names = [*self._encoder.names, *(spec.name for spec in first.numeric)]
