@@ -18,6 +18,7 @@ from nbayes.semi_naive.discriminative import (
     _Passes,
     batch_sums,
     fit_correction,
+    lbfgs,
     slots_of,
 )
 
@@ -110,6 +111,29 @@ def test_the_iteration_count_is_the_held_out_minimum():
     t = model.correction_.iterations
     assert t == int(np.argmin(losses)) or losses[t] <= losses.min() + 1e-9 * (1 + losses.min())
     assert losses[t] < losses[0]  # the held-out rows preferred some correction here
+
+
+def test_the_weights_kept_are_those_of_iteration_t_on_the_rows_not_held_out():
+    rng = np.random.default_rng(5)
+    n, n_values = 900, np.array([3, 3, 4, 2])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    y = ((codes[:, 0] == 2) + (codes[:, 2] >= 2) + rng.random(n) < 0.9).astype(np.int64)
+    rows = CorrectionRows(
+        slots_of(codes, n_values), np.zeros((n, 2)), y, np.ones(n), rng.random(n) < 0.2
+    )
+    n_slots = int(n_values.sum() + len(n_values))
+    correction = fit_correction(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
+    t = correction.iterations
+    assert t > 0 and correction.held_out_losses.shape[0] > t
+    # an independent run of t iterations on the same objective (held-out rows left out)
+    passes = _Passes(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
+    theta = lbfgs(passes.objective(hold_out=True), np.zeros(n_slots * 2 + 2), t)
+    delta, bias = passes.split(theta)
+    np.testing.assert_array_equal(correction.delta, delta)
+    np.testing.assert_array_equal(correction.bias, bias)
+    # not the weights of a fit on all the rows
+    everything = lbfgs(passes.objective(hold_out=False), np.zeros(n_slots * 2 + 2), t)
+    assert not np.allclose(passes.split(everything)[0], delta)
 
 
 def test_the_correction_undoes_double_counted_evidence():

@@ -24,7 +24,9 @@ L(t) ≤ min L + 10⁻⁹ (1 + |min L|), searched until 10 iterations bring no L
 200 are run;
 t* = 0 (the generative model) unless L(0) − L(t*) exceeds one standard error of the held-out
 rows' mean change in log loss (the simpler model wins what the held-out rows cannot tell
-apart); then ℓ is maximised over all rows for t* iterations from 0.
+apart). The weights kept are those of iteration t*, learnt on the rows not held out, with no
+refit on all the rows: early stopping as scikit-learn's HistGradientBoosting, MLP and SGD
+estimators do it, which saves t* passes (the structure's counts still use every row).
 
 Everything is a function of the rows' contents: the held-out rows by hash, each L-BFGS step by
 sums over rows (one pass each, :func:`nbayes.semi_naive._correction_kernels.correction_pass`),
@@ -334,24 +336,31 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
     if passes.trained_weight <= 0 or np.isnan(generative):  # nothing to learn, or to choose with
         return Correction(np.zeros((n_slots, n_classes)), np.zeros(n_classes), 0, np.zeros(0))
     losses, errors = [generative], [0.0]
+    # the weights of the iterations that may still turn out to be t*: those within TIE of the
+    # lowest loss so far (as it only falls, one that leaves this set never comes back)
+    candidates: dict[int, np.ndarray] = {0: start}
 
     def after_iteration(theta: np.ndarray) -> bool:
         loss, error = passes.held_out(theta)
         losses.append(loss)
         errors.append(error)
-        best = int(np.argmin(losses))
-        floor = losses[best] + TIE * (1 + abs(losses[best]))
+        floor = _tie_floor(losses)
+        candidates[len(losses) - 1] = theta.copy()
+        for t in [t for t in candidates if not losses[t] <= floor]:
+            del candidates[t]
         last_better = int(np.flatnonzero(np.asarray(losses) <= floor)[0])  # ties: the earliest
         return len(losses) - 1 - last_better >= PATIENCE
 
     lbfgs(objective, start, MAX_ITERATIONS, after_iteration, first)
     trace = np.asarray(losses)
-    lowest = float(np.min(trace))
-    iterations = int(np.flatnonzero(trace <= lowest + TIE * (1 + abs(lowest)))[0])
+    iterations = int(np.flatnonzero(trace <= _tie_floor(losses))[0])
     if trace[0] - trace[iterations] <= errors[iterations]:  # within one standard error
         iterations = 0
-    theta = start
-    if iterations:
-        theta = lbfgs(passes.objective(hold_out=False), start, iterations)
-    delta, bias = passes.split(theta)
+    delta, bias = passes.split(candidates[iterations] if iterations else start)
     return Correction(delta.copy(), bias.copy(), iterations, trace)
+
+
+def _tie_floor(losses: list[float]) -> float:
+    """The held-out losses that count as the lowest: within TIE (relative) of it."""
+    lowest = float(np.min(losses))
+    return lowest + TIE * (1 + abs(lowest))
