@@ -229,35 +229,44 @@ def entropy(labels) -> float:
     return -sum(k / n * math.log2(k / n) for k in Counter(labels).values())
 
 
-def fayyad_irani(x, y) -> np.ndarray:
-    """Brute-force recursive MDL discretisation (Fayyad & Irani 1993) on sorted values.
+def accepted_split(xs, ys, lo: int, hi: int):
+    """(n · Gain, i) of the best split of the sorted values xs[lo:hi] before index i — the
+    candidate cuts are the midpoints between neighbouring distinct values, the best one has the
+    smallest class entropy (the first of equals) — if Fayyad & Irani's criterion
+    Gain > (log2(N − 1) + Δ) / N, Δ = log2(3^k − 2) − [k Ent(S) − k1 Ent(S1) − k2 Ent(S2)]
+    accepts it; else None."""
+    n, best = hi - lo, None
+    for i in range(lo + 1, hi):
+        if xs[i - 1] == xs[i]:
+            continue
+        left, right = ys[lo:i], ys[i:hi]
+        e = (len(left) * entropy(left) + len(right) * entropy(right)) / n
+        if best is None or e < best[0] - 1e-12:
+            best = (e, i)
+    if best is None:
+        return None
+    e, i = best
+    whole = entropy(ys[lo:hi])
+    left, right = ys[lo:i], ys[i:hi]
+    k, k1, k2 = len(set(ys[lo:hi])), len(set(left)), len(set(right))
+    delta = math.log2(3**k - 2) - (k * whole - k1 * entropy(left) - k2 * entropy(right))
+    return (n * (whole - e), i) if whole - e > (math.log2(n - 1) + delta) / n else None
 
-    Candidate cuts are the midpoints between neighbouring distinct values; the best is the one
-    with the smallest class entropy (the first of equals); it is kept when
-    Gain > (log2(N − 1) + Δ) / N, Δ = log2(3^k − 2) − [k Ent(S) − k1 Ent(S1) − k2 Ent(S2)].
-    """
+
+def sorted_values(x, y):
     order = np.argsort(x, kind="stable")
-    xs, ys = np.asarray(x)[order], list(np.asarray(y)[order])
+    return np.asarray(x)[order], list(np.asarray(y)[order])
+
+
+def fayyad_irani(x, y) -> np.ndarray:
+    """Brute-force recursive MDL discretisation (Fayyad & Irani 1993) on sorted values."""
+    xs, ys = sorted_values(x, y)
     cuts: list[float] = []
 
     def split(lo: int, hi: int) -> None:
-        n = hi - lo
-        best = None
-        for i in range(lo + 1, hi):
-            if xs[i - 1] == xs[i]:
-                continue
-            left, right = ys[lo:i], ys[i:hi]
-            e = (len(left) * entropy(left) + len(right) * entropy(right)) / n
-            if best is None or e < best[0] - 1e-12:
-                best = (e, i)
-        if best is None:
-            return
-        e, i = best
-        whole = entropy(ys[lo:hi])
-        left, right = ys[lo:i], ys[i:hi]
-        k, k1, k2 = len(set(ys[lo:hi])), len(set(left)), len(set(right))
-        delta = math.log2(3**k - 2) - (k * whole - k1 * entropy(left) - k2 * entropy(right))
-        if whole - e > (math.log2(n - 1) + delta) / n:
+        found = accepted_split(xs, ys, lo, hi)
+        if found is not None:
+            i = found[1]
             cuts.append((xs[i - 1] + xs[i]) / 2)
             split(lo, i)
             split(i, hi)
@@ -285,30 +294,10 @@ def test_mdl_equals_a_brute_force_fayyad_irani(seed):
 def best_first_fayyad_irani(x, y, max_intervals: int) -> np.ndarray:
     """Bounded MDL by brute force: of the segments made so far, split the one whose accepted
     best split saves the most class-coding bits n · Gain, until max_intervals intervals."""
-    order = np.argsort(x, kind="stable")
-    xs, ys = np.asarray(x)[order], list(np.asarray(y)[order])
-
-    def accepted(lo: int, hi: int):
-        n, best = hi - lo, None
-        for i in range(lo + 1, hi):
-            if xs[i - 1] == xs[i]:
-                continue
-            left, right = ys[lo:i], ys[i:hi]
-            e = (len(left) * entropy(left) + len(right) * entropy(right)) / n
-            if best is None or e < best[0] - 1e-12:
-                best = (e, i)
-        if best is None:
-            return None
-        e, i = best
-        whole = entropy(ys[lo:hi])
-        left, right = ys[lo:i], ys[i:hi]
-        k, k1, k2 = len(set(ys[lo:hi])), len(set(left)), len(set(right))
-        delta = math.log2(3**k - 2) - (k * whole - k1 * entropy(left) - k2 * entropy(right))
-        return (n * (whole - e), i) if whole - e > (math.log2(n - 1) + delta) / n else None
-
+    xs, ys = sorted_values(x, y)
     segments, cuts = [(0, len(xs))], []
     while len(cuts) + 1 < max_intervals:
-        found = [(accepted(lo, hi), lo, hi) for lo, hi in segments]
+        found = [(accepted_split(xs, ys, lo, hi), lo, hi) for lo, hi in segments]
         found = [(f[0], lo, hi, f[1]) for f, lo, hi in found if f is not None]
         if not found:
             break
