@@ -1,13 +1,14 @@
-"""Hierarchical smoothing of the network structures (smoothing="hierarchical"): each estimate
-shrunk towards the one with a parent fewer, checked against a hand computation from counts, and
-selective k-DB's leave-one-out losses against refits without each row."""
+"""Hierarchical smoothing (smoothing="hierarchical") of the network structures and of the
+one-dependence ones (AODE, WAODE, AODEsr, HNB): each estimate shrunk towards the one with a parent
+fewer, checked against a hand computation from counts, and selective k-DB's leave-one-out losses
+against refits without each row."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nbayes.semi_naive import KDB, SelectiveKDB
+from nbayes.semi_naive import AODE, HNB, KDB, WAODE, AODEsr, SelectiveKDB
 
 
 def _codes(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +59,22 @@ def test_the_estimate_backs_off_to_the_parent_level():
                 )
     np.testing.assert_allclose(joint, expected, rtol=1e-10)
     assert not np.allclose(joint, plain.predict_joint_log_proba(X))
+
+
+@pytest.mark.parametrize("structure", [AODE, WAODE, AODEsr, HNB])
+def test_one_dependence_estimates_back_off_to_the_single_estimate(structure):
+    X, y = _codes(300, 2)
+    model = structure(smoothing="hierarchical", alpha=0.5).fit(X, y)
+    tables = model._pairs.conditionals(model._pseudo(), model._hierarchical)
+    _, base, _ = model._pairs.layout()
+    v = model._pairs.n_values
+    for i, j in [(0, 1), (0, 2), (1, 2)]:
+        cells = base[i, j] + X[:, i].astype(int) * v[j] + X[:, j].astype(int)
+        # forward: x_j given (c, x_i); backward: x_i given (c, x_j)
+        np.testing.assert_allclose(tables[0][cells], _by_hand(X, y, j, i, 0.5), rtol=1e-10)
+        np.testing.assert_allclose(tables[1][cells], _by_hand(X, y, i, j, 0.5), rtol=1e-10)
+    plain = structure(smoothing="lidstone", alpha=0.5).fit(X, y)
+    assert not np.allclose(model.predict_joint_log_proba(X), plain.predict_joint_log_proba(X))
 
 
 def test_leave_one_out_losses_equal_refits_without_each_row():

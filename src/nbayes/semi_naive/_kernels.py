@@ -237,31 +237,39 @@ def pair_margins(pairs, offsets, n_values, pair_base, margins):  # pragma: no co
 
 @kernel
 def pair_conditionals(
-    pairs, margins, offsets, n_values, pair_base, pseudo, forward, backward
-):  # pragma: no cover - compiled
+    pairs, margins, offsets, n_values, pair_base, pseudo, hierarchical, log_single, forward,
+    backward,
+):  # pragma: no cover - compiled  # fmt: skip
     """forward[p, c] = log P(x_j = b | c, x_i = a), backward[p, c] = log P(x_i = a | c, x_j = b)
     for the pair cell p of (x_i = a, x_j = b), i < j, with
 
-        P(x_j = b | c, x_i = a) = (N(c, a, b) + p_j) / (Σ_b' N(c, a, b') + v_j p_j).
+        P(x_j = b | c, x_i = a) = (N(c, a, b) + p_j) / (Σ_b' N(c, a, b') + v_j p_j),
+
+    or with ``hierarchical`` shrunk towards the single estimate log_single (P̂(x_j = b | c)):
+    (N(c, a, b) + v_j p_j P̂(x_j = b | c)) / (Σ_b' N(c, a, b') + v_j p_j).
     """
     d = n_values.shape[0]
     K = pairs.shape[1]
     for i in range(d):
         for j in range(i + 1, d):
+            mass_i = n_values[i] * pseudo[i]
+            mass_j = n_values[j] * pseudo[j]
             for a in range(n_values[i]):
                 for b in range(n_values[j]):
                     p = pair_base[i, j] + a * n_values[j] + b
                     for c in range(K):
                         x = pairs[p, c]
+                        if hierarchical:
+                            towards_j = mass_j * np.exp(log_single[offsets[j] + b, c])
+                            towards_i = mass_i * np.exp(log_single[offsets[i] + a, c])
+                        else:
+                            towards_j = pseudo[j]
+                            towards_i = pseudo[i]
                         forward[p, c] = _log_ratio(
-                            x + pseudo[j],
-                            margins[offsets[i] + a, j, c] + n_values[j] * pseudo[j],
-                            n_values[j],
+                            x + towards_j, margins[offsets[i] + a, j, c] + mass_j, n_values[j]
                         )
                         backward[p, c] = _log_ratio(
-                            x + pseudo[i],
-                            margins[offsets[j] + b, i, c] + n_values[i] * pseudo[i],
-                            n_values[i],
+                            x + towards_i, margins[offsets[j] + b, i, c] + mass_i, n_values[i]
                         )
 
 

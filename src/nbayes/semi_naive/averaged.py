@@ -120,7 +120,7 @@ class _Averaged(SemiNaiveClassifier):
         stats = self._pairs
         pseudo = self._pseudo()
         offsets, base, _ = stats.layout()
-        forward, backward = stats.conditionals(pseudo)
+        forward, backward = stats.conditionals(pseudo, self._hierarchical)
         freq, pair_freq = stats.frequencies()
         log_single = stats.single_log_prob(pseudo)
         return AODETables(offsets, base, log_single, forward, backward, freq, pair_freq)
@@ -186,8 +186,10 @@ class AODE(_Averaged):
     alpha : float, default 1.0
         Pseudo-count of every estimate: Lidstone λ (1 = Laplace, Weka's AODE default) or the m
         of an m-estimate, per ``smoothing``.
-    smoothing : {"lidstone", "m-estimate"}, default "lidstone"
-        (N + λ) / (N' + v λ), or (N + m / v) / (N' + m).
+    smoothing : {"lidstone", "m-estimate", "hierarchical"}, default "lidstone"
+        (N + λ) / (N' + v λ), or (N + m / v) / (N' + m), or P̂(x_j | c, x_i) shrunk towards
+        P̂(x_j | c): (N + v λ P̂(x_j | c)) / (N' + v λ) (:mod:`nbayes.semi_naive.classifier`;
+        A2DE's two-parent estimates stay Lidstone's).
     min_count : float, default 1
         A value is a super-parent only if it occurred at least this often in fitting (Weka -F).
     weighting : None or "mutual-information", default None

@@ -19,12 +19,13 @@ with v the child's number of values and the pseudo-count p = λ (``smoothing="li
 λ = ``alpha``, 1 = Laplace) or p = m / v (``smoothing="m-estimate"``, m = ``alpha``: Weka's
 m-estimate with a uniform prior, (N(c, u, x) + m/v) / (N(c, u) + m)). N(c, u) counts only the rows
 where the child is observed too; an empty N(c, u) gives 1/v. ``smoothing="hierarchical"`` (TAN,
-k-DB, selective k-DB) shrinks each estimate towards the one with one parent fewer instead of
-towards the uniform: P̂(x | c, u) = (N(c, u, x) + v λ P̂(x | c, u⁻)) / (N(c, u) + v λ), u⁻ the
-first L − 1 of the L parents' values and P̂(x | c) Lidstone's — the posterior mean of a
-hierarchy of Dirichlet priors with concentration v λ at every level, the closed form (with the
-concentrations fixed rather than sampled) of the hierarchical Dirichlet smoothing of Petitjean,
-Buntine, Webb & Zaidi (2018, Machine Learning 107); the other structures read it as Lidstone's.
+k-DB, selective k-DB; AODE, WAODE, AODEsr and HNB for their one-parent estimates) shrinks each
+estimate towards the one with one parent fewer instead of towards the uniform:
+P̂(x | c, u) = (N(c, u, x) + v λ P̂(x | c, u⁻)) / (N(c, u) + v λ), u⁻ the first L − 1 of the L
+parents' values and P̂(x | c) Lidstone's — the posterior mean of a hierarchy of Dirichlet priors
+with concentration v λ at every level, the closed form (with the concentrations fixed rather
+than sampled) of the hierarchical Dirichlet smoothing of Petitjean, Buntine, Webb & Zaidi (2018,
+Machine Learning 107). A2DE's two-parent estimates read it as Lidstone's.
 
 **Passes.** A model is one pass (``partial_fit``, ``merge`` exact) when its statistics are the
 pair (or triple) counts: AODE, AnDE, WAODE, AODEsr, HNB, TAN, k-DB with k = 1. k-DB with k ≥ 2

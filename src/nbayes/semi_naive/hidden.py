@@ -30,7 +30,8 @@ class HNB(SemiNaiveClassifier):
     ----------
     alpha : float, default 1.0
         Pseudo-count: the m of an m-estimate (Weka's HNB) or Lidstone λ, per ``smoothing``.
-    smoothing : {"m-estimate", "lidstone"}, default "m-estimate"
+    smoothing : {"m-estimate", "lidstone", "hierarchical"}, default "m-estimate"
+        As :class:`~nbayes.semi_naive.AODE`'s.
     class_prior, prior_alpha, loss, max_memory
         As :class:`~nbayes.semi_naive.AODE`.
     """
@@ -56,7 +57,7 @@ class HNB(SemiNaiveClassifier):
         stats = self._pairs
         pseudo = self._pseudo()
         offsets, base, _ = stats.layout()
-        forward, backward = stats.conditionals(pseudo)
+        forward, backward = stats.conditionals(pseudo, self._hierarchical)
         log_single = stats.single_log_prob(pseudo)
         cmi = conditional_mutual_information(stats)
         n, d = X.shape

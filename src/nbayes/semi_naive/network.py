@@ -168,7 +168,9 @@ class TAN(_Network):
     ----------
     alpha : float, default 0.5
         Pseudo-count: Lidstone λ (0.5 is the α of Weka's BayesNet SimpleEstimator) or m.
-    smoothing : {"lidstone", "m-estimate"}, default "lidstone"
+    smoothing : {"lidstone", "m-estimate", "hierarchical"}, default "lidstone"
+        Hierarchical: each estimate shrunk towards the one with a parent fewer
+        (:mod:`nbayes.semi_naive.classifier`).
     root : int or None, default None
         The root attribute (index); None: the attribute with the largest I(X_j; C).
     min_count : float, default 1

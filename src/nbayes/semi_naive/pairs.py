@@ -442,19 +442,23 @@ class PairCounts(Memo):
 
         return self.cached(("single", pseudo.tobytes()), compute)
 
-    def conditionals(self, pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(forward, backward): log P̂(x_j | c, x_i) and log P̂(x_i | c, x_j) per pair cell."""
+    def conditionals(
+        self, pseudo: np.ndarray, hierarchical: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(forward, backward): log P̂(x_j | c, x_i) and log P̂(x_i | c, x_j) per pair cell;
+        with ``hierarchical`` shrunk towards :meth:`single_log_prob` instead of the uniform."""
 
         def compute() -> tuple[np.ndarray, np.ndarray]:
             offsets, base, _ = self.layout()
             forward = np.empty_like(self.pairs)
             backward = np.empty_like(self.pairs)
             _kernels.pair_conditionals(
-                self.pairs, self.margins(), offsets, self.n_values, base, pseudo, forward, backward
-            )
+                self.pairs, self.margins(), offsets, self.n_values, base, pseudo, hierarchical,
+                self.single_log_prob(pseudo), forward, backward,
+            )  # fmt: skip
             return forward, backward
 
-        return self.cached(("conditionals", pseudo.tobytes()), compute)
+        return self.cached(("conditionals", pseudo.tobytes(), hierarchical), compute)
 
     def joints(self, pseudo_pair: np.ndarray) -> np.ndarray:
         """log P̂(x_i, x_j | c) per pair cell, with pseudo-count ``pseudo_pair[i, j]``."""
