@@ -5,8 +5,12 @@ against refits without each row."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbayes.semi_naive import AODE, HNB, KDB, WAODE, AODEsr, SelectiveKDB
 
@@ -107,3 +111,32 @@ def _loo_proba(model: SelectiveKDB, X: np.ndarray, y: np.ndarray, r: int) -> flo
             scores[c] += np.log(estimate)
     scores -= np.logaddexp.reduce(scores)
     return float(np.exp(scores[y[r]]))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    structure=st.sampled_from([AODE, WAODE, AODEsr, HNB]),
+    cuts=st.lists(st.integers(1, 239), min_size=1, max_size=3, unique=True),
+    seed=st.integers(0, 3),
+)
+def test_hierarchical_one_pass_structures_merge_and_take_batches_exactly(structure, cuts, seed):
+    X, y = _codes(240, seed)
+    order = np.random.default_rng(seed).permutation(240)
+    X, y = X[order], y[order]
+    one = structure(smoothing="hierarchical", alpha=0.5).fit(X, y)
+    edges = [0, *sorted(cuts), 240]
+    parts = [
+        structure(smoothing="hierarchical", alpha=0.5).partial_fit(
+            X[a:b], y[a:b], classes=[0, 1]
+        )
+        for a, b in itertools.pairwise(edges)
+    ]
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part)
+    batched = structure(smoothing="hierarchical", alpha=0.5)
+    for a, b in itertools.pairwise(edges):
+        batched.partial_fit(X[a:b], y[a:b], classes=[0, 1])
+    expected = one.predict_proba(X)
+    np.testing.assert_allclose(merged.predict_proba(X), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(batched.predict_proba(X), expected, rtol=0, atol=1e-12)
