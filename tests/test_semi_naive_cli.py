@@ -88,6 +88,21 @@ def test_max_intervals_reaches_the_table_model(tmp_path, capsys):
     assert exit_.value.code == 2 and "--max-intervals" in capsys.readouterr().err
 
 
+def test_max_memory_bounds_the_structure_tables(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    frame = pl.DataFrame(
+        {f"a{j}": np.char.add("v", rng.integers(0, 12, 300).astype(str)) for j in range(8)}
+    ).with_columns(label=pl.Series(rng.integers(0, 3, 300).astype(str)))
+    path, model_path = tmp_path / "t.csv", tmp_path / "m.nbm"
+    frame.write_csv(path)
+    base = ["fit", path, "--target", "label", "--model", "a2de", "-o", model_path]
+    code, _, err = run([*base, "--max-memory", "1MiB"], capsys)
+    assert code == 1 and "above max_memory = 1.0 MiB" in err and "--max-memory" in err
+    assert not model_path.exists()
+    code, _, _ = run([*base, "--max-memory", "64MiB"], capsys)
+    assert code == 0 and nbayes.load(model_path).model_.max_memory == 64 * 2**20
+
+
 def test_cv_compares_semi_naive_models(csv_file, capsys):
     code, out, _ = run(
         ["cv", csv_file, "--target", "label", "--folds", "3", "--compare", "model=aode",

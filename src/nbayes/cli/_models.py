@@ -151,6 +151,8 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
 
     estimator = MODEL_NAMES[args.model]()
     settings: dict[str, Any] = {"class_prior": args.prior}
+    if getattr(args, "table_memory", None) is not None:
+        settings["max_memory"] = args.table_memory
     if args.alpha is not None:
         settings["alpha"] = args.alpha
     if args.k is not None:

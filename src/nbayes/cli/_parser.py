@@ -19,6 +19,7 @@ from ._args import (
     did_you_mean,
     load_options,
     memory_option,
+    memory_size,
     model_options,
     positive_int,
     target_option,
@@ -70,6 +71,14 @@ def _fit(fit: argparse.ArgumentParser) -> None:
     )
     fit.add_argument(
         "--scheduler", metavar="ADDRESS", help="fit on a running Dask cluster (tcp://host:8786)"
+    )
+    fit.add_argument(
+        "--max-memory",
+        dest="table_memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="semi-naive models: the most memory the structure's tables may take, e.g. 8GiB; "
+        "checked before they are built (default 1GiB)",
     )
 
 

@@ -151,5 +151,5 @@ def check_budget(
         f"{len(n_values)} attributes with Σ v_j = {int(np.sum(n_values)):,} values; the largest: "
         f"{largest}), above max_memory = {format_bytes(budget)}. Remedies: "
         + "; ".join(remedies)
-        + "; or raise max_memory."
+        + "; or raise max_memory (--max-memory of nbayes fit)."
     )
