@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from ._group import Settings, format_number, format_table
+from ._mdl_kernels import best_split
 from ._registry import Family, register
 from ._tidy import tidy_frame
 from .category_counts import CategoricalCounts
@@ -74,41 +75,6 @@ def equal_frequency(sketch: FeatureSketch, bins: int) -> np.ndarray:
     return np.unique(np.asarray(cuts))
 
 
-def _entropy(counts: np.ndarray) -> np.ndarray:
-    """Class entropy (bits) of each row of a (…, K) count array."""
-    total = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(total > 0, counts / total, 0.0)
-        terms = np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-    return -terms.sum(axis=-1)
-
-
-def _best_split(counts: np.ndarray, lo: int, hi: int) -> tuple[float, int] | None:
-    """(n · Gain, split after key lo + best) of the keys lo ≤ b < hi when the MDL criterion
-    accepts their best split (module docstring), else None."""
-    if hi - lo < 2:
-        return None
-    block = counts[lo:hi]
-    left = np.cumsum(block, axis=0)[:-1]  # split after key lo + i
-    total = block.sum(axis=0)
-    right = total - left
-    n_left, n_right, n = left.sum(axis=1), right.sum(axis=1), total.sum()
-    if n <= 1:
-        return None
-    entropy = (n_left * _entropy(left) + n_right * _entropy(right)) / n
-    best = int(np.argmin(entropy))
-    whole = float(_entropy(total))
-    gain = whole - entropy[best]
-    k = int(np.count_nonzero(total))
-    k1, k2 = int(np.count_nonzero(left[best])), int(np.count_nonzero(right[best]))
-    delta = np.log2(3.0**k - 2) - (
-        k * whole - k1 * _entropy(left[best]) - k2 * _entropy(right[best])
-    )
-    if gain > (np.log2(n - 1) + delta) / n:
-        return float(n * gain), best
-    return None
-
-
 def mdl(sketch: FeatureSketch, max_intervals: int | None = None) -> np.ndarray:
     """Fayyad–Irani cut points of one feature (see the module docstring).
 
@@ -116,15 +82,15 @@ def mdl(sketch: FeatureSketch, max_intervals: int | None = None) -> np.ndarray:
     first, by the class-coding bits they save on their segment (n · Gain), so that the cuts kept
     are the most informative ones the unbounded recursion would make. Without it, every split
     the criterion accepts (the order does not matter then)."""
-    counts = sketch.weight
+    counts = np.ascontiguousarray(sketch.weight, dtype=np.float64)
     boundaries = _boundaries(sketch)
     cuts: list[float] = []
     candidates: list[tuple[float, int, int, int]] = []  # (−bits saved, lo, hi, split)
 
     def consider(lo: int, hi: int) -> None:
-        found = _best_split(counts, lo, hi)
-        if found is not None:
-            heapq.heappush(candidates, (-found[0], lo, hi, found[1]))
+        bits, split = best_split(counts, lo, hi)
+        if split >= 0:
+            heapq.heappush(candidates, (-bits, lo, hi, split))
 
     consider(0, counts.shape[0])
     while candidates and (max_intervals is None or len(cuts) + 1 < max_intervals):
