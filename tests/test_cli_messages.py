@@ -201,6 +201,19 @@ def test_an_optional_module_missing_anywhere_is_one_line(capsys, monkeypatch):
     )
 
 
+def test_running_out_of_memory_is_one_line_naming_the_ways_out(capsys, monkeypatch):
+    from nbayes.cli import fit
+
+    def too_large(args):  # what NumPy raises when an allocation fails
+        raise MemoryError("Unable to allocate 330. GiB for an array with shape (7391520000, 6)")
+
+    monkeypatch.setattr(fit, "run", too_large)
+    code, _, err = run(["fit", "d.csv", "--target", "y", "-o", "m.nbm"], capsys)
+    assert code == 1 and len(err.splitlines()) == 1
+    assert err.startswith("nbayes: error: out of memory (Unable to allocate")
+    assert "--max-memory" in err
+
+
 # ---------------------------------------------------------------------- report without figures
 def without_matplotlib(monkeypatch) -> None:
     for name in list(sys.modules):

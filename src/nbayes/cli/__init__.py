@@ -103,6 +103,16 @@ def _run(parser, args) -> int:
             message = " ".join(str(error).split())
         print(f"nbayes: error: {message}", file=sys.stderr)
         return 1
+    except MemoryError as error:
+        if args.debug:
+            raise
+        words = " ".join(str(error).split()) or "no details"
+        print(
+            f"nbayes: error: out of memory ({words}). A smaller model (fewer columns, values or "
+            "parents), smaller batches, or a --max-memory within this machine's memory.",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt:
         print("nbayes: interrupted", file=sys.stderr)
         return 130
