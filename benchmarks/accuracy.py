@@ -557,7 +557,7 @@ BNC = {
 
 def _default_models() -> dict[str, Callable]:
     """name -> fit(X, y) returning an object with predict_proba and classes_."""
-    from nbayes.semi_naive import SemiNaiveBayes
+    from nbayes.semi_naive import AODE, SemiNaiveBayes
 
     def snb(**options):
         return lambda X, y: SemiNaiveBayes(**options).fit(X, y)
@@ -567,6 +567,9 @@ def _default_models() -> dict[str, Callable]:
         "discriminative=False": snb(discriminative=False),
         '"aode"': snb(model="aode"),
         '"aode", discriminative=False': snb(model="aode", discriminative=False),
+        'AODE(smoothing="hierarchical"), discriminative=False': snb(
+            model=AODE(smoothing="hierarchical"), discriminative=False
+        ),
         "`NaiveBayes()`": lambda X, y: nbayes.NaiveBayes().fit(X, y),
     }
 
