@@ -193,6 +193,52 @@ def test_the_same_model_in_any_order_and_any_batches(seed, sizes):
     assert np.abs(passes.predict_proba(X) - expected).max() < 1e-9
 
 
+def _counted_source(frame: pl.DataFrame, rows_per_batch: int):
+    reads = []
+
+    def source():
+        reads.append(1)
+        for start in range(0, frame.height, rows_per_batch):
+            yield frame[start : start + rows_per_batch]
+
+    return source, reads
+
+
+def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypatch):
+    import tempfile
+
+    X, y = _threshold_concept(800, 1)
+    reference = SemiNaiveBayes().fit(X, y)
+    frame = X.with_columns(pl.Series("label", y))
+    folders = []
+
+    def made_here(prefix: str) -> str:
+        folders.append(tmp_path / f"{prefix}{len(folders)}")
+        folders[-1].mkdir()
+        return str(folders[-1])
+
+    monkeypatch.setattr(tempfile, "mkdtemp", made_here)
+    source, reads = _counted_source(frame, 150)
+    spilled = SemiNaiveBayes().fit_passes(source, target="label")
+    evaluations = spilled.correction_.held_out_losses.shape[0]
+    assert evaluations > 2
+    # the table's pass and the structure's, then one read for every evaluation of the
+    # correction's search, the first of which wrote the spill
+    assert len(reads) == spilled.passes + 1
+    assert folders and not any(folder.exists() for folder in folders)  # removed when done
+    expected = reference.predict_proba(X)
+    assert np.abs(spilled.predict_proba(X) - expected).max() < 1e-9
+
+    def no_room(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "save", no_room)
+    source, reads = _counted_source(frame, 150)
+    unspilled = SemiNaiveBayes().fit_passes(source, target="label")
+    assert len(reads) >= spilled.passes + evaluations  # every pass read the source again
+    np.testing.assert_array_equal(unspilled.predict_proba(X), spilled.predict_proba(X))
+
+
 def test_a_dask_fit_is_the_same_model():
     dd = pytest.importorskip("dask.dataframe")
     X, y = _threshold_concept(800, 1)

@@ -23,6 +23,7 @@ from .discriminative import (
     slot_bases,
     slots_of,
 )
+from .spill import SpilledRows
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -63,8 +64,10 @@ class TableCorrection:
         *,
         in_memory: bool,
     ) -> None:
-        """Fit ``correction_`` over ``source()``'s labelled frames: read once when they are in
-        memory, once per pass otherwise."""
+        """Fit ``correction_`` over ``source()``'s labelled frames: prepared once when they are
+        in memory; otherwise read once and spilled to a temporary folder that the later passes
+        read (:mod:`nbayes.semi_naive.spill`), or read once per pass where it cannot be
+        written."""
 
         def batches() -> Iterable[CorrectionRows]:
             for frame, labels, weight in source():
@@ -72,8 +75,21 @@ class TableCorrection:
 
         if in_memory:
             prepared = list(batches())
-            batches = lambda: prepared  # noqa: E731
-        self._fit_correction(batch_sums(batches, *self._correction_shape()))
+            self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
+            return
+        with SpilledRows() as spill:  # read the source once, the spill on every later pass
+
+            def spilled() -> Iterable[CorrectionRows]:
+                if spill.complete:
+                    yield from spill.read()
+                    return
+                spill.start()
+                for rows in batches():
+                    spill.write(rows)
+                    yield rows
+                spill.finish()
+
+            self._fit_correction(batch_sums(spilled, *self._correction_shape()))
 
     def _correction_partition(
         self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray,
