@@ -305,8 +305,9 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         choices=DISCRIMINATIVE_CHOICES,
         default="on",
         help="semi-naive models: correct the structure's scores by weights learnt for the "
-        "decision, as many L-BFGS passes over the file as held-out rows choose (on, the "
-        "default), or keep the counts' scores (off: a file read once per pass of the structure)",
+        "decision, as many L-BFGS passes as held-out rows choose, the first reading the file "
+        "and spilling what the others read to TMPDIR (on, the default), or keep the counts' "
+        "scores (off: a file read once per pass of the structure)",
     )
     group.add_argument(
         "--k",
