@@ -11,9 +11,10 @@ batches and order: the same numbers, so the same sums and the same model. The fo
 when the fit ends, however it ends. Where the spill cannot be written (the disk full, no
 temporary directory), it is dropped and the passes read the source again, as before.
 
-Slots are stored as 32-bit integers (a model's slots are fewer than 2³¹: every value of every
-attribute plus one per attribute), which with the scores, class, weight and flag makes about
-4 d + 8 K + 17 bytes a row for d attributes and K classes.
+Slots are stored as 32-bit integers (a model's slots, every value of every attribute plus one
+per attribute, are far fewer than 2³¹; a batch with a larger one keeps 64 bits), which with the
+scores, class, weight and flag makes about 4 d + 8 K + 17 bytes a row for d attributes and K
+classes.
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ class SpilledRows:
             if self._folder is None:
                 self._folder = Path(tempfile.mkdtemp(prefix="nbayes-correction-"))
             for name, dtype in FIELDS:
-                array = np.asarray(getattr(rows, name), dtype=dtype)
+                array = getattr(rows, name)
+                if name == "slots" and array.size and array.max() > np.iinfo(np.int32).max:
+                    dtype = np.int64  # beyond what 32 bits hold: kept as they are
+                array = np.asarray(array, dtype=dtype)
                 np.save(self._path(self._batches, name), array, allow_pickle=False)
             self._batches += 1
         except OSError:  # no room or no temporary folder: read the source every pass instead
