@@ -148,7 +148,8 @@ def main() -> None:
             [
                 semi,
                 "`nbayes fit --model skdb` of adult.data as published, streamed in 1 MiB "
-                "chunks (one read per pass), vs the in-memory fit of that file",
+                "chunks (a read per pass of the structure; the correction reads it once, then "
+                "its spill), vs the in-memory fit of that file",
                 gap(streamed.predict_proba(test_table), in_memory.predict_proba(test_table)),
             ]
         )
