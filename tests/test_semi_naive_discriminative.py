@@ -71,7 +71,7 @@ def test_the_objective_and_gradient_match_a_direct_computation():
     n_slots = int(n_values.sum() + d)
     passes = _Passes(batch_sums(lambda: [rows], n_slots, K), n_slots, K)
     theta = rng.normal(scale=0.3, size=n_slots * K + K)
-    loss, gradient = passes.objective(hold_out=True)(theta)
+    loss, gradient = passes.objective()(theta)
 
     delta, bias = theta[: n_slots * K].reshape(n_slots, K), theta[n_slots * K :]
 
@@ -127,13 +127,15 @@ def test_the_weights_kept_are_those_of_iteration_t_on_the_rows_not_held_out():
     assert t > 0 and correction.held_out_losses.shape[0] > t
     # an independent run of t iterations on the same objective (held-out rows left out)
     passes = _Passes(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
-    theta = lbfgs(passes.objective(hold_out=True), np.zeros(n_slots * 2 + 2), t)
+    theta = lbfgs(passes.objective(), np.zeros(n_slots * 2 + 2), t)
     delta, bias = passes.split(theta)
     np.testing.assert_array_equal(correction.delta, delta)
     np.testing.assert_array_equal(correction.bias, bias)
     # not the weights of a fit on all the rows
-    everything = lbfgs(passes.objective(hold_out=False), np.zeros(n_slots * 2 + 2), t)
-    assert not np.allclose(passes.split(everything)[0], delta)
+    every_row = CorrectionRows(rows.slots, rows.offsets, y, rows.weight, np.zeros(n, bool))
+    on_all = _Passes(batch_sums(lambda: [every_row], n_slots, 2), n_slots, 2)
+    everything = lbfgs(on_all.objective(), np.zeros(n_slots * 2 + 2), t)
+    assert not np.allclose(on_all.split(everything)[0], delta)
 
 
 def test_the_correction_undoes_double_counted_evidence():
@@ -324,7 +326,7 @@ def test_the_explanation_adds_up_to_the_corrected_posterior():
 
 
 def test_fit_correction_on_no_rows_is_the_generative_model():
-    correction = fit_correction(lambda theta, hold_out: (np.zeros(4), np.zeros(theta.size)), 3, 2)
+    correction = fit_correction(lambda theta: (np.zeros(4), np.zeros(theta.size)), 3, 2)
     assert correction.iterations == 0 and not correction.active
 
 

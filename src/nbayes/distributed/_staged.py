@@ -68,11 +68,10 @@ def fit_staged_table(
         handle = model_handle(table)
         evaluations = iter(range(1 << 62))
 
-        def sums(theta: Any, hold_out: bool) -> tuple[Any, Any]:
+        def sums(theta: Any) -> tuple[Any, Any]:
             leaves = map_partitions(
-                _correction_pass, "frame", X, extras, table=handle, theta=theta,
-                hold_out=hold_out, **options,
-            )  # fmt: skip
+                _correction_pass, "frame", X, extras, table=handle, theta=theta, **options
+            )
             return tree_reduce(
                 leaves, _add_sums, split_every, f"nbayes-correction-{next(evaluations)}"
             )
@@ -82,11 +81,11 @@ def fit_staged_table(
 
 
 def _correction_pass(
-    X: Any, *extras: Any, table: Any, theta: Any, hold_out: bool, **options: Any
+    X: Any, *extras: Any, table: Any, theta: Any, **options: Any
 ) -> tuple[Any, Any]:
     """A partition's (totals, gradient) of the correction at θ."""
     rows = _rows(X, extras, table, **options)
-    return table._correction_partition(rows.frame, rows.values, rows.weight, theta, hold_out)
+    return table._correction_partition(rows.frame, rows.values, rows.weight, theta)
 
 
 def _add_sums(*parts: tuple[Any, Any]) -> tuple[Any, Any]:

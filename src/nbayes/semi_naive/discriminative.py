@@ -164,21 +164,20 @@ class Correction:
         return cls(delta, bias, iterations, losses)
 
 
-Sums = Callable[[np.ndarray, bool], tuple[np.ndarray, np.ndarray]]
+Sums = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def batch_sums(
     batches: Callable[[], Iterable[CorrectionRows]], n_slots: int, n_classes: int
 ) -> Sums:
-    """``sums(θ, hold_out)``: one pass over ``batches()`` adding up (totals, gradient) as
-    :func:`~nbayes.semi_naive._correction_kernels.correction_pass` defines them (every row
-    counted as a training row unless ``hold_out``)."""
+    """``sums(θ)``: one pass over ``batches()`` adding up (totals, gradient) as
+    :func:`~nbayes.semi_naive._correction_kernels.correction_pass` defines them."""
 
-    def sums(theta: np.ndarray, hold_out: bool) -> tuple[np.ndarray, np.ndarray]:
+    def sums(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         totals = np.zeros(TOTALS)
         gradient = np.zeros(n_slots * n_classes + n_classes)
         for rows in batches():
-            add_batch(rows, theta, hold_out, totals, gradient)
+            add_batch(rows, theta, totals, gradient)
         return totals, gradient
 
     return sums
@@ -187,7 +186,6 @@ def batch_sums(
 def add_batch(
     rows: CorrectionRows,
     theta: np.ndarray,
-    hold_out: bool,
     totals: np.ndarray,
     gradient: np.ndarray,
 ) -> None:
@@ -198,13 +196,12 @@ def add_batch(
     size = gradient.shape[0] - n_classes
     delta = np.ascontiguousarray(theta[:size].reshape(-1, n_classes))
     bias = np.ascontiguousarray(theta[size:])
-    held = rows.held_out if hold_out else np.zeros(n, dtype=np.bool_)
 
     def block(start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         part_totals, part_gradient = np.zeros(TOTALS), np.zeros(gradient.shape[0])
         correction_pass(
             rows.slots[start:stop], rows.offsets[start:stop], rows.cls[start:stop],
-            rows.weight[start:stop], held[start:stop], delta, bias,
+            rows.weight[start:stop], rows.held_out[start:stop], delta, bias,
             part_gradient[:size].reshape(-1, n_classes), part_gradient[size:], part_totals,
         )  # fmt: skip
         return part_totals, part_gradient
@@ -229,9 +226,11 @@ class _Passes:
         size = self.shape[0] * self.shape[1]
         return theta[:size].reshape(self.shape), theta[size:]
 
-    def objective(self, hold_out: bool) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    def objective(self) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+        """ℓ (value, gradient) over the rows not held out."""
+
         def value(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            totals, gradient = self.sums(theta, hold_out)
+            totals, gradient = self.sums(theta)
             self.trained_weight = totals[1]
             weight = max(totals[1], np.finfo(float).tiny)
             delta = self.split(theta)[0]
@@ -247,7 +246,7 @@ class _Passes:
         """(held-out mean log loss, standard error of its change from the generative model's)."""
         if self.last is not None and np.array_equal(self.last[0], theta):
             return self.last[1]
-        totals, _ = self.sums(theta, True)
+        totals, _ = self.sums(theta)
         return held_out(totals)
 
 
@@ -330,7 +329,7 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
     (:func:`batch_sums`, or a map over Dask partitions)."""
     passes = _Passes(sums, n_slots, n_classes)
     start = np.zeros(n_slots * n_classes + n_classes)
-    objective = passes.objective(hold_out=True)
+    objective = passes.objective()
     first = objective(start)
     generative, _ = passes.held_out(start)  # L(0), from the same pass
     if passes.trained_weight <= 0 or np.isnan(generative):  # nothing to learn, or to choose with

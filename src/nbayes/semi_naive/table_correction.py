@@ -92,14 +92,13 @@ class TableCorrection:
             self._fit_correction(batch_sums(spilled, *self._correction_shape()))
 
     def _correction_partition(
-        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray,
-        hold_out: bool,
+        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """One piece's (totals, gradient) at θ (a Dask partition's share of a pass)."""
         totals, gradient = np.zeros(TOTALS), np.zeros(theta.shape[0])
         if frame.height:
             rows = self._correction_rows(frame, labels, weight)
-            add_batch(rows, theta, hold_out, totals, gradient)
+            add_batch(rows, theta, totals, gradient)
         return totals, gradient
 
     def _correction_shape(self) -> tuple[int, int]:
