@@ -148,10 +148,11 @@ class RowSample:
             filled = values.fill_null(0).to_numpy().reshape(shape)
             arrays[key] = filled.astype(np.float64 if dtype == pl.Float64 else np.int64)
             arrays[f"{key} absent"] = absent.astype(np.uint8)
+        in_arrays = set(numbers) | set(integers)
         text = {
             name: self.frame[name].cast(pl.String).to_list()
             for name in self.frame.columns
-            if name not in set(numbers + integers)
+            if name not in in_arrays
         }
         return {"size": self.size, "text": text}, arrays
 
@@ -185,19 +186,30 @@ class RowSample:
             or blocks["integers"].dtype.kind not in "iu"
         ):
             raise ValueError("the row sample's hashes, classes, weights and values disagree.")
-        columns = {}
-        position = {name: (k, j) for k, names in kinds.items() for j, name in enumerate(names)}
-        for name, dtype in schema.items():
-            if name in position:
-                key, j = position[name]
-                values = pl.Series(name, blocks[key][:, j])
-                series = values.set(pl.Series(absent[key][:, j]), None)
-            else:
-                values = text.get(name)
-                if not isinstance(values, list) or len(values) != n or not all(
-                    v is None or isinstance(v, str) for v in values
-                ):
-                    raise ValueError(f"the row sample's column {name!r} must be {n} texts.")
-                series = pl.Series(name, values, dtype=pl.String)
-            columns[name] = series.cast(dtype, strict=False)
-        return cls(pl.DataFrame(columns), hashes, classes.astype(np.intp), weight, size)
+        parts = []
+        for key, names in kinds.items():
+            if not names:
+                continue
+            value_names = [f"v{j}" for j in range(len(names))]  # names that cannot clash
+            values = pl.from_numpy(blocks[key], schema=value_names, orient="row")
+            mask = pl.from_numpy(absent[key], schema=[f"m{j}" for j in range(len(names))])
+            # every column in one select: a wide table's sample has 100,000 of them
+            parts.append(
+                pl.concat([values, mask], how="horizontal").select(
+                    pl.when(pl.col(f"m{j}")).then(None).otherwise(pl.col(f"v{j}")).alias(name)
+                    for j, name in enumerate(names)
+                )
+            )
+        in_arrays = set(kinds["numbers"]) | set(kinds["integers"])
+        for name in schema:
+            if name in in_arrays:
+                continue
+            values = text.get(name)
+            if not isinstance(values, list) or len(values) != n or not all(
+                v is None or isinstance(v, str) for v in values
+            ):
+                raise ValueError(f"the row sample's column {name!r} must be {n} texts.")
+            parts.append(pl.DataFrame([pl.Series(name, values, dtype=pl.String)]))
+        frame = pl.concat(parts, how="horizontal") if parts else pl.DataFrame()
+        frame = frame.select(list(schema)).cast(dict(schema), strict=False)
+        return cls(frame, hashes, classes.astype(np.intp), weight, size)
