@@ -205,7 +205,10 @@ class ColumnGroup:
         group's choices (made from all the rows): the held-out model of a cross-fitting."""
         chosen = self.frozen_choices(settings)
         held = copy.copy(self)
-        held.stats = copy.deepcopy(self.stats)
+        # the copy's derived parameters would be dropped at once by ``remove``: not copied
+        caches = [self.stats, *getattr(self.stats, "__dict__", {}).values()]
+        fresh = {id(s._cache): {} for s in caches if isinstance(s, Memo)}
+        held.stats = copy.deepcopy(self.stats, fresh)
         held.remove(block, cls, weight)
         if chosen:
             held.stats._cache.update(chosen)
