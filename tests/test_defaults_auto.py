@@ -761,3 +761,45 @@ def test_a_sketch_stores_a_batch_with_the_sums_of_sorting_twice(kind):
     if kind == "signed zeros":  # -0.0 and +0.0 are one key, kept as +0.0
         assert np.count_nonzero(sketch.keys == 0) == 1
         assert not np.signbit(sketch.keys[sketch.keys == 0])
+
+
+def test_choosing_many_columns_at_once_equals_choosing_each_alone(monkeypatch):
+    """The choice lays many columns' keys end to end (``_auto_choice``): each column's
+    criteria, gains and family must be those of a model of that column alone, across the
+    boundaries of the blocks the columns are cut into."""
+    from nbayes.families import _auto_choice
+
+    rng = np.random.default_rng(7)
+    n = 240
+    y = rng.integers(0, 3, n)
+    columns = {
+        "codes": rng.integers(0, 6, n) + y,
+        "two codes": (rng.random(n) < 0.3 + 0.2 * y).astype(float),
+        "normal": rng.normal(y, 1.0),
+        "skewed": rng.lognormal(y * 0.4, 1.0),
+        "zero inflated": np.where(rng.random(n) < 0.6, 0.0, rng.exponential(1 + y)),
+        "threshold": (rng.normal(size=n) > 0.5 * y).astype(float) * 10 + rng.normal(size=n),
+        "one class constant": np.where(y == 0, 3.0, rng.normal(size=n)),
+        "with missing": np.where(rng.random(n) < 0.2 * y, np.nan, rng.normal(y, 2.0)),
+        "codes with missing": np.where(rng.random(n) < 0.15, np.nan, rng.integers(0, 4, n)),
+    }
+    frame = pl.DataFrame(columns)
+    weight = rng.choice([0.5, 1.0, 2.0], n)
+    for params in ({"missing": "category"}, {"missing": "skip", "alpha": 0.5}):
+        monkeypatch.setattr(_auto_choice, "BLOCK_CELLS", 40)  # several blocks
+        together = nbayes.NaiveBayes(**params).fit(frame, y, sample_weight=weight)
+        monkeypatch.undo()
+        for name in columns:
+            alone = nbayes.NaiveBayes(**params).fit(frame.select(name), y, sample_weight=weight)
+            a, b = choice(together, name), choice(alone, name)
+            assert (a.family, a.candidate, a.missing, a.usual) == (
+                b.family, b.candidate, b.missing, b.usual
+            ), name
+            assert list(a.scores) == list(b.scores), name
+            np.testing.assert_allclose(list(a.scores.values()), list(b.scores.values()), 1e-12)
+            np.testing.assert_allclose(a.missing_gain, b.missing_gain, 1e-12)
+    # the columns really went in several blocks
+    group = auto_group(together)
+    assert len(_auto_choice.blocks(group.stats.sketches.features, 3)) == 1
+    monkeypatch.setattr(_auto_choice, "BLOCK_CELLS", 40)
+    assert len(_auto_choice.blocks(group.stats.sketches.features, 3)) > 3

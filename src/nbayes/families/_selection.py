@@ -109,11 +109,11 @@ ROUND_OFF = 1e-9
 ALPHAS = tuple(2.0**-k for k in range(5))
 
 
-def beats(gain: float, error: float, rows: float, standard_errors: float = STANDARD_ERRORS) -> bool:
+def beats(gain, error, rows, standard_errors=STANDARD_ERRORS):
     """Whether a criterion larger by ``gain`` (D of :func:`margin`, with standard error
     ``error``, over ``rows`` rows) is clear evidence: more than ``standard_errors`` standard
-    errors, and more than ``ROUND_OFF`` per row."""
-    return gain > standard_errors * error and gain > ROUND_OFF * rows
+    errors, and more than ``ROUND_OFF`` per row. Numbers, or arrays (one verdict each)."""
+    return np.logical_and(gain > standard_errors * error, gain > ROUND_OFF * rows)
 
 
 def group_standard_errors(columns: int) -> float:
@@ -151,6 +151,17 @@ def removed_weight(weight: np.ndarray, row_weight: float) -> np.ndarray:
     return np.minimum(weight, row_weight)
 
 
+def segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Σ of ``values`` over rows offsets[s] … offsets[s+1] − 1, for each segment s (0 for an
+    empty one): many columns' keys laid end to end, each column a segment."""
+    starts = offsets[:-1]
+    if values.shape[0] == 0:
+        return np.zeros((starts.shape[0], *values.shape[1:]))
+    out = np.add.reduceat(values, np.minimum(starts, values.shape[0] - 1), axis=0)
+    out[offsets[1:] == starts] = 0.0
+    return out
+
+
 def _log_sum_exp(terms: np.ndarray) -> np.ndarray:
     """log Σ_c exp(terms[:, c]) per row (−inf for a row of −inf): scipy's logsumexp, without
     the per-call overhead that a choice for each of 100,000 columns would feel."""
@@ -167,14 +178,16 @@ def scores(
     possible; anything where W_{b,c} = 0).
 
     ``full`` (m, K): log P(x_b | c') by the model on all rows; ``own`` (m, K): log P^(−)(x_b | c)
-    for the row's own class c with weight ``delta[b, c]`` removed; ``class_totals`` (K,): N_c,
-    every row of the class (missing in this column included).
+    for the row's own class c with weight ``delta[b, c]`` removed; ``class_totals`` (K,), or
+    (m, K) for keys of several columns: N_c, every row of the class (missing in the key's column
+    included).
     """
     out = np.zeros(full.shape)
     log_prior = np.log(class_totals + 1.0)
     for c in range(full.shape[1]):
         terms = log_prior + full
-        terms[:, c] = np.log(np.maximum(class_totals[c] - delta[:, c], 0.0) + 1.0) + own[:, c]
+        left = np.maximum(class_totals[..., c] - delta[:, c], 0.0)
+        terms[:, c] = np.log(left + 1.0) + own[:, c]
         with np.errstate(invalid="ignore"):
             cll = terms[:, c] - _log_sum_exp(terms)
         out[:, c] = np.where(np.isnan(cll), -np.inf, cll)
@@ -184,31 +197,68 @@ def scores(
 def missing_scores(
     missing: np.ndarray,
     class_totals: np.ndarray,
-    row_weight: float,
+    row_weight,
     observed: np.ndarray | None = None,
-    alpha: float = 1.0,
+    alpha=1.0,
 ) -> np.ndarray:
     """log P^(−)(c | missing) of a row of class c missing this column, shape (K,): the prior
     alone when a missing value is skipped (``observed`` None); with missing as one more outcome,
     P(missing | c) = (M_c + λ) / (N_c + 2λ), and without weight δ, (M_c − δ + λ)/(N_c − δ + 2λ)
-    (``observed`` (K,): the class's observed weight O_c; N_c = O_c + M_c)."""
-    delta = np.minimum(missing, row_weight)
-    m = missing[None, :]
+    (``observed`` (K,): the class's observed weight O_c; N_c = O_c + M_c). For several columns
+    at once: ``missing``, ``class_totals`` (d, K), ``row_weight`` and ``alpha`` (d, 1); (d, K)."""
+    m = np.atleast_2d(missing)
+    delta = np.minimum(m, row_weight)
     if observed is None:
-        full = np.zeros((1, missing.shape[0]))
+        full = np.zeros(m.shape)
         own = full
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             full = np.log(m + alpha) - np.log(class_totals + 2 * alpha)
             own = np.log(m - delta + alpha) - np.log(class_totals - delta + 2 * alpha)
-    return scores(full, own, delta[None, :], class_totals)[0]
+    out = scores(full, own, delta, class_totals)
+    return out if missing.ndim == 2 else out[0]
+
+
+def totals(cells: np.ndarray, weight: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Σ W log P^(−)(c | x) over each column's keys (rows offsets[s] … offsets[s+1] − 1): the
+    criterion of each column (−inf where a row with weight is impossible)."""
+    used = weight > 0
+    with np.errstate(invalid="ignore"):
+        product = np.where(used, weight * cells, 0.0).sum(axis=1)
+    impossible = segment_sums((used & ~np.isfinite(cells)).sum(axis=1), offsets)
+    return np.where(impossible > 0, -np.inf, segment_sums(product, offsets))
 
 
 def total(cells: np.ndarray, weight: np.ndarray) -> float:
-    """Σ W log P^(−)(c | x): the criterion (−inf if any row with weight is impossible)."""
+    """Σ W log P^(−)(c | x): the criterion of one column (:func:`totals`)."""
+    cells, weight = (np.reshape(a, (a.shape[0], -1)) for a in (cells, weight))
+    return float(totals(cells, weight, np.array([0, cells.shape[0]]))[0])
+
+
+def margins(
+    better: np.ndarray,
+    worse: np.ndarray,
+    weight: np.ndarray,
+    row_weight: np.ndarray,
+    offsets: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(D, SE) of :func:`margin` for each column (``row_weight``: δ per column)."""
     used = weight > 0
-    values = cells[used]
-    return float(np.dot(weight[used], values)) if np.isfinite(values).all() else -np.inf
+    segment = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
+    w = np.where(used, weight / row_weight[segment, None], 0.0)
+    a_lost = segment_sums((used & ~np.isfinite(better)).sum(axis=1), offsets) > 0
+    b_lost = segment_sums((used & ~np.isfinite(worse)).sum(axis=1), offsets) > 0
+    with np.errstate(invalid="ignore"):
+        d = np.where(used, better - worse, 0.0)
+    d = np.where(np.isfinite(d), d, 0.0)  # the columns concerned are settled below
+    n = segment_sums(w.sum(axis=1), offsets)
+    alive = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(alive, segment_sums((w * d).sum(axis=1), offsets) / n, 0.0)
+        spread = segment_sums((w * (d - mean[segment, None]) ** 2).sum(axis=1), offsets)
+        variance = np.where(alive, spread / n, 0.0)
+    gain = np.where(a_lost, -np.inf, np.where(b_lost, np.inf, mean * n))
+    return gain, np.where(a_lost | b_lost, 0.0, np.sqrt(n * variance))
 
 
 def margin(
@@ -217,17 +267,11 @@ def margin(
     """(D, SE): how much larger the criterion of ``better`` is than ``worse``'s, in rows
     (D = Σ_i d_i, d_i the difference of row i's two scores), and the standard error of D,
     √(n · Var(d)) over the n = Σ W / δ rows. Infinite D when only ``worse`` has −inf."""
-    used = weight > 0
-    a, b, w = better[used], worse[used], weight[used] / row_weight
-    if not np.isfinite(a).all():
-        return -np.inf, 0.0
-    if not np.isfinite(b).all():
-        return np.inf, 0.0
-    d = a - b
-    n = w.sum()
-    mean = float(np.dot(w, d) / n) if n > 0 else 0.0
-    variance = float(np.dot(w, (d - mean) ** 2) / n) if n > 0 else 0.0
-    return mean * n, math.sqrt(n * variance)
+    better, worse, weight = (np.reshape(a, (a.shape[0], -1)) for a in (better, worse, weight))
+    gain, error = margins(
+        better, worse, weight, np.array([row_weight]), np.array([0, better.shape[0]])
+    )
+    return float(gain[0]), float(error[0])
 
 
 def observed_part(
@@ -242,6 +286,34 @@ def observed_part(
     return np.broadcast_to(full, delta.shape), own
 
 
+def choose_alphas(
+    cells_for,
+    weight: np.ndarray,
+    row_weight: np.ndarray,
+    offsets: np.ndarray,
+    standard_errors: float = STANDARD_ERRORS,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`choose_alpha` for each column of keys laid end to end (``offsets``, and
+    ``row_weight`` δ per column): (λ, gain per row) arrays."""
+    cells = {alpha: cells_for(alpha) for alpha in ALPHAS}
+    best = np.full(offsets.shape[0] - 1, ALPHAS[0])
+    top = totals(cells[ALPHAS[0]], weight, offsets)
+    for alpha in ALPHAS[1:]:  # ties: the larger λ, the earlier one
+        criterion = totals(cells[alpha], weight, offsets)
+        best = np.where(criterion > top, alpha, best)
+        top = np.maximum(top, criterion)
+    rows = segment_sums(weight.sum(axis=1), offsets) / row_weight
+    segment = np.repeat(np.arange(best.shape[0]), np.diff(offsets))
+    chosen = np.empty(weight.shape)
+    for alpha in ALPHAS:
+        here = best[segment] == alpha
+        chosen[here] = cells[alpha][here]
+    gain, error = margins(chosen, cells[1.0], weight, row_weight, offsets)
+    keep = (best != 1.0) & (rows > 0) & beats(gain, error, rows, standard_errors)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(keep, best, 1.0), np.where(keep, gain / rows, 0.0)
+
+
 def choose_alpha(
     cells_for, weight: np.ndarray, row_weight: float, standard_errors: float = STANDARD_ERRORS
 ) -> tuple[float, float]:
@@ -251,16 +323,10 @@ def choose_alpha(
 
     ``cells_for(λ)``: the (m, K) scores (:func:`scores`) of the column's keys with λ; ``weight``
     (m, K) the weight of each key and class."""
-    cells = {alpha: cells_for(alpha) for alpha in ALPHAS}
-    criteria = {alpha: total(c, weight) for alpha, c in cells.items()}
-    best = max(ALPHAS, key=lambda alpha: (criteria[alpha], alpha))  # ties: the larger λ
-    rows = float(weight.sum()) / row_weight
-    if best == 1.0 or rows <= 0:
-        return 1.0, 0.0
-    gain, error = margin(cells[best], cells[1.0], weight, row_weight)
-    if not beats(gain, error, rows, standard_errors):
-        return 1.0, 0.0
-    return best, gain / rows
+    alpha, gain = choose_alphas(
+        cells_for, weight, np.array([row_weight]), np.array([0, weight.shape[0]]), standard_errors
+    )
+    return float(alpha[0]), float(gain[0])
 
 
 # ---------------------------------------------------------------------- families
@@ -305,13 +371,17 @@ def counted(
     """(full, own) of a counted column (categories or intervals): ``table`` (S, K) the weight of
     each value per class, ``code`` (m,) each key's value. P(l | c) = (n_{c,l} + λ)/(N_c + Sλ);
     without weight δ, (n_{c,l} − δ + λ)/(N_c − δ + Sλ); 1/S where the class has nothing left."""
-    S = table.shape[0]
-    N = table.sum(axis=0)
-    n = table[code]  # (m, K)
+    return counted_keys(table[code], table.sum(axis=0), table.shape[0], delta, alpha)
+
+
+def counted_keys(n: np.ndarray, N: np.ndarray, S, delta: np.ndarray, alpha):
+    """(full, own) of :func:`counted` from each key's counts ``n`` (m, K), its column's class
+    totals N and number of values S (one column's, or per key for keys of several columns)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        full = np.where(N > 0, np.log(n + alpha) - np.log(N + S * alpha), -math.log(S))
+        uniform = -np.log(S)
+        full = np.where(N > 0, np.log(n + alpha) - np.log(N + S * alpha), uniform)
         left = N - delta
-        own = np.where(left > 0, np.log(n - delta + alpha) - np.log(left + S * alpha), -math.log(S))
+        own = np.where(left > 0, np.log(n - delta + alpha) - np.log(left + S * alpha), uniform)
     return full, own
 
 

@@ -46,10 +46,8 @@ show each column's choice and the scores behind it.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -58,123 +56,26 @@ import polars as pl
 from .. import _threads
 from .._state import nest, section
 from ..encoding import UNSEEN
-from . import _selection
+from . import _auto_choice
+
+# the choice's names, as this module's too (the choice itself is made in _auto_choice)
+from ._auto_choice import CANDIDATES as CANDIDATES
+from ._auto_choice import COUNTED as COUNTED
+from ._auto_choice import SMOOTH as SMOOTH
+from ._auto_choice import SMOOTH_MIN_CODES as SMOOTH_MIN_CODES
+from ._auto_choice import Choice, _choice_from_json, _choice_json
+from ._auto_choice import alpha_reason as alpha_reason
+from ._auto_choice import few_integers as few_integers
 from ._group import ColumnGroup, Memo, Settings
 from ._registry import Family, register
 from .categorical import CategoricalColumns
 from .category_counts import CategoricalCounts
 from .gaussian import GaussianColumns, GaussianMoments
 from .intervals import IntervalColumns
-from .kde import KernelColumns, KernelDensity
-from .sketch import EXACT, FeatureSketch, ValueSketches
+from .kde import KernelColumns
+from .sketch import ValueSketches
 
-#: The kernel density without point masses, a candidate for a column of few integer codes.
-SMOOTH = "kde without point masses"
-#: The fewest codes a column needs for that candidate: two codes have no neighbour to smooth
-#: toward but each other, which is additive smoothing, the categorical candidate's own.
-SMOOTH_MIN_CODES = 3
-#: The candidates (families, and that kernel density), in the order that breaks ties.
-CANDIDATES = ("gaussian", "categorical", "equal-frequency", "mdl", "kde", SMOOTH)
-#: The chosen family whose λ ``alpha="auto"`` chooses: counting codes. (Not intervals: their cut
-#: points were placed with every row, so leaving a row out of their counts flatters a small λ.)
-COUNTED = ("categorical",)
 MISSING_MODES = ("auto", "skip", "category")
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One column's representation and why: its family, how its missing values are treated,
-    and the criterion of each candidate (leave-one-out conditional log-likelihood per row)."""
-
-    family: str
-    missing: str = "skip"
-    scores: dict[str, float] = field(default_factory=dict)
-    missing_gain: float = math.nan
-    note: str = ""
-    usual: str = "gaussian"
-    candidate: str = ""  # the name in ``scores`` when it is not the family's (SMOOTH)
-    alpha: float = 1.0  # λ of a counted family (chosen with alpha="auto")
-    alpha_gain: float = math.nan  # its criterion's gain per row over λ = 1; NaN: not chosen
-
-    @property
-    def point_masses(self) -> bool:
-        """False for a kernel density chosen without point masses."""
-        return self.candidate != SMOOTH
-
-    def reason(self) -> str:
-        """The choice in words, for ``summary()`` and ``families_reasons_``."""
-        if self.note:
-            return self.note
-        shown = ", ".join(
-            f"{name} {value:.4f}" + (" (chosen)" if name == (self.candidate or self.family) else "")
-            for name, value in self.scores.items()
-        )
-        verdict = (
-            f"the usual {self.usual} stays: no candidate beats it by one standard error"
-            if self.family == self.usual
-            else f"beats the usual {self.usual} by more than one standard error"
-        )
-        text = f"leave-one-out log P(class | column) per row: {shown}; {verdict}"
-        if self.alpha_gain == self.alpha_gain:
-            text += f"; {alpha_reason(self.alpha, self.alpha_gain)}"
-        if self.missing_gain == self.missing_gain:
-            verb = "a category" if self.missing == "category" else "skipped"
-            text += f"; missing values {verb} (as a category: {self.missing_gain:+.4f} per row)"
-        return text
-
-
-def _choice_json(choice: Choice) -> dict:
-    """A choice as JSON (NaN, which JSON lacks, as None)."""
-    out = dataclasses.asdict(choice)
-    for name in ("missing_gain", "alpha_gain"):
-        out[name] = None if math.isnan(out[name]) else out[name]
-    out["scores"] = [[name, value] for name, value in choice.scores.items()]
-    return out
-
-
-def _choice_from_json(data: Any) -> Choice:
-    """The choice :func:`_choice_json` wrote; ValueError unless every field is of its kind
-    (a family among the candidates, a known treatment of missing values, λ > 0)."""
-    fields = {f.name for f in dataclasses.fields(Choice)}
-    if not isinstance(data, dict) or set(data) != fields:
-        raise ValueError("a saved column choice must hold the fields of a choice.")
-    scores = data["scores"]
-    if not isinstance(scores, list) or not all(
-        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
-        and isinstance(p[1], (int, float)) for p in scores
-    ):
-        raise ValueError("a saved column choice's scores must be [candidate, number] pairs.")
-    gains = [data[name] for name in ("missing_gain", "alpha_gain")]
-    if (
-        data["family"] not in CANDIDATES[:-1]  # SMOOTH is a candidate of the family "kde"
-        or data["candidate"] not in ("", SMOOTH)
-        or (data["candidate"] == SMOOTH and data["family"] != "kde")
-        or data["usual"] not in CANDIDATES
-        or data["missing"] not in ("skip", "category")
-        or not isinstance(data["note"], str)
-        or not isinstance(data["alpha"], (int, float))
-        or not 0 < data["alpha"] < math.inf
-        or not all(g is None or isinstance(g, (int, float)) for g in gains)
-    ):
-        raise ValueError(f"a saved column choice is malformed: {data!r:.200}")
-    return Choice(
-        data["family"],
-        data["missing"],
-        {name: float(value) for name, value in scores},
-        math.nan if gains[0] is None else float(gains[0]),
-        data["note"],
-        data["usual"],
-        data["candidate"],
-        float(data["alpha"]),
-        math.nan if gains[1] is None else float(gains[1]),
-    )
-
-
-def alpha_reason(alpha: float, gain: float) -> str:
-    """λ chosen from the data (``alpha="auto"``), in words."""
-    if alpha == 1.0:
-        return "λ = 1: no smaller λ beats it by the group's standard-error bar"
-    return f"λ = {alpha:g} chosen (beats λ = 1 by {gain:+.4f} per row)"
 
 
 class AutoStatistics(Memo):
@@ -269,27 +170,6 @@ def _settings_key(settings: Settings, names: list[str]) -> tuple:
     )
 
 
-def few_integers(sketch: FeatureSketch, max_int_categories: int, rows: float) -> bool:
-    """Whether a column holds at most ``max_int_categories`` distinct values, all integers, each
-    seen twice on average (at most rows / 2 of them), while its sketch is exact: a code, a
-    rating, a count of legs."""
-    keys = sketch.keys
-    return bool(
-        sketch.level == EXACT
-        and keys.shape[0] <= max_int_categories
-        and 2 * keys.shape[0] <= rows
-        and np.all(keys == np.round(keys))
-    )
-
-
-def _row_weight(group: AutoColumns, j: int) -> float:
-    """δ = min(1, column j's mean row weight): one unit of weight, as a weight counts repeated
-    rows (scikit-learn's meaning, so that weights and repeated rows choose alike), or one row
-    where weights are fractions (so that weights of 0.01 do not remove a hundred rows)."""
-    sketch, moments = group.stats.sketches.features[j], group.stats.moments
-    return _selection.one_row(sketch.weight.sum(), moments.pooled_count[j])
-
-
 class AutoColumns(ColumnGroup):
     """Numeric columns of a table, each modelled by the family its data chose (see the module
     docstring)."""
@@ -330,15 +210,7 @@ class AutoColumns(ColumnGroup):
         self.stats._cache[("choices", *_settings_key(settings, self.names))] = choices
 
     def _choose_all(self, settings: Settings) -> list[Choice]:
-        bar = _selection.missing_bar(settings.missing_for(self.names), self.stats.missing)
-        codes = sum(
-            few_integers(sketch, settings.max_int_categories, rows)
-            for sketch, rows in zip(
-                self.stats.sketches.features, self.stats.moments.pooled_count, strict=True
-            )
-        )
-        alpha_bar = _selection.group_standard_errors(codes)
-        return [self._choose(j, settings, bar, alpha_bar) for j in range(len(self.names))]
+        return _auto_choice.choose(self, settings)
 
     def view_settings(self, settings: Settings) -> Settings:
         """The settings the views predict with: the columns chosen as a kernel density without
@@ -349,114 +221,6 @@ class AutoColumns(ColumnGroup):
         if settings.choose_alpha:  # each column's λ, as chosen (1 where none is chosen)
             out = out.with_alpha({n: c.alpha for n, c in zip(self.names, choices, strict=True)})
         return out
-
-    def _candidates(self, j: int, settings: Settings, delta: np.ndarray, alpha: float) -> dict:
-        """(full, own) log-likelihoods of every candidate for column j (see _selection)."""
-        sketch = self.stats.sketches.features[j]
-        moments = self.stats.moments
-        x = _selection.values(sketch)
-        epsilon = moments.epsilon(settings.var_smoothing, "per-column")[j]
-        out = {}
-        # a class with two or more rows all of one value would get a Gaussian of variance ~ε, a
-        # point mass that no held-out row of that class can contradict: no Gaussian then
-        spread = (sketch.weight > 0).sum(axis=0)
-        degenerate = np.any((spread == 1) & (sketch.weight.sum(axis=0) >= 2 * _row_weight(self, j)))
-        if not degenerate:
-            out["gaussian"] = _selection.gaussian(
-                x,
-                sketch.weight,
-                delta,
-                (
-                    moments.weight[:, j],
-                    moments.mean[:, j],
-                    moments.m2[:, j],
-                    moments.pooled_mean[j],
-                    moments.pooled_variance()[j],
-                ),
-                epsilon,
-                settings.ddof,
-                moments.variance_floor()[j],
-            )
-        codes = few_integers(sketch, settings.max_int_categories, moments.pooled_count[j])
-        if codes:
-            # a column of a few integer codes: each code its own value; intervals would only
-            # merge neighbouring codes, a coarser count of the same values
-            out["categorical"] = _selection.categorical(sketch, delta, alpha)
-        else:
-            for method in ("equal-frequency", "mdl"):
-                out[method] = _selection.intervals(sketch, method, settings.bins, delta, alpha)
-        share = settings.point_masses_for([self.names[j]])[0]
-        density = KernelDensity(sketch, settings.bandwidth, share, alpha)
-        out["kde"] = _selection.kernel(sketch, density, delta, alpha)
-        if codes and share is not None and sketch.keys.shape[0] >= SMOOTH_MIN_CODES:
-            # on codes, point masses are the codes of ≥ share of the weight, counted as
-            # categories, and the kernels smooth only the rare ones; the density that smooths
-            # every code across its neighbours is the alternative that differs from counting
-            # (with three codes or more: two have no neighbour but each other)
-            smooth = KernelDensity(sketch, settings.bandwidth, None, alpha)
-            out[SMOOTH] = _selection.kernel(sketch, smooth, delta, alpha)
-        return {name: out[name] for name in CANDIDATES if name in out}
-
-    def _choose(
-        self, j: int, settings: Settings, missing_bar: float, alpha_bar: float = 1.0
-    ) -> Choice:
-        sketch = self.stats.sketches.features[j]
-        weight = sketch.weight
-        observed = weight.sum(axis=0)
-        missing = self.stats.missing[:, j]
-        totals = observed + missing
-        alpha = float(np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))[j])
-        if observed.sum() <= 0 or self.stats.moments.pooled_count[j] <= 0:
-            note = "no values observed: gaussian, the first candidate"
-            return Choice("gaussian", note=note, alpha=alpha)
-        row_weight = _row_weight(self, j)
-        delta = _selection.removed_weight(weight, row_weight)
-        candidates = self._candidates(j, settings, delta, alpha)
-        cells = {
-            name: _selection.scores(full, own, delta, totals)
-            for name, (full, own) in candidates.items()
-        }
-        criteria = {name: _selection.total(c, weight) for name, c in cells.items()}
-        usual = "categorical" if "categorical" in cells else "gaussian"
-        best = max(criteria, key=lambda name: (criteria[name], -CANDIDATES.index(name)))
-        chosen = usual if usual in cells else best
-        if best != chosen:
-            gain, error = _selection.margin(cells[best], cells[chosen], weight, row_weight)
-            if _selection.beats(gain, error, observed.sum() / row_weight):
-                chosen = best
-        scores = {n: v / observed.sum() for n, v in criteria.items()}
-        family, candidate = ("kde", SMOOTH) if chosen == SMOOTH else (chosen, "")
-        lam = {"alpha": alpha}
-        if settings.choose_alpha and chosen in COUNTED:
-            # λ of the codes' counts, by the same criterion (missing values skipped)
-            code = np.arange(sketch.keys.shape[0])
-
-            def counted_cells(a: float) -> np.ndarray:
-                return _selection.scores(*_selection.counted(weight, code, delta, a), delta, totals)
-
-            alpha, gain = _selection.choose_alpha(counted_cells, weight, row_weight, alpha_bar)
-            lam = {"alpha": alpha, "alpha_gain": gain}
-            candidates[chosen] = _selection.counted(weight, code, delta, alpha)
-            cells[chosen] = counted_cells(alpha)
-        mode = settings.missing_for(self.names)[j]
-        if missing.sum() <= 0:
-            return Choice(family, "skip", scores, usual=usual, candidate=candidate, **lam)
-        # missing values as an outcome: every row's score, the rows missing this column last
-        full, own = candidates[chosen]
-        extra_full, extra_own = _selection.observed_part(observed, totals, delta, alpha)
-        both = np.vstack([weight, missing])
-        skipped = np.vstack([cells[chosen], _selection.missing_scores(missing, totals, row_weight)])
-        as_category = np.vstack(
-            [
-                _selection.scores(full + extra_full, own + extra_own, delta, totals),
-                _selection.missing_scores(missing, totals, row_weight, observed, alpha),
-            ]
-        )
-        gain, error = _selection.margin(as_category, skipped, both, row_weight)
-        rows = totals.sum() / row_weight
-        if mode == "auto":
-            mode = "category" if _selection.beats(gain, error, rows, missing_bar) else "skip"
-        return Choice(family, mode, scores, gain / rows, usual=usual, candidate=candidate, **lam)
 
     # ------------------------------------------------------------------ the chosen families
     def views(self, settings: Settings) -> list[tuple[ColumnGroup, list[int]]]:
