@@ -95,6 +95,7 @@ import math
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ._selection_kernels import kernel_leave_one_out
 from .intervals import cut_points, interval_counts
 from .kde import KernelDensity
 from .sketch import EXACT, FeatureSketch
@@ -407,60 +408,13 @@ def kernel(
         f'_c(x) = (W_c f_c(x) − δ N(x; m_{b,c}, h_c²)) / (W_c − δ),
 
     times the mass of "any other value" without δ (bandwidths are those of all the rows)."""
-    x = values(sketch)
     weight = sketch.weight
-    m, K = weight.shape
-    atoms = density.atoms
-    at_atom = np.isin(sketch.keys, atoms) if atoms.size else np.zeros(m, dtype=bool)
-    class_total = weight.sum(axis=0)
-    size = atoms.size + 1
-    full = np.empty((m, K))
-    own = np.empty((m, K))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        left_total = class_total - delta  # (m, K)
-        if atoms.size:
-            kernel_total = weight[~at_atom].sum(axis=0)
-            denominator = np.log(left_total + size * alpha)
-            position = np.searchsorted(atoms, x[at_atom])
-            full[at_atom] = density.log_mass[:, position].T
-            own[at_atom] = np.where(
-                left_total[at_atom] > 0,
-                np.log(weight[at_atom] - delta[at_atom] + alpha) - denominator[at_atom],
-                -math.log(size),
-            )
-            rest_mass = np.where(
-                left_total > 0, np.log(kernel_total - delta + alpha) - denominator, -math.log(size)
-            )
-        else:
-            kernel_total = class_total
-            rest_mass = np.zeros((m, K))
-    rest = ~at_atom
-    if not rest.any():
-        return full, own
-    kernel_part = np.zeros((int(rest.sum()), K))
-    density.kernel_log_density(x[rest], kernel_part)
-    full[rest] = kernel_part + density.log_mass[:, -1]
-    centres = sketch.centres()[rest]
-    h = density.bandwidth
-    own_kernel = (
-        np.log(np.maximum(delta[rest], 1e-300))
-        - 0.5 * ((x[rest, None] - centres) / h) ** 2
-        - np.log(h)
-        - 0.5 * _LOG_2PI
-    )
-    # the row's own kernel as a share r of the class's kernel sum W_c f_c(x)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        share = np.exp(own_kernel - (kernel_part + np.log(kernel_total)))
-        left = kernel_total - delta[rest]
-        loo = (
-            kernel_part
-            + np.log(kernel_total)
-            + np.log1p(-np.minimum(share, 1.0 - 1e-14))
-            - np.log(left)
-        )
-        # a class with nothing left: the density pooled over the classes, as the family does
-        # for a class that never observed the column
-        share_c = class_total / max(class_total.sum(), 1e-300)
-        pooled = _log_sum_exp(full[rest] + np.log(share_c))
-    own[rest] = np.where(left > 0, loo + rest_mass[rest], pooled[:, None])
+    full = np.empty(weight.shape)
+    own = np.empty(weight.shape)
+    kernel_leave_one_out(
+        sketch.keys, values(sketch), np.ascontiguousarray(sketch.centres()), weight,
+        np.ascontiguousarray(delta), density.atoms, np.ascontiguousarray(density.log_mass),
+        density.centres, density.weights, density.offsets, density.bandwidth, density.log_norm,
+        float(alpha), full, own,
+    )  # fmt: skip
     return full, own

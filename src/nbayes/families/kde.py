@@ -106,36 +106,72 @@ def _log_density_rows(
             out[i, c] += math.log(total) - 0.5 * z0 * z0 + log_norm[c]
 
 
-def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, qs: tuple[float, ...]) -> list:
-    """The weighted quantiles ``qs`` of ``values`` (one sort for all of them)."""
-    order = np.argsort(values)
+@kernel
+def _rule(values, weights, scott):  # pragma: no cover - compiled
+    """Scott's (``scott``) or Silverman's bandwidth of weighted values (module docstring);
+    quartiles: the smallest values whose cumulative weight reaches 1/4 and 3/4."""
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += weights[i]
+    mean = 0.0
+    for i in range(values.shape[0]):
+        mean += weights[i] * values[i]
+    mean /= total
+    spread = 0.0
+    for i in range(values.shape[0]):
+        spread += weights[i] * (values[i] - mean) ** 2
+    sd = math.sqrt(max(spread / total, 0.0))
+    if scott:
+        return 1.06 * sd * total**-0.2
+    order = np.argsort(values, kind="mergesort")
     cumulative = np.cumsum(weights[order])
-    return values[order][np.searchsorted(cumulative, np.asarray(qs) * cumulative[-1])].tolist()
+    quartiles = values[order][np.searchsorted(cumulative, np.array([0.25, 0.75]) * cumulative[-1])]
+    iqr = quartiles[1] - quartiles[0]
+    return 0.9 * (min(sd, iqr / 1.34) if iqr > 0 else sd) * total**-0.2
 
 
-def _rule(values: np.ndarray, weights: np.ndarray, rule: str) -> float:
-    rule = rule.removesuffix("-pooled")
-    total = weights.sum()
-    mean = np.dot(weights, values) / total
-    sd = math.sqrt(max(np.dot(weights, (values - mean) ** 2) / total, 0.0))
-    if rule == "scott":
-        spread = sd
-        factor = 1.06
-    else:
-        low, high = _weighted_quantiles(values, weights, (0.25, 0.75))
-        iqr = high - low
-        spread = min(sd, iqr / 1.34) if iqr > 0 else sd
-        factor = 0.9
-    return factor * spread * total ** (-0.2)
-
-
-def _log_norm(weight: float, h: float) -> float:
+@kernel
+def _log_norm(weight, h):  # pragma: no cover - compiled
     """−log(W h √(2π)), the log of a class's kernel normaliser; as a sum of logs where the
     product leaves the float range (a subnormal bandwidth or weight would make it 0)."""
     product = weight * h * math.sqrt(2 * math.pi)
     if 0.0 < product < math.inf and product >= _SMALLEST_NORMAL:
         return -math.log(product)
     return -(math.log(weight) + math.log(h) + 0.5 * math.log(2 * math.pi))
+
+
+@kernel
+def _class_kernels(
+    centres, weight, pooled_centres, pooled_weight, scott, per_class, pooled_h, floor
+):  # pragma: no cover - compiled
+    """Each class's kernels (centres sorted, weights), offsets, bandwidths and log
+    normalisers; a class without weight takes the pooled kernels (see KernelDensity)."""
+    m, K = weight.shape
+    out_centres = np.empty(m * K + m)
+    out_weights = np.empty(m * K + m)
+    offsets = np.zeros(K + 1, np.int64)
+    widths = np.empty(K)
+    norms = np.empty(K)
+    keep = pooled_weight > 0
+    for c in range(K):
+        present = weight[:, c] > 0
+        if present.any():
+            c_centres, c_weight = centres[present, c], weight[present, c]
+        else:  # the class never observed this feature: use the pooled density
+            c_centres, c_weight = pooled_centres[keep], pooled_weight[keep]
+        h = pooled_h
+        if per_class:
+            h = _rule(c_centres, c_weight, scott) if c_weight.size else 0.0
+            h = pooled_h if h <= floor else h
+        order = np.argsort(c_centres, kind="mergesort")
+        start = offsets[c]
+        for i in range(order.shape[0]):
+            out_centres[start + i] = c_centres[order[i]]
+            out_weights[start + i] = c_weight[order[i]]
+        offsets[c + 1] = start + order.shape[0]
+        widths[c] = h
+        norms[c] = _log_norm(c_weight.sum(), h) if c_weight.size else -np.inf
+    return out_centres[: offsets[K]], out_weights[: offsets[K]], offsets, widths, norms
 
 
 def point_masses(sketch: FeatureSketch, share: float | None) -> np.ndarray:
@@ -179,37 +215,25 @@ class KernelDensity:
         pooled_centres = sketch.pooled_centres()[use]
         keep = pooled_weight > 0
         floor = self._floor(sketch)
+        scott = isinstance(bandwidth, str) and bandwidth.startswith("scott")
         if isinstance(bandwidth, str):
             pooled_h = (
-                _rule(pooled_centres[keep], pooled_weight[keep], bandwidth) if keep.any() else floor
+                _rule(pooled_centres[keep], pooled_weight[keep], scott) if keep.any() else floor
             )
             pooled_h = max(pooled_h, floor)
         else:
             pooled_h = float(bandwidth)
         per_class = isinstance(bandwidth, str) and not bandwidth.endswith("-pooled")
-        parts_c, parts_w, offsets, widths, norms = [], [], [0], [], []
-        for c in range(n_classes):
-            present = weight[:, c] > 0
-            if present.any():
-                c_centres, c_weight = centres[present, c], weight[present, c]
-            else:  # the class never observed this feature: use the pooled density
-                c_centres, c_weight = pooled_centres[keep], pooled_weight[keep]
-            if per_class:
-                h = _rule(c_centres, c_weight, bandwidth) if c_weight.size else 0.0
-                h = pooled_h if h <= floor else h
-            else:
-                h = pooled_h
-            order = np.argsort(c_centres, kind="stable")
-            parts_c.append(c_centres[order])
-            parts_w.append(c_weight[order])
-            offsets.append(offsets[-1] + c_centres.shape[0])
-            widths.append(h)
-            norms.append(_log_norm(float(c_weight.sum()), h) if c_weight.size else -np.inf)
-        self.centres = np.concatenate(parts_c) if parts_c else np.zeros(0)
-        self.weights = np.concatenate(parts_w) if parts_w else np.zeros(0)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.bandwidth = np.asarray(widths)
-        self.log_norm = np.asarray(norms)
+        self.centres, self.weights, self.offsets, self.bandwidth, self.log_norm = _class_kernels(
+            np.ascontiguousarray(centres),
+            np.ascontiguousarray(weight),
+            pooled_centres,
+            pooled_weight,
+            scott,
+            per_class,
+            float(pooled_h),
+            float(floor),
+        )
 
     @staticmethod
     def _floor(sketch: FeatureSketch) -> float:
