@@ -258,6 +258,36 @@ def test_a_model_file_keeps_the_calibration(tmp_path):
     assert "calibration: score" in loaded.summary()
 
 
+def test_a_model_file_keeps_the_sample_with_its_missing_values_and_types(tmp_path):
+    """The sample is written as arrays with masks of the nulls and read back in one select per
+    kind of column: every value, null and type must come back, so that a loaded model given
+    more rows derives the calibration a never-saved one does."""
+    rng = np.random.default_rng(3)
+    n = 400
+    X = pl.DataFrame(
+        {
+            "m0": rng.normal(size=n),  # a name like the masks' own
+            "codes": pl.Series(rng.integers(0, 5, n), dtype=pl.Int16),
+            "flag": rng.random(n) < 0.5,
+            "word": rng.choice(["a", "b", "c"], n),
+            "wide": pl.Series(rng.integers(-(2**40), 2**40, n), dtype=pl.Int64),
+        }
+    ).with_columns(
+        pl.when(pl.col("codes") == 1).then(None).otherwise(pl.col("m0")).alias("m0"),
+        pl.when(pl.col("codes") == 2).then(None).otherwise(pl.col("flag")).alias("flag"),
+        pl.when(pl.col("codes") == 3).then(None).otherwise(pl.col("word")).alias("word"),
+    )
+    y = rng.integers(0, 2, n)
+    model = nbayes.NaiveBayes().fit(X[:300], y[:300])
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "m.nbm"))
+    assert loaded._stats.sample.frame.equals(model._stats.sample.frame)
+    assert loaded._stats.sample.frame.schema == model._stats.sample.frame.schema
+    assert loaded._stats.sample.frame.null_count().row(0)[:3] != (0, 0, 0)
+    model.partial_fit(X[300:], y[300:])
+    loaded.partial_fit(X[300:], y[300:])
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
 def test_explain_shows_the_calibration_term():
     X, y = redundant_table()
     model = nbayes.NaiveBayes().fit(X, y)

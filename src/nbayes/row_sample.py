@@ -190,16 +190,23 @@ class RowSample:
         for key, names in kinds.items():
             if not names:
                 continue
-            value_names = [f"v{j}" for j in range(len(names))]  # names that cannot clash
-            values = pl.from_numpy(blocks[key], schema=value_names, orient="row")
-            mask = pl.from_numpy(absent[key], schema=[f"m{j}" for j in range(len(names))])
-            # every column in one select: a wide table's sample has 100,000 of them
-            parts.append(
-                pl.concat([values, mask], how="horizontal").select(
-                    pl.when(pl.col(f"m{j}")).then(None).otherwise(pl.col(f"v{j}")).alias(name)
-                    for j, name in enumerate(names)
+            values = pl.from_numpy(blocks[key], schema=names, orient="row")
+            holes = np.flatnonzero(absent[key].any(axis=0))  # the columns with nulls
+            if holes.size:  # nulled in one select: a wide table's sample has 100,000 columns
+                tag = "\0" * (1 + max(map(len, names)))  # longer than any name: no clash
+                mask = pl.from_numpy(absent[key][:, holes], schema=[f"{tag}{j}" for j in holes])
+                values = (
+                    pl.concat([values, mask], how="horizontal")
+                    .with_columns(
+                        pl.when(pl.col(f"{tag}{j}"))
+                        .then(None)
+                        .otherwise(pl.col(names[j]))
+                        .alias(names[j])
+                        for j in holes
+                    )
+                    .select(names)
                 )
-            )
+            parts.append(values)
         in_arrays = set(kinds["numbers"]) | set(kinds["integers"])
         for name in schema:
             if name in in_arrays:
