@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from ._group import Settings
     from .auto import AutoColumns
 
-#: About how many (key, class) cells a block of columns holds.
-BLOCK_CELLS = 1 << 20
+#: About how many (key, class) cells a block of columns holds: some thirty (M, K) arrays are
+#: alive at once, so a block takes about 30 MB whatever the table.
+BLOCK_CELLS = 1 << 17
 #: The kernel density without point masses, a candidate for a column of few integer codes.
 SMOOTH = "kde without point masses"
 #: The fewest codes a column needs for that candidate: two codes have no neighbour to smooth

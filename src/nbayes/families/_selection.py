@@ -163,15 +163,6 @@ def segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def _log_sum_exp(terms: np.ndarray) -> np.ndarray:
-    """log Σ_c exp(terms[:, c]) per row (−inf for a row of −inf): scipy's logsumexp, without
-    the per-call overhead that a choice for each of 100,000 columns would feel."""
-    top = terms.max(axis=1)
-    shift = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.log(np.exp(terms - shift[:, None]).sum(axis=1)) + shift
-
-
 def scores(
     full: np.ndarray, own: np.ndarray, delta: np.ndarray, class_totals: np.ndarray
 ) -> np.ndarray:
@@ -183,16 +174,27 @@ def scores(
     (m, K) for keys of several columns: N_c, every row of the class (missing in the key's column
     included).
     """
-    out = np.zeros(full.shape)
-    log_prior = np.log(class_totals + 1.0)
-    for c in range(full.shape[1]):
-        terms = log_prior + full
-        left = np.maximum(class_totals[..., c] - delta[:, c], 0.0)
-        terms[:, c] = np.log(left + 1.0) + own[:, c]
-        with np.errstate(invalid="ignore"):
-            cll = terms[:, c] - _log_sum_exp(terms)
-        out[:, c] = np.where(np.isnan(cll), -np.inf, cll)
-    return out
+    others = _log_sum_exp_of_others(np.log(class_totals + 1.0) + full)
+    left = np.maximum(class_totals - delta, 0.0)
+    own_term = np.log(left + 1.0) + own  # log P^(−)(c) P^(−)(x_b | c) of the row's own class
+    with np.errstate(invalid="ignore"):
+        cll = own_term - np.logaddexp(others, own_term)
+    return np.where(np.isnan(cll), -np.inf, cll)
+
+
+def _log_sum_exp_of_others(terms: np.ndarray) -> np.ndarray:
+    """log Σ_{c' ≠ c} exp(terms[:, c']) for every c, (m, K): the classes other than each, in
+    O(mK) by sums of the classes before c and after c (no subtraction, so no cancellation
+    when one class dominates); −inf where there is no other class with a finite term."""
+    top = terms.max(axis=1, keepdims=True)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        e = np.exp(terms - shift)
+        before = np.zeros(e.shape)
+        np.cumsum(e[:, :-1], axis=1, out=before[:, 1:])
+        after = np.zeros(e.shape)
+        after[:, :-1] = np.cumsum(e[:, :0:-1], axis=1)[:, ::-1]
+        return np.log(before + after) + shift
 
 
 def missing_scores(
@@ -409,12 +411,16 @@ def kernel(
 
     times the mass of "any other value" without δ (bandwidths are those of all the rows)."""
     weight = sketch.weight
+    x = values(sketch)
+    atoms = density.atoms
+    at_atom = np.isin(sketch.keys, atoms) if atoms.size else np.zeros(x.shape[0], dtype=bool)
+    kernel_part = np.zeros((int((~at_atom).sum()), weight.shape[1]))
+    density.kernel_log_density(x[~at_atom], kernel_part)  # on threads when it pays
     full = np.empty(weight.shape)
     own = np.empty(weight.shape)
     kernel_leave_one_out(
-        sketch.keys, values(sketch), np.ascontiguousarray(sketch.centres()), weight,
-        np.ascontiguousarray(delta), density.atoms, np.ascontiguousarray(density.log_mass),
-        density.centres, density.weights, density.offsets, density.bandwidth, density.log_norm,
-        float(alpha), full, own,
+        x, np.ascontiguousarray(sketch.centres()), weight, np.ascontiguousarray(delta), at_atom,
+        np.searchsorted(atoms, sketch.keys), kernel_part, np.ascontiguousarray(density.log_mass),
+        density.bandwidth, float(alpha), full, own,
     )  # fmt: skip
     return full, own

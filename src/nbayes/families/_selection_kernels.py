@@ -9,46 +9,34 @@ import math
 import numpy as np
 
 from .._jit import kernel
-from .kde import _log_density_rows
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
 @kernel
 def kernel_leave_one_out(
-    keys, x, centres, weight, delta, atoms, log_mass, k_centres, k_weights, k_offsets,
-    bandwidth, log_norm, alpha, full, own,
+    x, centres, weight, delta, at_atom, position, kernel_part, log_mass, bandwidth, alpha,
+    full, own,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Fill (full, own) (m, K) of a kernel density column (see
-    :func:`nbayes.families._selection.kernel` for the formulas): ``keys`` and ``x`` the sketch's
-    keys and the values they stand for, ``centres`` and ``weight`` (m, K) its per-class centres
-    and weights, ``delta`` the weight one row takes away; the density's point masses
-    ``atoms`` with ``log_mass`` (K, A + 1) and its kernels (``k_*``, ``bandwidth``,
-    ``log_norm``)."""
+    :func:`nbayes.families._selection.kernel` for the formulas): ``x`` the values the sketch's
+    keys stand for, ``centres`` and ``weight`` (m, K) its per-class centres and weights,
+    ``delta`` the weight one row takes away; ``at_atom`` which keys are the density's point
+    masses and ``position`` their index among them, ``log_mass`` (K, A + 1) the masses;
+    ``kernel_part`` (the keys that are no point mass, in order) log f_c(x) of the kernels,
+    ``bandwidth`` (K,) theirs."""
     m, K = weight.shape
-    A = atoms.shape[0]
+    A = log_mass.shape[1] - 1
     size = A + 1
     class_total = np.zeros(K)
     kernel_total = np.zeros(K)
-    at_atom = np.zeros(m, np.bool_)
-    position = np.zeros(m, np.int64)
     for b in range(m):
-        if A:
-            p = np.searchsorted(atoms, keys[b])
-            at_atom[b] = p < A and atoms[p] == keys[b]
-            position[b] = p
         for c in range(K):
             class_total[c] += weight[b, c]
             if not at_atom[b]:
                 kernel_total[c] += weight[b, c]
     everything = max(class_total.sum(), 1e-300)
     rest = np.flatnonzero(~at_atom)
-    kernel_part = np.zeros((rest.shape[0], K))
-    values = np.ascontiguousarray(x[rest])
-    _log_density_rows(
-        values, k_centres, k_weights, k_offsets, bandwidth, log_norm, kernel_part, 0,
-        rest.shape[0],
-    )  # fmt: skip
     for b in range(m):
         if not at_atom[b]:
             continue
