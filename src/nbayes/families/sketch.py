@@ -341,6 +341,20 @@ _WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew
 ROWS_PER_ADD = 1 << 18
 
 
+def _stored_entries(sketches: list[FeatureSketch]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Every sketch's :meth:`FeatureSketch._entries`, end to end (key, class, W, T), and the
+    index in ``sketches`` of each entry's sketch: one pass for all of a wide table's columns."""
+    k = sketches[0].n_classes
+    sizes = np.array([s.keys.shape[0] for s in sketches])
+    weight = np.concatenate([s.weight for s in sketches]).ravel()
+    keep = weight != 0
+    keys = np.repeat(np.concatenate([s.keys for s in sketches]), k)[keep]
+    cls = np.tile(np.arange(k), int(sizes.sum()))[keep]
+    total = np.concatenate([s.total for s in sketches]).ravel()[keep]
+    owner = np.repeat(np.repeat(np.arange(len(sketches)), sizes), k)[keep]
+    return [keys, cls, weight[keep], total], owner
+
+
 def _add_columns(
     sketches: list[FeatureSketch], X: np.ndarray, cls: np.ndarray, weight: np.ndarray
 ) -> None:
@@ -360,11 +374,8 @@ def _add_columns(
         keys[rows] = pool(keys[rows], level)
     stored = [j for j, s in enumerate(sketches) if s.keys.shape[0]]
     if stored:  # the stored entries and the rows as one list, sorted by (column, key)
-        old = [sketches[j]._entries() for j in stored]
-        entries = [np.concatenate(parts) for parts in zip(*old, strict=True)]
-        col = np.concatenate(
-            [np.repeat(stored, [e[0].shape[0] for e in old]), np.nonzero(present)[0]]
-        )
+        entries, owner = _stored_entries([sketches[j] for j in stored])
+        col = np.concatenate([np.asarray(stored)[owner], np.nonzero(present)[0]])
         key = np.concatenate([entries[0], keys[present]])
         order = np.lexsort((key, col))
         col, key = col[order], key[order]
