@@ -169,6 +169,7 @@ class Keys:
     x: np.ndarray  # (M,) the value each key stands for
 
     def of(self, k: int) -> slice:
+        """The rows of the block's column k."""
         return slice(int(self.offsets[k]), int(self.offsets[k + 1]))
 
 
@@ -187,6 +188,7 @@ def blocks(sketches: list[FeatureSketch], n_classes: int) -> list[np.ndarray]:
 
 
 def lay_out(sketches: list[FeatureSketch], columns: np.ndarray, n_classes: int) -> Keys:
+    """The keys of ``columns``' sketches, end to end."""
     chosen = [sketches[j] for j in columns]
     sizes = np.array([s.keys.shape[0] for s in chosen], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -231,6 +233,8 @@ def choose(group: AutoColumns, settings: Settings) -> list[Choice]:
 
 @dataclass
 class _Context:
+    """What every block's choice reads: the group, its settings and the group-wide bars."""
+
     group: AutoColumns
     settings: Settings
     alphas: np.ndarray  # (d,) λ of each column (1 with alpha="auto")
@@ -239,6 +243,7 @@ class _Context:
     alpha_bar: float
 
     def block(self, keys: Keys) -> list[Choice | None]:
+        """The choice of each column of a block (None for a column that observed nothing)."""
         stats, settings = self.group.stats, self.settings
         columns, offsets, segment, weight = keys.columns, keys.offsets, keys.segment, keys.weight
         observed = _selection.segment_sums(weight, offsets)  # (s, K) O_c
