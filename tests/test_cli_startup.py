@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import polars as pl
 import pytest
 
 import nbayes
@@ -168,3 +170,27 @@ def test_fit_prepares_the_models_on_a_thread_while_a_file_is_read():
         "assert 'nbayes.cli._models' in sys.modules"
     )
     assert {"numba", "scipy"} <= set(loaded_after(statements))
+
+
+def test_loading_a_model_and_predicting_imports_no_scipy_stats(tmp_path):
+    """scipy.stats takes about a second to import: a command that loads a model and predicts
+    (any table model, the semi-naive one included) must not pay it."""
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"a": rng.choice(["x", "y"], 200), "b": rng.normal(size=200)})
+    y = rng.integers(0, 2, 200)
+    for name, model in {
+        "naive": nbayes.NaiveBayes(),
+        "semi": nbayes.SemiNaiveBayes(discriminative=False),
+    }.items():
+        nbayes.save(model.fit(frame, y), tmp_path / f"{name}.nbm")
+    frame.write_csv(tmp_path / "rows.csv")
+    calls = "\n".join(
+        f"main(['predict', {str(tmp_path / f'{name}.nbm')!r}, {str(tmp_path / 'rows.csv')!r}, "
+        f"'-o', {str(tmp_path / f'{name}.csv')!r}])"
+        for name in ("naive", "semi")
+    )
+    code = f"import sys\nfrom nbayes.cli import main\n{calls}\n"
+    code += "print('scipy.stats' in sys.modules)\n"
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "False"

@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import chi2_contingency
 
 MODES = ("skip", "category", "auto")
 #: The mode of a column a dict of modes does not name (SemiNaiveBayes' default).
@@ -51,6 +50,10 @@ def independence_p_value(missing: np.ndarray, totals: np.ndarray) -> float:
     m, n = missing[present], totals[present]
     if m.shape[0] < 2 or m.sum() <= 0 or m.sum() >= n.sum():
         return 1.0
+    # imported here: scipy.stats takes about a second to import, which every command that
+    # loads a model would otherwise pay
+    from scipy.stats import chi2_contingency
+
     table = np.vstack([m, n - m])
     return float(chi2_contingency(table, correction=False, lambda_="log-likelihood").pvalue)
 
