@@ -91,6 +91,7 @@ cross-validated accuracy from 0.90 to 0.78.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -110,7 +111,12 @@ ROUND_OFF = 1e-9
 ALPHAS = tuple(2.0**-k for k in range(5))
 
 
-def beats(gain, error, rows, standard_errors=STANDARD_ERRORS):
+def beats(
+    gain: float | np.ndarray,
+    error: float | np.ndarray,
+    rows: float | np.ndarray,
+    standard_errors: float = STANDARD_ERRORS,
+) -> np.bool_ | np.ndarray:
     """Whether a criterion larger by ``gain`` (D of :func:`margin`, with standard error
     ``error``, over ``rows`` rows) is clear evidence: more than ``standard_errors`` standard
     errors, and more than ``ROUND_OFF`` per row. Numbers, or arrays (one verdict each)."""
@@ -200,9 +206,9 @@ def _log_sum_exp_of_others(terms: np.ndarray) -> np.ndarray:
 def missing_scores(
     missing: np.ndarray,
     class_totals: np.ndarray,
-    row_weight,
+    row_weight: float | np.ndarray,
     observed: np.ndarray | None = None,
-    alpha=1.0,
+    alpha: float | np.ndarray = 1.0,
 ) -> np.ndarray:
     """log P^(−)(c | missing) of a row of class c missing this column, shape (K,): the prior
     alone when a missing value is skipped (``observed`` None); with missing as one more outcome,
@@ -290,7 +296,7 @@ def observed_part(
 
 
 def choose_alphas(
-    cells_for,
+    cells_for: Callable[[float], np.ndarray],
     weight: np.ndarray,
     row_weight: np.ndarray,
     offsets: np.ndarray,
@@ -377,7 +383,13 @@ def counted(
     return counted_keys(table[code], table.sum(axis=0), table.shape[0], delta, alpha)
 
 
-def counted_keys(n: np.ndarray, N: np.ndarray, S, delta: np.ndarray, alpha):
+def counted_keys(
+    n: np.ndarray,
+    N: np.ndarray,
+    S: int | np.ndarray,
+    delta: np.ndarray,
+    alpha: float | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """(full, own) of :func:`counted` from each key's counts ``n`` (m, K), its column's class
     totals N and number of values S (one column's, or per key for keys of several columns)."""
     with np.errstate(divide="ignore", invalid="ignore"):
