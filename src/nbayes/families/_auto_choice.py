@@ -168,6 +168,11 @@ class Keys:
     weight: np.ndarray  # (M, K) W_{b,c}
     x: np.ndarray  # (M,) the value each key stands for
 
+    @property
+    def sizes(self) -> np.ndarray:
+        """(s,) how many keys each column has."""
+        return np.diff(self.offsets)
+
     def of(self, k: int) -> slice:
         """The rows of the block's column k."""
         return slice(int(self.offsets[k]), int(self.offsets[k + 1]))
@@ -258,7 +263,7 @@ class _Context:
         alpha = self.alphas[columns]
         codes = self.codes[columns]
 
-        found = self._candidates(keys, delta, alpha, codes, row_weight, live)
+        found = self._candidates(keys, observed, delta, alpha, codes, row_weight, live)
         cells = {
             name: _selection.scores(full, own, delta, per_key)
             for name, (_, full, own) in found.items()
@@ -286,7 +291,7 @@ class _Context:
         alpha_gain = np.full(columns.shape[0], math.nan)
         counting = np.isin(chosen, [CANDIDATES.index(n) for n in COUNTED]) & live
         if settings.choose_alpha and counting.any():
-            n_values = np.diff(offsets)[segment][:, None]
+            n_values = keys.sizes[segment][:, None]
 
             def counted_cells(a: float) -> np.ndarray:
                 full, own = _selection.counted_keys(
@@ -341,6 +346,7 @@ class _Context:
     def _candidates(
         self,
         keys: Keys,
+        observed: np.ndarray,
         delta: np.ndarray,
         alpha: np.ndarray,
         codes: np.ndarray,
@@ -351,7 +357,6 @@ class _Context:
         stats, settings = self.group.stats, self.settings
         moments, sketches = stats.moments, stats.sketches.features
         columns, offsets, segment, weight = keys.columns, keys.offsets, keys.segment, keys.weight
-        observed = _selection.segment_sums(weight, offsets)
         shape = weight.shape
         found: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
@@ -378,7 +383,7 @@ class _Context:
 
         # a column of a few integer codes: each code its own value; intervals would only
         # merge neighbouring codes, a coarser count of the same values
-        n_values = np.diff(offsets)[segment][:, None]
+        n_values = keys.sizes[segment][:, None]
         full, own = _selection.counted_keys(
             weight, observed[segment], n_values, delta, alpha[segment][:, None]
         )
@@ -387,13 +392,8 @@ class _Context:
             found[method] = (live & ~codes, np.zeros(shape), np.zeros(shape))
         shares = settings.point_masses_for([self.group.names[j] for j in columns])
         found["kde"] = (live.copy(), np.zeros(shape), np.zeros(shape))
-        smooth = np.array(
-            [
-                bool(codes[k] and shares[k] is not None and np.diff(offsets)[k] >= SMOOTH_MIN_CODES)
-                for k in range(columns.shape[0])
-            ],
-            dtype=bool,
-        )
+        has_share = np.array([share is not None for share in shares], dtype=bool)
+        smooth = codes & has_share & (keys.sizes >= SMOOTH_MIN_CODES)
         found[SMOOTH] = (live & smooth, np.zeros(shape), np.zeros(shape))
         for k in np.flatnonzero(live):
             # what depends on a column's own shape: its cut points, its kernel density
@@ -463,11 +463,15 @@ class _Context:
         )
         rows = class_totals.sum(axis=1) / row_weight
         category = _selection.beats(gain, error, rows, self.missing_bar)
-        out_modes = [
-            "skip" if not has[k] else ("category" if category[k] else "skip")
-            if mode == "auto" else mode
-            for k, mode in enumerate(modes)
-        ]
+
+        def treatment(k: int, mode: str) -> str:
+            if not has[k]:  # nothing missing: nothing to treat
+                return "skip"
+            if mode != "auto":
+                return mode
+            return "category" if category[k] else "skip"
+
+        out_modes = [treatment(k, mode) for k, mode in enumerate(modes)]
         with np.errstate(invalid="ignore", divide="ignore"):
             out_gain = np.where(has, gain / rows, math.nan)
         return out_modes, out_gain

@@ -145,11 +145,7 @@ class FeatureSketch:
 
     def _entries(self, positions: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The stored (key, class, W, T) as flat arrays, classes mapped through ``positions``."""
-        m, k = self.weight.shape
-        cls = np.tile(np.arange(k) if positions is None else positions, m)
-        weight = self.weight.ravel()
-        keep = weight != 0
-        return np.repeat(self.keys, k)[keep], cls[keep], weight[keep], self.total.ravel()[keep]
+        return tuple(_stored_entries([self], positions)[0])
 
     def _store(
         self, keys: np.ndarray, cls: np.ndarray, weight: np.ndarray, total: np.ndarray
@@ -341,15 +337,19 @@ _WIDE_BLOCK_ENTRIES = 1 << 20  # 8 MiB arrays: reused by malloc, not mapped anew
 ROWS_PER_ADD = 1 << 18
 
 
-def _stored_entries(sketches: list[FeatureSketch]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Every sketch's :meth:`FeatureSketch._entries`, end to end (key, class, W, T), and the
-    index in ``sketches`` of each entry's sketch: one pass for all of a wide table's columns."""
-    k = sketches[0].n_classes
+def _stored_entries(
+    sketches: list[FeatureSketch], positions: np.ndarray | None = None
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The stored (key, class, W, T) of every sketch as flat arrays end to end (entries of
+    weight 0 left out; classes mapped through ``positions``), and the index in ``sketches`` of
+    each entry's sketch: one pass for all of a wide table's columns."""
+    k = sketches[0].weight.shape[1]
     sizes = np.array([s.keys.shape[0] for s in sketches])
     weight = np.concatenate([s.weight for s in sketches]).ravel()
     keep = weight != 0
     keys = np.repeat(np.concatenate([s.keys for s in sketches]), k)[keep]
-    cls = np.tile(np.arange(k), int(sizes.sum()))[keep]
+    classes = np.arange(k) if positions is None else positions
+    cls = np.tile(classes, int(sizes.sum()))[keep]
     total = np.concatenate([s.total for s in sketches]).ravel()[keep]
     owner = np.repeat(np.repeat(np.arange(len(sketches)), sizes), k)[keep]
     return [keys, cls, weight[keep], total], owner
