@@ -71,6 +71,36 @@ def test_the_gradient_is_the_objectives():
             return _Scores(log_joint, truth, weight).objective(t, offsets)[1]
 
         assert check_grad(value, gradient, theta) < 1e-6
+        # the Hessian: central differences of the gradient
+        scores = _Scores(log_joint, truth, weight)
+        hessian = scores.derivatives(theta, offsets)[2]
+        step = 1e-6
+        numeric = np.column_stack(
+            [
+                (gradient(theta + step * e) - gradient(theta - step * e)) / (2 * step)
+                for e in np.eye(theta.size)
+            ]
+        )
+        np.testing.assert_allclose(hessian, numeric, rtol=1e-5, atol=1e-7)
+        np.testing.assert_array_equal(hessian, hessian.T)
+
+
+def test_held_out_scores_are_the_log_posterior_of_the_class_and_its_decision():
+    n, k = 200, 3
+    truth = RNG.integers(0, k, n)
+    log_joint = RNG.normal(0, 2, (n, k))
+    log_joint[1, 0] = -np.inf
+    log_joint[2] = 0.5  # a tie: the first class is the decision
+    a, b = 0.8, np.array([0.0, 0.4, -0.3])
+    scores, right = _Scores(log_joint, truth, np.ones(n)).held_out(a, b)
+    z = a * log_joint + b
+    expected = (
+        z[np.arange(n), truth]
+        - np.log(np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1))
+        - z.max(axis=1)
+    )
+    np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(right, z.argmax(axis=1) == truth)
 
 
 def test_offsets_that_lose_held_out_decisions_are_refused():
@@ -150,7 +180,8 @@ def test_the_calibration_is_chosen_on_models_fitted_without_each_fold():
     log_joint = np.empty((len(distinct), 2))
     for f in range(FOLDS):
         part = nbayes.NaiveBayes(alpha=1.0, calibration=None).fit(
-            X.filter(pl.Series(row_fold != f)), y[row_fold != f],
+            X.filter(pl.Series(row_fold != f)),
+            y[row_fold != f],
             sample_weight=weight[row_fold != f],
         )
         held = fold == f
