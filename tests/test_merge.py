@@ -169,3 +169,68 @@ def test_a_sketch_fed_in_row_blocks_equals_one_sketch_of_all_the_rows(monkeypatc
         np.testing.assert_allclose(blocks.total, whole.total, rtol=1e-12, atol=1e-9)
         assert (blocks.minimum, blocks.maximum) == (whole.minimum, whole.maximum)
     assert sketches[n].features[0].level != sketch.EXACT  # the grid case was exercised
+
+
+def test_taking_rows_out_of_a_sketch_leaves_the_sums_of_the_other_rows():
+    """The held-out copies of calibration take a fold's rows out of the value sketches in
+    place: the same keys, grid, W and T (to round-off) as adding them with weight −w, and W
+    and T those of a sketch of the remaining rows on the same keys (removed keys keep W = 0).
+    A row whose key the sketch lacks (never counted) falls back to adding with −w."""
+    import copy
+
+    from nbayes.families import sketch
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    X = np.column_stack(
+        [
+            rng.normal(size=n),  # pooled on a grid
+            rng.integers(0, 7, n).astype(float),  # exact codes
+            np.round(rng.exponential(size=n), 2),  # repeated values
+        ]
+        + [rng.normal(j, 1.0, n) for j in range(17)]  # a wide block
+    )
+    X[rng.random(X.shape) < 0.05] = np.nan
+    cls, weight = rng.integers(0, 3, n), rng.random(n) + 0.5
+    weight[:10] = 0.0  # rows of weight 0 were never counted
+    full = sketch.ValueSketches(3, X.shape[1], max_bins=256)
+    full.accumulate(X, cls, weight)
+    out = rng.random(n) < 0.2
+    snapshot = [(f.weight.copy(), f.total.copy()) for f in full.features]
+    removed = copy.deepcopy(full)
+    removed.remove(X[out], cls[out], weight[out])
+    added = copy.deepcopy(full)
+    added.accumulate(X[out], cls[out], -weight[out])
+    rest = sketch.ValueSketches(3, X.shape[1], max_bins=256)
+    rest.accumulate(X[~out], cls[~out], weight[~out])
+    for mine, negative, theirs, before in zip(
+        removed.features, added.features, rest.features, full.features, strict=True
+    ):
+        assert mine.level == before.level and mine.level == negative.level
+        np.testing.assert_array_equal(mine.keys, before.keys)
+        np.testing.assert_array_equal(mine.keys, negative.keys)
+        np.testing.assert_allclose(mine.weight, negative.weight, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(mine.total, negative.total, rtol=1e-12, atol=1e-9)
+        # on the remaining rows' keys (pooled on the full sketch's grid), the same sums
+        pooled, where = np.unique(sketch.pool(theirs.keys, mine.level), return_inverse=True)
+        rest_weight = np.zeros((pooled.size, 3))
+        np.add.at(rest_weight, where, theirs.weight)
+        on_rest = np.isin(mine.keys, pooled)
+        np.testing.assert_array_equal(on_rest, mine.weight.sum(axis=1) > 1e-9)
+        np.testing.assert_allclose(mine.weight[on_rest], rest_weight, rtol=1e-9, atol=1e-9)
+        assert (mine.minimum, mine.maximum) == (before.minimum, before.maximum)
+    assert full.features[0].level != sketch.EXACT  # the grid case was exercised
+    assert full.features[1].level == sketch.EXACT
+    # the original's arrays are untouched by the copy's removal
+    for kept, (weight_before, total_before) in zip(full.features, snapshot, strict=True):
+        np.testing.assert_array_equal(kept.weight, weight_before)
+        np.testing.assert_array_equal(kept.total, total_before)
+    stranger = copy.deepcopy(full)
+    values = X[:5].copy()
+    values[:, 1] = 0.5  # not a code the exact sketch holds
+    stranger.remove(values, cls[:5], weight[:5] + 1.0)
+    fallback = copy.deepcopy(full)
+    fallback.accumulate(values, cls[:5], -(weight[:5] + 1.0))
+    for mine, theirs in zip(stranger.features, fallback.features, strict=True):
+        np.testing.assert_array_equal(mine.keys, theirs.keys)
+        np.testing.assert_allclose(mine.weight, theirs.weight, rtol=1e-12, atol=1e-12)

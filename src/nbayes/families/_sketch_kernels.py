@@ -241,3 +241,48 @@ def _merge_on_grid(keys, weight, total, low, factor, W, T, max_keys):  # pragma:
     if r > max_keys:
         return keys, weight, total, -1
     return (keys if r == m else merged[:r]), counts[:r], sums[:r], r
+
+
+@kernel
+def _take_out(keys, offsets, weight, total, pooled, values, cls, row_weight):  # pragma: no cover
+    """Rows taken back out of packed sketches, in place: column j owns the sorted keys
+    ``keys[offsets[j]:offsets[j + 1]]`` and their rows of W and T; each row i with a value x
+    (not NaN) and a weight w ≠ 0 finds its pooled key there by bisection, and
+    W[key, c_i] −= w, T[key, c_i] −= w · x, in row order. False (and the arrays partly changed)
+    where a row's key is not among its column's keys: that row was never counted there."""
+    d, n = pooled.shape
+    for j in range(d):
+        low, high = offsets[j], offsets[j + 1]
+        column = keys[low:high]
+        for i in range(n):
+            w = row_weight[i]
+            x = values[j, i]
+            if w == 0.0 or x != x:
+                continue
+            at = low + np.searchsorted(column, pooled[j, i])
+            if at >= high or keys[at] != pooled[j, i]:
+                return False
+            weight[at, cls[i]] -= w
+            total[at, cls[i]] -= w * x
+    return True
+
+
+@kernel
+def _interval_sums(centres, weight, key_offsets, cuts, cut_offsets):  # pragma: no cover
+    """n_{c,l} for many columns at once: column j owns the keys
+    ``key_offsets[j]:key_offsets[j + 1]`` (their pooled centres and W rows) and the sorted cut
+    points ``cuts[cut_offsets[j]:cut_offsets[j + 1]]``; a key falls in interval
+    l = #{cuts < centre} (t_{l−1} < x ≤ t_l) of its column, whose intervals are the columns
+    ``cut_offsets[j] + j`` … ``cut_offsets[j + 1] + j`` of the (K, Σ_j B_j) result. Keys are
+    added in order, as ``np.add.at`` adds them."""
+    d = key_offsets.shape[0] - 1
+    n_classes = weight.shape[1]
+    counts = np.zeros((n_classes, cut_offsets[d] + d))
+    for j in range(d):
+        first = cut_offsets[j] + j
+        column = cuts[cut_offsets[j] : cut_offsets[j + 1]]
+        for m in range(key_offsets[j], key_offsets[j + 1]):
+            at = first + np.searchsorted(column, centres[m])
+            for k in range(n_classes):
+                counts[k, at] += weight[m, k]
+    return counts

@@ -106,12 +106,12 @@ class AutoStatistics(Memo):
 
     def remove(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
         """Take counted rows back out: the sketches' sums and the missing weights are linear
-        in the weights (added with weight −w), the moments are not
+        in the weights (subtracted: :meth:`ValueSketches.remove`), the moments are not
         (:meth:`GaussianMoments.remove`)."""
         if X.shape[0] == 0:
             return
         self.moments.remove(X, cls, weight)
-        self.sketches.accumulate(X, cls, -weight)
+        self.sketches.remove(X, cls, weight)
         by_class = np.zeros((X.shape[0], self.missing.shape[0]))
         by_class[np.arange(X.shape[0]), cls] = weight
         self.missing -= by_class.T @ np.isnan(X)

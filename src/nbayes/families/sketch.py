@@ -35,6 +35,7 @@ from ._sketch_kernels import (
     _pool_sorted,
     _pooled_count,
     _sum_runs,
+    _take_out,
 )
 
 EXACT = np.iinfo(np.int64).min  # grid level meaning "keys are the exact values"
@@ -510,6 +511,39 @@ class ValueSketches(Memo):
             for sketch, values in zip(self.features, columns, strict=True)
         ]
 
+    def remove(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Take counted rows of an (n, d) block back out. Each row's key (its value pooled on
+        its sketch's grid) is one of that sketch's keys, as the row was added there, so
+        W[key, c] −= w and T[key, c] −= w · x in place (compiled, all columns at once): the sums
+        that adding the rows with weight −w gives, up to floating-point order, with no sort and
+        no key added, dropped or pooled anew. Rows some key of which is missing (they were not
+        counted here) are added with weight −w instead."""
+        self._cache.clear()
+        features = self.features
+        if X.shape[0] == 0 or not features:
+            return
+        offsets = np.zeros(len(features) + 1, dtype=np.int64)
+        np.cumsum([s.keys.shape[0] for s in features], out=offsets[1:])
+        keys = np.concatenate([s.keys for s in features])
+        # new arrays: a sketch's arrays are replaced, never written into
+        W = np.concatenate([s.weight for s in features])
+        T = np.concatenate([s.total for s in features])
+        values = np.ascontiguousarray(X.T, dtype=np.float64)
+        levels = np.array([s.level for s in features], dtype=np.int64)
+        pooled = values
+        for level in np.unique(levels[levels != EXACT]).tolist():
+            if pooled is values:
+                pooled = values.copy()
+            on_level = levels == level
+            pooled[on_level] = pool(values[on_level], level)
+        row_weight = np.asarray(weight, dtype=np.float64)
+        if not _take_out(keys, offsets, W, T, pooled, values, np.asarray(cls), row_weight):
+            self.accumulate(X, cls, -row_weight)
+            return
+        bounds = offsets.tolist()
+        for j, sketch in enumerate(features):
+            sketch.weight, sketch.total = W[bounds[j] : bounds[j + 1]], T[bounds[j] : bounds[j + 1]]
+
     def merge(self, other: ValueSketches, positions: np.ndarray) -> None:
         for mine, theirs in zip(self.features, other.features, strict=True):
             mine.merge(theirs, positions)
@@ -622,6 +656,9 @@ class SketchColumns(ColumnGroup):
     def __init__(self, names: list[str], n_classes: int, *, max_bins: int = 2048, **options: Any):
         super().__init__(names, n_classes, **options)
         self.stats = ValueSketches(n_classes, len(names), max_bins)
+
+    def remove(self, block: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
+        self.stats.remove(block, cls, weight)
 
     def resolution(self, j: int) -> str:
         """How exactly column j's sketch holds its values, in words."""
