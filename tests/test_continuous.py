@@ -419,3 +419,32 @@ def test_cut_points_are_public_per_column():
     auto = nbayes.NaiveBayes().fit(frame, target="y")
     chosen = {n for n, f in auto.families_.items() if f in ("mdl", "equal-frequency")}
     assert set(auto.cut_points_) == chosen
+
+
+def test_interval_counts_of_many_columns_equal_each_columns_counts():
+    """The compiled counts of every column at once equal :func:`interval_counts` column by
+    column: exact keys, pooled keys, a column without cut points, keys on a cut point."""
+    from nbayes.families.intervals import interval_counts, interval_counts_of
+    from nbayes.families.sketch import FeatureSketch
+
+    rng = np.random.default_rng(3)
+    sketches = []
+    for j, values in enumerate(
+        [
+            rng.normal(size=500),
+            rng.integers(0, 5, 500).astype(float),
+            rng.exponential(size=500),
+            np.repeat([1.0, 2.0], 250),
+        ]
+    ):
+        sketch = FeatureSketch(3, max_bins=64 if j == 0 else 2048)
+        sketch.add(values, rng.integers(0, 3, values.size), rng.random(values.size) + 0.1)
+        sketches.append(sketch)
+    cuts = [np.array([-0.5, 0.0, 0.7]), np.array([1.0, 3.0]), np.array([]), np.array([1.0])]
+    together = interval_counts_of(sketches, cuts)
+    alone = np.concatenate(
+        [interval_counts(s, c) for s, c in zip(sketches, cuts, strict=True)], axis=1
+    )
+    assert sketches[0].level != sketches[1].level  # pooled and exact keys
+    assert together.shape == (3, 4 + 3 + 1 + 2)
+    np.testing.assert_array_equal(together, alone)
