@@ -47,6 +47,15 @@ def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
     return z
 
 
+def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and where each run of equal values starts
+    (``np.unique`` of sorted values without its sort)."""
+    starts = np.ones(ordered.shape[0], dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    first = np.flatnonzero(starts)
+    return ordered[first], first
+
+
 def _kinds(schema: dict[str, pl.DataType]) -> tuple[list[str], list[str]]:
     """The columns a model file holds as floats (floats and booleans, nulls apart) and as
     64-bit integers; the others are text."""
@@ -91,7 +100,7 @@ class RowSample:
             keep &= hashes <= self.hashes[-1]
         rows = np.flatnonzero(keep)
         if rows.size > self.size:  # a large batch: its own bottom k first
-            distinct = np.unique(hashes[rows])
+            distinct, _ = _runs(np.sort(hashes[rows]))
             if distinct.size > self.size:
                 rows = rows[hashes[rows] <= distinct[self.size - 1]]
         batch = RowSample(frame[rows], hashes[rows], cls[rows], weight[rows], self.size)
@@ -109,9 +118,8 @@ class RowSample:
         """Keep the ``size`` smallest distinct hashes of both, copies' weights summed."""
         hashes = np.concatenate([self.hashes, other.hashes])
         order = np.argsort(hashes, kind="stable")
-        distinct, first, inverse = np.unique(
-            hashes[order], return_index=True, return_inverse=True
-        )
+        distinct, first = _runs(hashes[order])
+        inverse = np.repeat(np.arange(first.size), np.diff(first, append=order.size))
         weight = np.bincount(
             inverse, weights=np.concatenate([self.weight, other.weight])[order]
         )

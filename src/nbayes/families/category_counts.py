@@ -25,7 +25,6 @@ of log P(a_jl | c) with one row per (j, l) and one column per class, and a row's
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .. import _kernels
 
@@ -142,13 +141,13 @@ class CategoricalCounts:
     # ------------------------------------------------------------------ parameters
     def observed_per_feature(self) -> np.ndarray:
         """N_{c,j} = Σ_l n_{c,j,l}, shape (K, d)."""
-        d = self.n_categories.shape[0]
-        feature = np.repeat(np.arange(d), self.n_categories)
-        membership = sp.csr_array(
-            (np.ones(feature.shape[0]), (np.arange(feature.shape[0]), feature)),
-            shape=(feature.shape[0], d),
-        )
-        return np.asarray(self.counts @ membership)
+        sizes = self.n_categories
+        observed = np.zeros((self.counts.shape[0], sizes.shape[0]))
+        some = sizes > 0  # a feature with no category yet has N = 0 (reduceat cannot say so)
+        if some.any():
+            starts = (np.cumsum(sizes) - sizes)[some]
+            observed[:, some] = np.add.reduceat(self.counts, starts, axis=1)
+        return observed
 
     def log_prob(
         self, alpha: float | np.ndarray, extra_values: int = 0
