@@ -386,3 +386,36 @@ def test_naive_bayes_with_a_text_column_on_dask_equals_one_fit(client):
         text_mine.vectorizer.document_frequency_, text_theirs.vectorizer.document_frequency_
     )
     np.testing.assert_array_equal(model.predict(frame), whole.predict(frame))
+
+
+def test_free_text_and_identifier_columns_are_found_on_dask_as_in_one_fit(client):
+    """Without families=, a free-text column is modelled as text and an identifier column is
+    left out on Dask as in one fit: the schema pass summarises each string column over every
+    partition (the stand-in table holds none of their values)."""
+    rng = np.random.default_rng(22)
+    n = 900
+    label = rng.choice(["spam", "ham"], n)
+    words = {
+        "spam": ["free", "prize", "claim", "now", "win"],
+        "ham": ["lunch", "meeting", "see", "you", "notes"],
+    }
+    body = [" ".join(rng.choice(words[lab], 5)) + f" n{i}" for i, lab in enumerate(label)]
+    frame = pd.DataFrame(
+        {
+            "body": pd.Series(body, dtype="string"),
+            "ticket": pd.Series([f"T-{i:05d}" for i in range(n)], dtype="string"),
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "length": rng.normal(20, 4, n),
+            "label": label,
+        }
+    )
+    with pytest.warns(UserWarning):
+        whole = nbayes.NaiveBayes().fit(frame, target="label")
+    with pytest.warns(UserWarning):
+        model = nbayes.NaiveBayes().fit(dd.from_pandas(frame, npartitions=3), target="label")
+    assert whole.families_["body"] == "text" and whole.families_["ticket"] == "ignore"
+    assert model.families_ == whole.families_
+    features = frame.drop(columns="label")
+    np.testing.assert_allclose(
+        model.predict_proba(features), whole.predict_proba(features), atol=1e-9
+    )

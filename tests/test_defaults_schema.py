@@ -3,11 +3,15 @@ column and says how to override (see nbayes.schema)."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import warnings
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nbayes
 
@@ -105,3 +109,46 @@ def test_warning_points_at_the_callers_line():
     with pytest.warns(UserWarning, match="free text") as record:
         nbayes.NaiveBayes().fit(frame.select("review"), y)
     assert record[0].filename == __file__
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.none(), st.sampled_from(["a", "b c", "d e f"]), st.text(max_size=6)),
+        min_size=1,
+        max_size=120,
+    ),
+    cuts=st.lists(st.integers(0, 120), max_size=4),
+)
+def test_a_string_summary_merged_from_any_pieces_is_the_summary_of_all_the_values(values, cuts):
+    """What the text and identifier rules read merges exactly: the summaries of any pieces, in
+    any order, merge into the summary of the whole column (count, kept hashes and values)."""
+    from nbayes.schema import StringSummary
+
+    column = pl.Series(values, dtype=pl.String)
+    whole = StringSummary.of(column)
+    edges = sorted({0, len(values), *(min(c, len(values)) for c in cuts)})
+    pieces = [StringSummary.of(column[a:b]) for a, b in itertools.pairwise(edges)]
+    for order in (pieces, pieces[::-1]):
+        merged = functools.reduce(StringSummary.merge, order)
+        assert merged.observed == whole.observed == column.drop_nulls().len()
+        np.testing.assert_array_equal(merged.hashes, whole.hashes)
+        assert merged.values == whole.values
+    assert whole.distinct() == column.drop_nulls().n_unique()  # exact below the sketch's size
+    assert sorted(whole.values) == sorted(column.drop_nulls().unique().to_list())
+
+
+def test_a_string_summary_estimates_many_distinct_values_and_their_words(monkeypatch):
+    """Beyond the sketch's size the distinct values are estimated from the k-th smallest hash
+    (within a few standard errors, 1/√(k − 2)); the words are those of the kept values."""
+    from nbayes import schema
+
+    monkeypatch.setattr(schema, "DISTINCT_SKETCH", 512)
+    n = 20_000
+    column = pl.Series([f"id {i % 15_000} x" for i in range(n)])  # 15,000 distinct, 3 words
+    summary = schema.StringSummary.of(column)
+    assert len(summary.values) == 512 and summary.observed == n
+    assert abs(summary.distinct() / 15_000 - 1) < 4 / np.sqrt(510)
+    assert summary.mean_words() == 3.0
+    halves = schema.StringSummary.of(column[:7000]).merge(schema.StringSummary.of(column[7000:]))
+    assert halves.distinct() == summary.distinct()

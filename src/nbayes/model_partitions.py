@@ -14,7 +14,7 @@ from .labels import (
     LabelledRows,
     keep_labelled,
 )
-from .schema import ColumnSpec, conform, infer_schema
+from .schema import ColumnSpec, StringSummary, conform, infer_schema
 
 if TYPE_CHECKING:
     from .model import NaiveBayes
@@ -65,11 +65,18 @@ class NaiveBayesPartitions:
         else x0, x1, …)."""
         return list(self._frame(np.empty((0, n_columns))).columns)
 
-    def _infer_schema(self, frame: pl.DataFrame) -> list[ColumnSpec]:
+    def _infer_schema(
+        self, frame: pl.DataFrame, strings: dict[str, StringSummary] | None = None
+    ) -> list[ColumnSpec]:
         """The schema this model's settings give ``frame`` (read as by :meth:`_read_partition`;
         a column without values is allowed)."""
         return infer_schema(
-            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
+            frame,
+            self.families,
+            self.continuous,
+            self.max_int_categories,
+            require_observed=False,
+            strings=strings,
         )
 
     def _fit_partition(self, rows: LabelledRows, schema: list[ColumnSpec]) -> NaiveBayes:

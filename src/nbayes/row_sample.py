@@ -37,7 +37,13 @@ def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
     uniform sample of the rows: a row hash combines the columns' hashes, and without the
     mixing its low values follow some columns' values (a class's rows, say)."""
     content = frame.with_columns(labels.cast(pl.String).alias(LABEL))
-    z = content.hash_rows(SEED).to_numpy().astype(np.uint64)
+    return mixed_hashes(content.hash_rows(SEED).to_numpy())
+
+
+def mixed_hashes(hashes: np.ndarray) -> np.ndarray:
+    """64-bit hashes mixed by the finaliser of SplitMix64 (a bijection), so that the smallest
+    of them are a uniform sample whatever regularities the raw hashes had."""
+    z = hashes.astype(np.uint64)  # a copy: the finaliser works in place
     with np.errstate(over="ignore"):
         z ^= z >> np.uint64(30)
         z *= np.uint64(0xBF58476D1CE4E5B9)

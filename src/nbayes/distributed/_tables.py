@@ -5,8 +5,10 @@ disagree (an integer column with few distinct values in one partition, many in a
 schema is therefore the one a single-machine fit on all the labelled rows infers: from the
 collection's dtypes where they decide it, otherwise from one pass over just the columns that need
 data — integer columns (at most ``max_int_categories`` distinct values in all the labelled rows,
-as a single-machine ``fit`` counts them) and object or category columns (which type their values
-have). Naming such columns in ``families=`` skips that pass. Every partition is then read with
+as a single-machine ``fit`` counts them), object columns (which type their values have) and
+string and category columns (free text or identifiers, by the summary of
+:class:`nbayes.schema.StringSummary`, which merges). Naming such columns in ``families=`` skips
+that pass. Every partition is then read with
 that schema's families and types (:meth:`NaiveBayes._fit_partition`), and so merges.
 """
 
@@ -16,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from ..schema import ColumnSpec, column_kind, unobserved_column
+from ..schema import ColumnSpec, StringSummary, column_kind, unobserved_column
 from ._partitions import Estimator, map_partitions
 from ._reduce import tree_reduce
 
@@ -47,7 +49,10 @@ def resolve_schema(
         string = isinstance(source, pd.StringDtype) or str(source).startswith(
             ("string[", "large_string[")
         )
-        if (dtype == pl.String and not string) or (dtype.is_integer() and name not in families):
+        kind = column_kind(dtype)
+        if (dtype == pl.String and not string) or (
+            kind in ("int", "string") and name not in families
+        ):
             needed.append(name)
     found: dict[str, tuple] = {}
     if needed:
@@ -64,9 +69,12 @@ def resolve_schema(
         )
         found = tree_reduce(leaves, combine_summaries, split_every, "nbayes-schema")
     series = []
+    strings = {}
     for name, dtype in frame.schema.items():
         values: list[Any] = []
         if name in found:
+            if found[name][2] is not None:
+                strings[name] = found[name][2]
             dtype = common_type(name, found[name][0])
             if dtype == pl.Null and require_observed:
                 raise unobserved_column(name)
@@ -79,30 +87,36 @@ def resolve_schema(
     stand_in = pl.DataFrame(
         [pl.Series(n, v + [None] * (height - len(v)), dtype=d) for n, d, v in series]
     )
-    return template._infer_schema(stand_in)
+    # (a string column's values are summarised instead: the stand-in holds none of them)
+    return template._infer_schema(stand_in, strings=strings)
 
 
 def summarise_part(
     X: Any, *extras: Any, template: Estimator, target: str | None, has_y: bool, cap: int
 ) -> dict[str, tuple]:
-    """Per column of a partition (labelled rows): the types of its values, and up to ``cap``
-    distinct values of an integer column."""
+    """Per column of a partition (labelled rows): the types of its values, up to ``cap``
+    distinct values of an integer column, and a string column's summary (None for others)."""
     frame = template._read_partition(X, extras[0] if has_y else None, target=target).frame
     out = {}
     for name, dtype in frame.schema.items():
-        present = frame.get_column(name).drop_nulls()
+        column = frame.get_column(name)
+        present = column.drop_nulls()
         values = set(present.unique().head(cap).to_list()) if dtype.is_integer() else set()
-        out[name] = ({dtype} if present.len() else set(), values)
+        strings = StringSummary.of(column) if column_kind(dtype) == "string" else None
+        out[name] = ({dtype} if present.len() else set(), values, strings)
     return out
 
 
 def combine_summaries(*summaries: dict[str, tuple]) -> dict[str, tuple]:
-    """The union, per column, of the partitions' types and distinct values."""
+    """The union, per column, of the partitions' types, distinct values and string
+    summaries."""
     out: dict[str, tuple] = {}
     for summary in summaries:
-        for name, (dtypes, values) in summary.items():
-            seen = out.get(name, (set(), set()))
-            out[name] = (seen[0] | dtypes, seen[1] | values)
+        for name, (dtypes, values, strings) in summary.items():
+            seen = out.get(name, (set(), set(), None))
+            if seen[2] is not None and strings is not None:
+                strings = seen[2].merge(strings)
+            out[name] = (seen[0] | dtypes, seen[1] | values, strings or seen[2])
     return out
 
 

@@ -33,7 +33,7 @@ from ..families.intervals import cut_points
 from ..families.sketch import ValueSketches
 from ..labels import LabelledRows, check_classes, keep_labelled, split_target
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, infer_schema
+from ..schema import ColumnSpec, StringSummary, infer_schema
 from ..tables import missing_markers
 from .classifier import Encoded
 from .first_pass import FirstPass
@@ -133,10 +133,17 @@ class TablePasses:
         """The names the columns of a 2-D array are read by (x0, x1, …)."""
         return list(self._frame(np.empty((0, n_columns))).columns)
 
-    def _infer_schema(self, frame: pl.DataFrame) -> list[ColumnSpec]:
+    def _infer_schema(
+        self, frame: pl.DataFrame, strings: dict[str, StringSummary] | None = None
+    ) -> list[ColumnSpec]:
         """The schema of every column of ``frame`` (identifiers and text included)."""
         return infer_schema(
-            frame, self.families, self.continuous, self.max_int_categories, require_observed=False
+            frame,
+            self.families,
+            self.continuous,
+            self.max_int_categories,
+            require_observed=False,
+            strings=strings,
         )
 
     def _encode_rows(self, rows: LabelledRows) -> tuple[Encoded, np.ndarray, np.ndarray]:
