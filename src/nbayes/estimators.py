@@ -325,10 +325,7 @@ class CategoricalNB(_DiscreteNB):
         return 0
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
-        notes: dict = {}
-        out = self._chunk_log_likelihood(X, 0, notes)
-        self._report(notes)
-        return out
+        return self._log_likelihood_in_one_chunk(X)
 
     def _chunk_log_likelihood(self, X: np.ndarray, start: int, notes: dict) -> np.ndarray:
         stats: CategoricalCounts = self._stats
