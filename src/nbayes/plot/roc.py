@@ -25,6 +25,7 @@ class _OneVsRestCurves:
     def from_predictions(
         cls: type[_Curves], truth_index: Any, proba: Any, classes: Any, *, ax: Any = None
     ) -> _Curves:
+        """Curves from each row's true class (its index in ``classes``) and P(c | x)."""
         raise NotImplementedError
 
     @classmethod
