@@ -95,6 +95,14 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
     def _report(self, notes: dict) -> None:
         """Warn once per prediction call about what the chunks put into ``notes``."""
 
+    def _log_likelihood_in_one_chunk(self, X: Any) -> np.ndarray:
+        """``_log_likelihood`` of a model that scores by ``_chunk_log_likelihood``: all of X as
+        one chunk starting at row 0, then what it noted reported."""
+        notes: dict = {}
+        out = self._chunk_log_likelihood(X, 0, notes)
+        self._report(notes)
+        return out
+
     def _prior_spec(self) -> str | np.ndarray:
         raise NotImplementedError
 

@@ -206,6 +206,22 @@ def first_negative(block: np.ndarray) -> tuple[int, int] | None:
     return _first_bad(negative) if negative.any() else None
 
 
+def float_array(values: Any, error: str) -> np.ndarray:
+    """``values`` as a new float64 array; ValueError ``"<error>: <why>"`` when they are not
+    numbers."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{error}: {exc}") from exc
+
+
+def first_not_finite_nonnegative(values: np.ndarray) -> int | None:
+    """Flat index of the first entry of ``values`` that is not a finite number >= 0 (NaN, ±inf
+    or negative), or None when there is none."""
+    bad = ~(np.isfinite(values) & (values >= 0))
+    return int(np.argmax(bad)) if bad.any() else None
+
+
 def _sparse_position(X: sp.csr_array, k: int) -> tuple[int, int]:
     row = int(np.searchsorted(X.indptr, k, side="right") - 1)
     return row, int(X.indices[k])
@@ -444,10 +460,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, *, estimator: str) -
     if isinstance(sample_weight, numbers.Number):
         weights = np.full(n_samples, float(sample_weight))
     else:
-        try:
-            weights = np.array(sample_weight, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{estimator}: sample_weight must be numbers: {exc}") from exc
+        weights = float_array(sample_weight, f"{estimator}: sample_weight must be numbers")
     if weights.ndim != 1:
         raise ValueError(
             f"{estimator}: sample_weight must be 1D array or scalar, got shape {weights.shape}."
@@ -481,10 +494,7 @@ def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> f
                 f"got {alpha!r}."
             )
         return float(alpha)
-    try:
-        values = np.array(alpha, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number >= 0 or one number per feature: {exc}") from exc
+    values = float_array(alpha, f"{name} must be a number >= 0 or one number per feature")
     if values.ndim != 1:
         raise ValueError(f"{name} must be a number or a 1-D array, got shape {values.shape}.")
     if n_features is not None and values.shape[0] != n_features:
@@ -492,8 +502,7 @@ def check_alpha(alpha: Any, n_features: int | None, *, name: str = "alpha") -> f
             f"When {name} is an array, it should contains `n_features` values, one value per "
             f"feature: got {values.shape[0]} values for {n_features} features."
         )
-    if not np.all(np.isfinite(values)) or np.any(values < 0):
-        j = int(np.argmax(~(np.isfinite(values) & (values >= 0))))
+    if (j := first_not_finite_nonnegative(values)) is not None:
         raise ValueError(
             f"All values in {name} must be greater than 0 or equal to it: {name} must be >= 0; "
             f"entry {j} is {values[j]}."

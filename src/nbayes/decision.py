@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from . import _kernels
+from ._validation import first_not_finite_nonnegative, float_array
 from .exceptions import ZeroLikelihoodWarning, caller_stacklevel
 
 
@@ -77,21 +78,14 @@ def validate_loss(loss: object, n_classes: int, *, name: str = "loss") -> np.nda
     """
     if loss is None or (isinstance(loss, str) and loss == "0-1"):
         return None
-    try:
-        matrix = np.array(loss, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{name} must be a (n_classes, n_classes) matrix of numbers: {exc}"
-        ) from exc
+    matrix = float_array(loss, f"{name} must be a (n_classes, n_classes) matrix of numbers")
     if matrix.shape != (n_classes, n_classes):
         raise ValueError(
             f"{name} must have shape (n_classes, n_classes) = ({n_classes}, {n_classes}), in the "
             f"order of classes_; got shape {matrix.shape}."
         )
-    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
-        i, j = np.unravel_index(
-            int(np.argmax(~(np.isfinite(matrix) & (matrix >= 0)))), matrix.shape
-        )
+    if (k := first_not_finite_nonnegative(matrix)) is not None:
+        i, j = np.unravel_index(k, matrix.shape)
         raise ValueError(
             f"{name} entries must be finite and >= 0; {name}[{i}][{j}] = {matrix[i, j]}."
         )

@@ -50,6 +50,19 @@ class _DiscreteNB(NaiveBayesClassifier):
 
     _poor_score = True
 
+    # the parameters of MultinomialNB and PoissonNB; the other count models add theirs
+    def __init__(
+        self,
+        *,
+        alpha: float | Any = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        prior_alpha: float | None = None,
+        loss: Any = None,
+    ) -> None:
+        self._store_params(locals())
+
     def _prior_spec(self) -> str | np.ndarray:
         if self.class_prior is not None:
             return self.class_prior
@@ -126,23 +139,6 @@ class MultinomialNB(_CountsNB):
     """Multinomial naive Bayes for counts (word counts; Manning, Raghavan & Schütze, §13.2): see
     :mod:`nbayes.families.multinomial` for the formulas. ``alpha`` is the smoothing δ (λ)."""
 
-    def __init__(
-        self,
-        *,
-        alpha: float | Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-    ) -> None:
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-
     def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
         return multinomial.log_likelihood(self._stats, X, self._alpha())
 
@@ -168,13 +164,7 @@ class ComplementNB(_CountsNB):
         prior_alpha: float | None = None,
         loss: Any = None,
     ) -> None:
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.norm = norm
-        self.prior_alpha = prior_alpha
-        self.loss = loss
+        self._store_params(locals())
 
     def _uses_prior(self) -> bool:
         return False
@@ -213,13 +203,7 @@ class BernoulliNB(_DiscreteNB):
         prior_alpha: float | None = None,
         loss: Any = None,
     ) -> None:
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.binarize = binarize
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
+        self._store_params(locals())
 
     def _merge_key(self) -> tuple:
         return ("binarize", self.binarize)
@@ -261,23 +245,6 @@ class BernoulliNB(_DiscreteNB):
 class PoissonNB(_CountsNB):
     """Poisson naive Bayes for count features (not in scikit-learn; R's poisson_naive_bayes):
     see :mod:`nbayes.families.poisson`. ``alpha`` adds α pseudo-rows of count 1 per class."""
-
-    def __init__(
-        self,
-        *,
-        alpha: float | Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-    ) -> None:
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
 
     def _log_likelihood(self, X: np.ndarray | sp.csr_array) -> np.ndarray:
         return poisson.log_likelihood(self._stats, X, self.class_count_, self._alpha())
@@ -321,14 +288,7 @@ class CategoricalNB(_DiscreteNB):
         prior_alpha: float | None = None,
         loss: Any = None,
     ) -> None:
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.min_categories = min_categories
-        self.unknown = unknown
-        self.prior_alpha = prior_alpha
-        self.loss = loss
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -365,10 +325,7 @@ class CategoricalNB(_DiscreteNB):
         return 0
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
-        notes: dict = {}
-        out = self._chunk_log_likelihood(X, 0, notes)
-        self._report(notes)
-        return out
+        return self._log_likelihood_in_one_chunk(X)
 
     def _chunk_log_likelihood(self, X: np.ndarray, start: int, notes: dict) -> np.ndarray:
         stats: CategoricalCounts = self._stats
@@ -550,11 +507,7 @@ class GaussianNB(NaiveBayesClassifier):
         prior_alpha: float = 1.0,
         loss: Any = None,
     ) -> None:
-        self.priors = priors
-        self.var_smoothing = var_smoothing
-        self.ddof = ddof
-        self.prior_alpha = prior_alpha
-        self.loss = loss
+        self._store_params(locals())
 
     def _prior_param_name(self) -> str:
         return "priors"

@@ -172,23 +172,7 @@ class NaiveBayes(
         max_bins: int = 2048,
         calibration: str | None = "auto",
     ) -> None:
-        self.families = families
-        self.continuous = continuous
-        self.missing = missing
-        self.alpha = alpha
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.unknown = unknown
-        self.missing_values = missing_values
-        self.max_int_categories = max_int_categories
-        self.var_smoothing = var_smoothing
-        self.ddof = ddof
-        self.bins = bins
-        self.bandwidth = bandwidth
-        self.point_masses = point_masses
-        self.max_bins = max_bins
-        self.calibration = calibration
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import first_not_finite_nonnegative, float_array
+
 PRIOR_MODES = ("mle", "smoothed", "uniform")
 
 
@@ -31,10 +33,7 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
                 f"{name} must be one of {PRIOR_MODES} or a vector of probabilities, got {spec!r}."
             )
         return spec
-    try:
-        priors = np.array(spec, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a vector of class probabilities: {exc}") from exc
+    priors = float_array(spec, f"{name} must be a vector of class probabilities")
     if priors.ndim != 1:
         raise ValueError(
             f"{name} must be 1-D (one probability per class), got shape {priors.shape}."
@@ -44,8 +43,7 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
             f"Number of priors must match number of classes: {name} has {priors.shape[0]} "
             f"entries for {n_classes} classes."
         )
-    if not np.all(np.isfinite(priors)) or np.any(priors < 0):
-        k = int(np.argmax(~(np.isfinite(priors) & (priors >= 0))))
+    if (k := first_not_finite_nonnegative(priors)) is not None:
         raise ValueError(f"Priors must be non-negative: {name}[{k}] = {priors[k]}.")
     if not np.isclose(priors.sum(), 1.0):
         raise ValueError(

@@ -222,23 +222,18 @@ class TextColumns(ColumnGroup):
         return {name: frame}
 
 
-register(
-    Family(
-        "text",
-        rank=90,
-        reads=frozenset({"string"}),
-        group=TextColumns,
-        per_column=True,
-        summary="a bag of words (TextClassifier's default: complement NB on binary 1-2-grams)",
+# the two models of text columns, one group class
+for _name, _rank, _summary in (
+    ("text", 90, "a bag of words (TextClassifier's default: complement NB on binary 1-2-grams)"),
+    ("text-multinomial", 91, "a bag of words (multinomial on hashed token counts)"),
+):
+    register(
+        Family(
+            _name,
+            rank=_rank,
+            reads=frozenset({"string"}),
+            group=TextColumns,
+            per_column=True,
+            summary=_summary,
+        )
     )
-)
-register(
-    Family(
-        "text-multinomial",
-        rank=91,
-        reads=frozenset({"string"}),
-        group=TextColumns,
-        per_column=True,
-        summary="a bag of words (multinomial on hashed token counts)",
-    )
-)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -72,3 +73,27 @@ def predictions(model: Any, X: Any, y: Any, target: str | None) -> tuple[np.ndar
     if proba.shape[0] != labels.shape[0]:
         raise ValueError(f"X has {proba.shape[0]} rows but y has {labels.shape[0]} labels.")
     return class_positions(model.classes_, labels), proba
+
+
+def one_vs_rest(
+    truth_index: Any, proba: Any, classes: Any
+) -> Iterator[tuple[Any, np.ndarray, np.ndarray]]:
+    """(label, whether each row is of the class, P(c | x) of each row) of every class a
+    one-vs-rest figure shows: the second of two classes (scikit-learn's positive class), else
+    each class."""
+    classes = np.asarray(classes)
+    truth_index, proba = np.asarray(truth_index), np.asarray(proba, dtype=np.float64)
+    for k in [1] if len(classes) == 2 else range(len(classes)):
+        label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
+        yield label, truth_index == k, proba[:, k]
+
+
+def unit_square(ax: Any, xlabel: str, ylabel: str, title: str, legend: str) -> None:
+    """Finish axes over [0, 1] × [0, 1] (with a margin of 0.01): the axis labels, the title and
+    the legend, placed at ``legend``."""
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(loc=legend, fontsize="small")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import curves
-from ._common import axes, predictions
+from ._common import axes, one_vs_rest, predictions, unit_square
 
 
 @dataclass
@@ -40,27 +40,20 @@ class ReliabilityDisplay:
         cls, truth_index: Any, proba: Any, classes: Any, *, n_bins: int = 10, ax: Any = None
     ) -> ReliabilityDisplay:
         """The diagram from each row's true class (its index in ``classes``) and P(c | x)."""
-        classes = np.asarray(classes)
         truth_index, proba = np.asarray(truth_index), np.asarray(proba, dtype=np.float64)
         brier = curves.brier_score(truth_index, proba)
         figure, ax = axes(ax)
         out = cls([], {}, {}, {}, brier, n_bins, figure, ax)
-        shown = [1] if len(classes) == 2 else range(len(classes))
-        for k in shown:
-            label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
-            predicted, observed, rows = curves.reliability(truth_index == k, proba[:, k], n_bins)
+        for label, truth, score in one_vs_rest(truth_index, proba, classes):
+            predicted, observed, rows = curves.reliability(truth, score, n_bins)
             out.classes.append(label)
             out.mean_predicted[label] = predicted
             out.fraction_positive[label] = observed
             out.rows[label] = rows
             (out.lines[label],) = ax.plot(predicted, observed, marker="o", label=str(label))
         ax.plot([0, 1], [0, 1], linestyle=":", color="grey", linewidth=1, label="calibrated")
-        ax.set_xlim(-0.01, 1.01)
-        ax.set_ylim(-0.01, 1.01)
-        ax.set_xlabel("mean predicted probability")
-        ax.set_ylabel("fraction of positives")
-        ax.set_title(f"reliability (Brier score {brier:.4f})")
-        ax.legend(loc="upper left", fontsize="small")
+        title = f"reliability (Brier score {brier:.4f})"
+        unit_square(ax, "mean predicted probability", "fraction of positives", title, "upper left")
         return out
 
     @classmethod

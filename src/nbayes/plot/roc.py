@@ -8,20 +8,44 @@ positive class); with more, one curve per class (one-vs-rest). The formulas are 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from . import curves
-from ._common import axes, predictions
+from ._common import axes, one_vs_rest, predictions, unit_square
+
+_Curves = TypeVar("_Curves", bound="_OneVsRestCurves")
 
 
-def _shown_classes(classes: np.ndarray) -> list[int]:
-    return [1] if len(classes) == 2 else list(range(len(classes)))
+class _OneVsRestCurves:
+    """What the ROC and precision–recall displays share: drawing them for a fitted model."""
+
+    @classmethod
+    def from_predictions(
+        cls: type[_Curves], truth_index: Any, proba: Any, classes: Any, *, ax: Any = None
+    ) -> _Curves:
+        """Curves from each row's true class (its index in ``classes``) and P(c | x)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_estimator(
+        cls: type[_Curves],
+        model: Any,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        ax: Any = None,
+    ) -> _Curves:
+        """Curves of a fitted model's P(c | x) on X against the true labels (``y`` or the
+        column ``target`` of X)."""
+        truth_index, proba = predictions(model, X, y, target)
+        return cls.from_predictions(truth_index, proba, model.classes_, ax=ax)
 
 
 @dataclass
-class RocCurveDisplay:
+class RocCurveDisplay(_OneVsRestCurves):
     """Drawn ROC curves: per class shown (by label), ``fpr``, ``tpr``, ``thresholds`` and
     ``auc``; the matplotlib ``figure``, ``ax`` and ``lines``. A class with no rows in the data,
     or only such rows, has no curve."""
@@ -40,16 +64,12 @@ class RocCurveDisplay:
         cls, truth_index: Any, proba: Any, classes: Any, *, ax: Any = None
     ) -> RocCurveDisplay:
         """Curves from each row's true class (its index in ``classes``) and P(c | x)."""
-        classes = np.asarray(classes)
-        truth_index, proba = np.asarray(truth_index), np.asarray(proba, dtype=np.float64)
         figure, ax = axes(ax)
         out = cls([], {}, {}, {}, {}, figure, ax)
-        for k in _shown_classes(classes):
-            truth = truth_index == k
+        for label, truth, score in one_vs_rest(truth_index, proba, classes):
             if truth.all() or not truth.any():
                 continue
-            label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
-            fpr, tpr, thresholds = curves.roc_curve(truth, proba[:, k])
+            fpr, tpr, thresholds = curves.roc_curve(truth, score)
             out.classes.append(label)
             out.fpr[label], out.tpr[label], out.thresholds[label] = fpr, tpr, thresholds
             out.auc[label] = curves.auc(fpr, tpr)
@@ -57,26 +77,13 @@ class RocCurveDisplay:
                 fpr, tpr, drawstyle="default", label=f"{label} (AUC = {out.auc[label]:.3f})"
             )
         ax.plot([0, 1], [0, 1], linestyle=":", color="grey", linewidth=1)
-        ax.set_xlim(-0.01, 1.01)
-        ax.set_ylim(-0.01, 1.01)
-        ax.set_xlabel("false-positive rate")
-        ax.set_ylabel("true-positive rate")
-        ax.set_title("ROC curve" + (" (one vs rest)" if len(classes) > 2 else ""))
-        ax.legend(loc="lower right", fontsize="small")
+        title = "ROC curve" + (" (one vs rest)" if len(classes) > 2 else "")
+        unit_square(ax, "false-positive rate", "true-positive rate", title, "lower right")
         return out
-
-    @classmethod
-    def from_estimator(
-        cls, model: Any, X: Any, y: Any = None, *, target: str | None = None, ax: Any = None
-    ) -> RocCurveDisplay:
-        """Curves of a fitted model's P(c | x) on X against the true labels (``y`` or the
-        column ``target`` of X)."""
-        truth_index, proba = predictions(model, X, y, target)
-        return cls.from_predictions(truth_index, proba, model.classes_, ax=ax)
 
 
 @dataclass
-class PrecisionRecallDisplay:
+class PrecisionRecallDisplay(_OneVsRestCurves):
     """Drawn precision–recall curves: per class shown (by label), ``precision``, ``recall``,
     ``thresholds`` and ``average_precision``; the matplotlib ``figure``, ``ax`` and ``lines``."""
 
@@ -94,16 +101,12 @@ class PrecisionRecallDisplay:
         cls, truth_index: Any, proba: Any, classes: Any, *, ax: Any = None
     ) -> PrecisionRecallDisplay:
         """Curves from each row's true class (its index in ``classes``) and P(c | x)."""
-        classes = np.asarray(classes)
-        truth_index, proba = np.asarray(truth_index), np.asarray(proba, dtype=np.float64)
         figure, ax = axes(ax)
         out = cls([], {}, {}, {}, {}, figure, ax)
-        for k in _shown_classes(classes):
-            truth = truth_index == k
+        for label, truth, score in one_vs_rest(truth_index, proba, classes):
             if not truth.any():
                 continue
-            label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
-            precision, recall, thresholds = curves.precision_recall_curve(truth, proba[:, k])
+            precision, recall, thresholds = curves.precision_recall_curve(truth, score)
             out.classes.append(label)
             out.precision[label], out.recall[label] = precision, recall
             out.thresholds[label] = thresholds
@@ -114,21 +117,9 @@ class PrecisionRecallDisplay:
                 drawstyle="steps-post",
                 label=f"{label} (AP = {out.average_precision[label]:.3f})",
             )
-        ax.set_xlim(-0.01, 1.01)
-        ax.set_ylim(-0.01, 1.01)
-        ax.set_xlabel("recall")
-        ax.set_ylabel("precision")
-        ax.set_title("precision–recall" + (" (one vs rest)" if len(classes) > 2 else ""))
-        ax.legend(loc="lower left", fontsize="small")
+        title = "precision–recall" + (" (one vs rest)" if len(classes) > 2 else "")
+        unit_square(ax, "recall", "precision", title, "lower left")
         return out
-
-    @classmethod
-    def from_estimator(
-        cls, model: Any, X: Any, y: Any = None, *, target: str | None = None, ax: Any = None
-    ) -> PrecisionRecallDisplay:
-        """Curves of a fitted model's P(c | x) on X against the true labels."""
-        truth_index, proba = predictions(model, X, y, target)
-        return cls.from_predictions(truth_index, proba, model.classes_, ax=ax)
 
 
 def plot_roc(

@@ -217,15 +217,7 @@ class AODE(_Averaged):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        self.alpha = alpha
-        self.smoothing = smoothing
-        self.min_count = min_count
-        self.weighting = weighting
-        self.subsumption = subsumption
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.max_memory = max_memory
+        self._store_params(locals())
 
 
 class WAODE(AODE):
@@ -246,11 +238,7 @@ class WAODE(AODE):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        super().__init__(
-            alpha=alpha, smoothing=smoothing, min_count=min_count, weighting=weighting,
-            subsumption=subsumption, class_prior=class_prior, prior_alpha=prior_alpha,
-            loss=loss, max_memory=max_memory,
-        )  # fmt: skip
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -279,11 +267,7 @@ class AODEsr(AODE):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        super().__init__(
-            alpha=alpha, smoothing=smoothing, min_count=min_count, weighting=weighting,
-            subsumption=subsumption, class_prior=class_prior, prior_alpha=prior_alpha,
-            loss=loss, max_memory=max_memory,
-        )  # fmt: skip
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -318,16 +302,7 @@ class AnDE(_Averaged):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        self.n = n
-        self.alpha = alpha
-        self.smoothing = smoothing
-        self.min_count = min_count
-        self.weighting = weighting
-        self.subsumption = subsumption
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.max_memory = max_memory
+        self._store_params(locals())
 
     @property
     def _order(self) -> int:  # type: ignore[override]

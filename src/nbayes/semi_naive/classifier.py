@@ -171,10 +171,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         raise NotImplementedError
 
     def _log_likelihood(self, X: np.ndarray) -> np.ndarray:
-        notes: dict = {}
-        out = self._chunk_log_likelihood(X, 0, notes)
-        self._report(notes)
-        return out
+        return self._log_likelihood_in_one_chunk(X)
 
     def _chunk_log_likelihood(self, X: np.ndarray, start: int, notes: dict) -> np.ndarray:
         out = np.zeros((X.shape[0], len(self.classes_)))
@@ -401,15 +398,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
 
         def again() -> Iterable[tuple]:
             for batch in source():
-                X, y, weight = _unpack(batch)
-                array = self._validate_X(X, reset=False)
-                labels = check_target(y, array.shape[0], estimator=self._name)
-                weight = check_sample_weight(weight, array.shape[0], estimator=self._name)
-                yield (
-                    self._prepare(array, fitting=True),
-                    class_index(self.classes_, labels, estimator=self._name),
-                    weight,
-                )
+                yield self._pass_batch(*_unpack(batch))
 
         self._later_passes(again)
         return self

@@ -46,12 +46,7 @@ class HNB(SemiNaiveClassifier):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        self.alpha = alpha
-        self.smoothing = smoothing
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.max_memory = max_memory
+        self._store_params(locals())
 
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
         stats = self._pairs

@@ -191,14 +191,7 @@ class TAN(_Network):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        self.alpha = alpha
-        self.smoothing = smoothing
-        self.root = root
-        self.min_count = min_count
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.max_memory = max_memory
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -267,14 +260,7 @@ class KDB(_Network):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        self.k = k
-        self.alpha = alpha
-        self.smoothing = smoothing
-        self.min_count = min_count
-        self.class_prior = class_prior
-        self.prior_alpha = prior_alpha
-        self.loss = loss
-        self.max_memory = max_memory
+        self._store_params(locals())
 
     @property
     def passes(self) -> int:  # type: ignore[override]

@@ -74,11 +74,7 @@ class SelectiveKDB(KDB):
         loss: Any = None,
         max_memory: int | str = DEFAULT_MAX_MEMORY,
     ) -> None:
-        super().__init__(
-            k, alpha=alpha, smoothing=smoothing, min_count=min_count, class_prior=class_prior,
-            prior_alpha=prior_alpha, loss=loss, max_memory=max_memory,
-        )  # fmt: skip
-        self.criterion = criterion
+        self._store_params(locals())
 
     @property
     def passes(self) -> int:  # type: ignore[override]
