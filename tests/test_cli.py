@@ -424,3 +424,62 @@ def test_inspect_prints_counts_as_integers_and_numbers_in_order(tmp_path: Path, 
     assert kernels == ["kernels", *(f"{c:,}" for c in counts)]
     weighted = nbayes.NaiveBayes().fit(frame, target="y", sample_weight=np.full(300, 0.5))
     assert weighted.summary().startswith("NaiveBayes: weight 150.000 (weighted), ")
+
+
+def late_kinds(seed: int = 4) -> pl.DataFrame:
+    """A table whose first rows mislead: 30,000 rows of one repeated note and a distinct ticket
+    each (a category and an identifier), then 40,000 rows of distinct notes of several words
+    and 50 repeated tickets. Over all the rows the note is free text and the ticket a
+    category."""
+    rng = np.random.default_rng(seed)
+    first, rest = 30_000, 40_000
+    y = rng.choice(["a", "b"], first + rest)
+    words = np.array(["red", "green", "blue", "small", "large", "fast", "slow", "old", "new"])
+    notes = ["all good here"] * first + [
+        " ".join(rng.choice(words, 4)) + f" n{i}" for i in range(rest)
+    ]
+    tickets = [f"T-{i:06d}" for i in range(first)] + [f"R-{i % 50:02d}" for i in range(rest)]
+    x = rng.normal((y == "b") * 1.0, 1.0)
+    return pl.DataFrame({"note": notes, "ticket": tickets, "x": x, "y": y})
+
+
+def test_streaming_settles_string_kinds_on_all_the_rows(tmp_path: Path, capsys, monkeypatch):
+    """The first batch's rows call the note a category and the ticket an identifier; over all
+    the rows the note is free text and the ticket a category, as one fit of the whole table
+    finds. ``nbayes fit`` reads the file again with those families and saves the model of one
+    fit; from standard input, which cannot be read again, it keeps the first batch's families
+    and warns, naming both columns."""
+    from nbayes.readers import TableReader
+
+    path = tmp_path / "late.csv"
+    late_kinds().write_csv(path)
+    frame = pl.read_csv(path)
+    first = next(iter(TableReader(path, chunk_bytes=2**20, quick=True))).frame
+    with pytest.warns(UserWarning):
+        misled = nbayes.NaiveBayes(calibration=None).fit(first, target="y")
+        whole = nbayes.NaiveBayes().fit(frame, target="y")
+    assert misled.families_["note"] == "categorical" and misled.families_["ticket"] == "ignore"
+    assert whole.families_["note"] == "text" and whole.families_["ticket"] == "categorical"
+    model_path = tmp_path / "m.nbm"
+    fit = ["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1"]
+    code, _, err = run(fit, capsys)
+    assert code == 0 and "reading it again" in err and "'note' as 'text'" in err
+    streamed = nbayes.load(model_path)
+    assert streamed.families_ == whole.families_
+    features = frame.drop("y")
+    np.testing.assert_allclose(
+        streamed.predict_proba(features), whole.predict_proba(features), atol=1e-9
+    )
+
+    data = io.BytesIO()
+    frame.write_csv(data)
+
+    class Stdin:
+        buffer = io.BytesIO(data.getvalue())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    code, _, err = run(["fit", "-", "--target", "y", "-o", model_path, "--chunk-mb", "1"], capsys)
+    assert code == 0
+    message = next(line for line in err.splitlines() if "cannot be read again" in line)
+    assert "'note' as 'text'" in message and "'ticket' as 'categorical'" in message
+    assert nbayes.load(model_path).families_["ticket"] == "ignore"

@@ -109,11 +109,23 @@ class StringSummary:
     @classmethod
     def of(cls, column: pl.Series) -> StringSummary:
         """The summary of one column's values (nulls left out)."""
+        return cls(0, np.zeros(0, np.uint64), []).add(column)
+
+    def add(self, column: pl.Series) -> StringSummary:
+        """The summary of this one's values and a column's (nulls left out): a batch of a
+        stream. Once the sketch is full only values that hash below its largest kept hash can
+        enter, so a batch costs a hash per value and little more."""
         present = column.drop_nulls().cast(pl.String)
-        distinct = present.unique()
-        hashes = mixed_hashes(distinct.hash(VALUE_SEED).to_numpy())
-        order = np.argsort(hashes, kind="stable")[:DISTINCT_SKETCH]
-        return cls(present.len(), hashes[order], distinct.gather(order).to_list())
+        hashes = mixed_hashes(present.hash(VALUE_SEED).to_numpy())
+        if len(self.values) >= DISTINCT_SKETCH:
+            below = hashes < self.hashes[-1]
+            hashes, present = hashes[below], present.filter(pl.Series(below))
+        kept, first = np.unique(hashes, return_index=True)
+        kept, first = kept[:DISTINCT_SKETCH], first[:DISTINCT_SKETCH]
+        batch = StringSummary(
+            column.len() - column.null_count(), kept, present.gather(first).to_list()
+        )
+        return self.merge(batch)
 
     def merge(self, other: StringSummary) -> StringSummary:
         """The summary of both columns' values together."""
@@ -139,26 +151,24 @@ class StringSummary:
         return float(counts.mean())
 
 
-def _string_family(name: str, summary: StringSummary) -> str:
-    """ "categorical", or "text" / "ignore" for a column that reads as free text or as an
-    identifier (see the module docstring), with a warning saying so and how to override."""
+def string_family(name: str, summary: StringSummary) -> tuple[str, str | None]:
+    """The family of a string column by the text and identifier rules (see the module
+    docstring): "categorical", "text" or "ignore", and for the last two the warning that says
+    why and how to override."""
     observed = summary.observed
     if observed < MIN_ROWS:
-        return "categorical"
+        return "categorical", None
     distinct = summary.distinct()
     share = min(distinct / observed, 1.0)
     if share >= TEXT_DISTINCT_SHARE and "text" in registry.names():
         words = summary.mean_words()
         if words >= TEXT_WORDS:
-            warnings.warn(
+            return "text", (
                 f"column {name!r} looks like free text ({distinct:,.0f} distinct values in "
                 f"{observed:,} rows, {words:.1f} words each on average): it is modelled as "
                 f"a bag of words (family 'text'). To keep it a category, pass "
-                f"families={{{name!r}: 'categorical'}}.",
-                UserWarning,
-                stacklevel=caller_stacklevel(),
+                f"families={{{name!r}: 'categorical'}}."
             )
-            return "text"
     if share >= IDENTIFIER_DISTINCT_SHARE:
         kept = pl.Series(summary.values, dtype=pl.String)
         numbers = kept.str.replace_all(r"[\s,_']", "").cast(pl.Float64, strict=False)
@@ -168,16 +178,13 @@ def _string_family(name: str, summary: StringSummary) -> str:
             if numbers.null_count() == 0
             else ""
         )
-        warnings.warn(
+        return "ignore", (
             f"column {name!r} has a distinct value in {share:.0%} of its {observed:,} rows: it "
             "looks like an identifier, whose values would almost all be new at prediction, so it "
             f"is left out of the model (family 'ignore').{hint} To keep it, name its family, "
-            f"e.g. families={{{name!r}: 'categorical'}}.",
-            UserWarning,
-            stacklevel=caller_stacklevel(),
+            f"e.g. families={{{name!r}: 'categorical'}}."
         )
-        return "ignore"
-    return "categorical"
+    return "categorical", None
 
 
 def infer_schema(
@@ -224,7 +231,9 @@ def infer_schema(
         if family is None:
             if kind == "string":
                 summary = strings.get(name) or StringSummary.of(frame.get_column(name))
-                family = _string_family(name, summary)
+                family, why = string_family(name, summary)
+                if why is not None:
+                    warnings.warn(why, UserWarning, stacklevel=caller_stacklevel())
             elif kind == "bool":
                 family = "categorical"
             elif continuous == "auto":  # every numeric column: the data choose, counting included

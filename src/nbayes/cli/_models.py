@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ import polars as pl
 
 from ..model import NaiveBayes
 from ..readers import DataError
-from ..schema import column_kind
+from ..schema import StringSummary, column_kind, string_family
 from ..text import TextClassifier
 from ._args import UsageError
 from ._reading import DOCUMENT_LABEL, column, is_documents
@@ -41,6 +41,9 @@ class Learner:
     model: Any
     target: str | None
     text: str | None = None
+    #: the string columns' summaries over the labelled rows of every batch fitted so far
+    #: (:meth:`summarise_strings`), whose families the first batch chose
+    strings: dict[str, StringSummary] = field(default_factory=dict)
 
     @property
     def classes_(self) -> np.ndarray:
@@ -75,6 +78,34 @@ class Learner:
             self.model.partial_fit(texts, labels)
         else:  # a class not seen yet: fit this batch alone and merge (exact, as one fit)
             self.model.merge(TextClassifier(**self.model.get_params()).fit(texts, labels))
+
+    def summarise_strings(self, frame: pl.DataFrame) -> None:
+        """Add a batch's string columns (their labelled rows) to their summaries, for the
+        columns whose family a table model infers (not named by the user)."""
+        if self.text is not None:
+            return
+        named = set(getattr(self.model, "families", None) or {})
+        labelled = None
+        for name, dtype in frame.schema.items():
+            if name == self.target or name in named or column_kind(dtype) != "string":
+                continue
+            if labelled is None:
+                labelled = self.labelled(frame)
+            values = labelled.get_column(name)
+            known = self.strings.get(name)
+            self.strings[name] = StringSummary.of(values) if known is None else known.add(values)
+
+    def families_to_settle(self) -> dict[str, str]:
+        """The string columns whose family by the text and identifier rules over all the
+        batches (:func:`nbayes.schema.string_family`) is not the one the first batch gave
+        them, with that family: what one fit of all the rows would have chosen."""
+        chosen = {s.name: s.family for s in getattr(self.model, "schema_", [])}
+        out = {}
+        for name, summary in self.strings.items():
+            family = string_family(name, summary)[0]
+            if chosen.get(name, family) != family:
+                out[name] = family
+        return out
 
     def fit(self, frame: pl.DataFrame) -> Learner:
         if self.text is None:
@@ -184,10 +215,11 @@ def learner_for(
     """The learner the options and the first rows of the data call for.
 
     Documents (a folder, or label<TAB>text lines) get a TextClassifier of their text.
-    Columns named in ``--family`` and ``--text`` are looked up by name or position. A string
-    column of free text (median ≥ 4 words, mostly distinct values) not given a family is
-    modelled as text: by a TextClassifier when it is the only feature, else by the ``text``
-    family of NaiveBayes. Categorical columns of nearly one distinct value per row are warned
+    Columns named in ``--family`` and ``--text`` are looked up by name or position. A table
+    whose only feature is a string column of free text (median ≥ 4 words, mostly distinct
+    values) not given a family is documents, modelled by a TextClassifier; in a table of
+    several columns the model's own rules find free text and identifiers
+    (:mod:`nbayes.schema`). Categorical columns of nearly one distinct value per row are warned
     about (identifiers, or numbers read as text).
     """
     if target == DOCUMENT_LABEL and "text" in frame.columns and is_documents(args):
@@ -201,22 +233,20 @@ def learner_for(
         # a semi-naive structure reads the table by the schema's rules (nbayes.schema), which
         # leave identifiers and free text out of it with a warning naming each
         return Learner(table_model(args, families), target)
-    if text is None:
-        detected = [
-            name
-            for name in features
-            if name in strings and name not in families and _free_text(frame.get_column(name))
-        ]
-        if detected and not quiet:
-            print(
-                f"nbayes: {', '.join(map(repr, detected))} holds free text: modelled as text "
-                f"(--text-model {args.text_model}); --family COL=categorical to count its "
-                "values instead.",
-                file=sys.stderr,
-            )
-        if features == detected and len(detected) == 1:
-            text = detected[0]
-        families.update(dict.fromkeys(detected, "text"))
+    # a table whose one feature is free text is documents (a TextClassifier); in a table of
+    # several columns, free text and identifiers are found by the model's own rules
+    # (nbayes.schema), checked over all the rows once they are read (nbayes fit)
+    only = features[0] if len(features) == 1 else None
+    if text is None and only in strings and only not in families:
+        if _free_text(frame.get_column(only)):
+            text = only
+            if not quiet:
+                print(
+                    f"nbayes: {only!r} holds free text: modelled as text "
+                    f"(--text-model {args.text_model}); --family COL=categorical to count its "
+                    "values instead.",
+                    file=sys.stderr,
+                )
     if text is not None and features == [text]:
         return Learner(text_classifier(args), target, text)
     if text is not None:

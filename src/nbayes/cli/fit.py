@@ -4,6 +4,7 @@ a Dask cluster), and save it."""
 from __future__ import annotations
 
 import argparse
+import copy
 import io
 import os
 import re
@@ -70,6 +71,46 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
+    """Fit batch by batch (:func:`_fit_streaming_once`); where a string column's family by
+    the text and identifier rules over all the rows is not the one the first batch gave it
+    (free text or an identifier that its first rows did not show, or the reverse), read the
+    data once more with that family named, so that the model is the one ``fit`` gives on the
+    whole table; the first reading's warnings are then dropped (they spoke of its families).
+    Standard input cannot be read again: the model keeps the first batch's families, with a
+    warning naming the columns."""
+    with warnings.catch_warnings(record=True) as caught:  # said once the families are settled
+        warnings.simplefilter("always")
+        learner, reader = _fit_streaming_once(args)
+    settle = learner.families_to_settle()
+    if not settle or args.data == "-":
+        for warning in caught:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    if not settle:
+        return learner, reader
+    shown = ", ".join(f"{name!r} as {family!r}" for name, family in settle.items())
+    if args.data == "-":
+        warnings.warn(
+            f"over all its rows, standard input reads {shown}, not as its first rows "
+            "suggested; standard input cannot be read again, so the model keeps the first "
+            "rows' families. Name them with --family COL=FAMILY to fit as one fit of all the "
+            "rows would.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return learner, reader
+    print(
+        f"nbayes: over all the rows {args.data} reads {shown}, not as its first rows suggested: "
+        "reading it again with those families.",
+        file=sys.stderr,
+    )
+    again = copy.copy(args)
+    again.family = [*args.family, *settle.items()]
+    return _fit_streaming_once(again)
+
+
+def _fit_streaming_once(args: argparse.Namespace) -> tuple[Learner, Reader]:
     """Read the data and fit batch by batch with ``partial_fit`` (see :func:`_fit_batches`),
     memory bounded by the chunk size.
 
@@ -136,6 +177,7 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
                 learner.partial_fit(batch.frame)
             except ValueError as error:
                 raise located(error, reader, batch) from error
+            learner.summarise_strings(batch.frame)
     return learner
 
 
