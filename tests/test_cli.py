@@ -440,7 +440,9 @@ def late_kinds(seed: int = 4) -> pl.DataFrame:
     ]
     tickets = [f"T-{i:06d}" for i in range(first)] + [f"R-{i % 50:02d}" for i in range(rest)]
     x = rng.normal((y == "b") * 1.0, 1.0)
-    return pl.DataFrame({"note": notes, "ticket": tickets, "x": x, "y": y})
+    # an integer column of 10 codes in the first rows, of many values after them
+    code = np.concatenate([np.arange(first) % 10, rng.integers(0, 10**6, rest)])
+    return pl.DataFrame({"note": notes, "ticket": tickets, "code": code, "x": x, "y": y})
 
 
 def test_streaming_settles_string_kinds_on_all_the_rows(tmp_path: Path, capsys, monkeypatch):
@@ -483,3 +485,30 @@ def test_streaming_settles_string_kinds_on_all_the_rows(tmp_path: Path, capsys, 
     message = next(line for line in err.splitlines() if "cannot be read again" in line)
     assert "'note' as 'text'" in message and "'ticket' as 'categorical'" in message
     assert nbayes.load(model_path).families_["ticket"] == "ignore"
+
+
+def test_passes_of_a_semi_naive_model_settle_the_families_on_all_the_rows(tmp_path: Path, capsys):
+    """The same for a semi-naive structure read in passes, whose integer columns are counted
+    when they have at most max_int_categories distinct values: over all the rows the note is
+    free text (a bag of words beside the structure), the ticket a category and the code a
+    number cut into MDL intervals, as one fit of the whole table finds."""
+    path = tmp_path / "late.csv"
+    late_kinds().write_csv(path)
+    frame = pl.read_csv(path)
+    model_path = tmp_path / "m.nbm"
+    fit = ["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1", "--model", "aode"]
+    code, _, err = run([*fit, "--discriminative", "off"], capsys)
+    assert code == 0 and "reading it again" in err and "'code' as 'mdl'" in err
+    streamed = nbayes.load(model_path)
+    params = {**streamed.get_params(), "families": None}
+    with pytest.warns(UserWarning):
+        whole = type(streamed)(**params).fit(frame, target="y")
+    assert streamed.text_columns_ == whole.text_columns_ == ["note"]
+    assert streamed.ignored_ == whole.ignored_ == []
+    assert [(s.name, s.family) for s in streamed.schema_] == [
+        (s.name, s.family) for s in whole.schema_
+    ]
+    features = frame.drop("y")
+    np.testing.assert_allclose(
+        streamed.predict_proba(features), whole.predict_proba(features), atol=1e-9
+    )

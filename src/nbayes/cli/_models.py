@@ -41,9 +41,11 @@ class Learner:
     model: Any
     target: str | None
     text: str | None = None
-    #: the string columns' summaries over the labelled rows of every batch fitted so far
-    #: (:meth:`summarise_strings`), whose families the first batch chose
+    #: over the labelled rows of every batch fitted so far (:meth:`summarise_columns`), the
+    #: summaries of the string columns and the distinct values (up to ``max_int_categories``
+    #: + 1) of the integer columns whose families the first batch chose
     strings: dict[str, StringSummary] = field(default_factory=dict)
+    integers: dict[str, set] = field(default_factory=dict)
 
     @property
     def classes_(self) -> np.ndarray:
@@ -79,33 +81,50 @@ class Learner:
         else:  # a class not seen yet: fit this batch alone and merge (exact, as one fit)
             self.model.merge(TextClassifier(**self.model.get_params()).fit(texts, labels))
 
-    def summarise_strings(self, frame: pl.DataFrame) -> None:
-        """Add a batch's string columns (their labelled rows) to their summaries, for the
-        columns whose family a table model infers (not named by the user)."""
+    def summarise_columns(self, frame: pl.DataFrame) -> None:
+        """Add a batch's labelled rows to the summaries of the columns whose family a table
+        model infers from the data (not named by the user): each string column's
+        (:class:`~nbayes.schema.StringSummary`), and, where integers are not left to
+        ``continuous="auto"``, each integer column's distinct values up to
+        ``max_int_categories`` + 1 (the rule of :func:`nbayes.schema.infer_schema`)."""
         if self.text is not None:
             return
         named = set(getattr(self.model, "families", None) or {})
+        counted = getattr(self.model, "continuous", "auto") != "auto"
+        cap = int(getattr(self.model, "max_int_categories", 0)) + 1
         labelled = None
         for name, dtype in frame.schema.items():
-            if name == self.target or name in named or column_kind(dtype) != "string":
+            kind = column_kind(dtype)
+            if name == self.target or name in named or kind not in ("string", "int"):
+                continue
+            if kind == "int" and (not counted or len(self.integers.get(name, ())) >= cap):
                 continue
             if labelled is None:
                 labelled = self.labelled(frame)
             values = labelled.get_column(name)
+            if kind == "int":
+                seen = self.integers.setdefault(name, set())
+                seen.update(values.drop_nulls().unique().head(cap).to_list())
+                continue
             known = self.strings.get(name)
             self.strings[name] = StringSummary.of(values) if known is None else known.add(values)
 
     def families_to_settle(self) -> dict[str, str]:
-        """The string columns whose family by the text and identifier rules over all the
-        batches (:func:`nbayes.schema.string_family`) is not the one the first batch gave
-        them, with that family: what one fit of all the rows would have chosen."""
-        chosen = {s.name: s.family for s in getattr(self.model, "schema_", [])}
-        out = {}
-        for name, summary in self.strings.items():
-            family = string_family(name, summary)[0]
-            if chosen.get(name, family) != family:
-                out[name] = family
-        return out
+        """The columns whose family over all the batches (by the text and identifier rules,
+        :func:`nbayes.schema.string_family`, or an integer column's distinct values) is not
+        the one the first batch gave them, with that family: what one fit of all the rows
+        would have chosen."""
+        model = self.model
+        chosen = {s.name: s.family for s in getattr(model, "schema_", [])}
+        chosen.update(dict.fromkeys(getattr(model, "ignored_", []), "ignore"))  # semi-naive
+        chosen.update(dict.fromkeys(getattr(model, "text_columns_", []), "text"))
+        whole = {name: string_family(name, summary)[0] for name, summary in self.strings.items()}
+        cap = int(getattr(model, "max_int_categories", 0))
+        for name, values in self.integers.items():
+            whole[name] = "categorical" if len(values) <= cap else model.continuous
+        return {
+            name: family for name, family in whole.items() if chosen.get(name, family) != family
+        }
 
     def fit(self, frame: pl.DataFrame) -> Learner:
         if self.text is None:

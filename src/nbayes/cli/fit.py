@@ -11,6 +11,7 @@ import re
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler:
         learner = _fit_on_cluster(args)
     elif args.model != "naive":
-        learner, reader = _fit_in_passes(args)
+        learner, reader = _settled(args, _fit_in_passes)
         skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     else:
         learner, reader = _fit_streaming(args)
@@ -71,16 +72,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
-    """Fit batch by batch (:func:`_fit_streaming_once`); where a string column's family by
-    the text and identifier rules over all the rows is not the one the first batch gave it
-    (free text or an identifier that its first rows did not show, or the reverse), read the
-    data once more with that family named, so that the model is the one ``fit`` gives on the
-    whole table; the first reading's warnings are then dropped (they spoke of its families).
+    """:func:`_fit_streaming_once`, with the families settled on all the rows
+    (:func:`_settled`)."""
+    return _settled(args, _fit_streaming_once)
+
+
+def _settled(
+    args: argparse.Namespace, fit: Callable[[argparse.Namespace], tuple[Learner, Reader]]
+) -> tuple[Learner, Reader]:
+    """``fit(args)``; where a column's family over all the rows (a string column's by the text
+    and identifier rules, an integer column's by its distinct values) is not the one the first
+    batch gave it — free text or an identifier that its first rows did not show, say — the data
+    are read again with that family named, so that the model is the one ``fit`` gives on the
+    whole table, and the first reading's warnings, which spoke of its families, are dropped.
     Standard input cannot be read again: the model keeps the first batch's families, with a
     warning naming the columns."""
-    with warnings.catch_warnings(record=True) as caught:  # said once the families are settled
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        learner, reader = _fit_streaming_once(args)
+        learner, reader = fit(args)
     settle = learner.families_to_settle()
     if not settle or args.data == "-":
         for warning in caught:
@@ -107,7 +116,7 @@ def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
     )
     again = copy.copy(args)
     again.family = [*args.family, *settle.items()]
-    return _fit_streaming_once(again)
+    return fit(again)
 
 
 def _fit_streaming_once(args: argparse.Namespace) -> tuple[Learner, Reader]:
@@ -177,7 +186,7 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
                 learner.partial_fit(batch.frame)
             except ValueError as error:
                 raise located(error, reader, batch) from error
-            learner.summarise_strings(batch.frame)
+            learner.summarise_columns(batch.frame)
     return learner
 
 
@@ -191,7 +200,10 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     def batches():
         reader = open_reader(args)
         readers.append(reader)
+        first_pass = len(readers) == 1
         for batch in reader:
+            if first_pass:
+                learner.summarise_columns(batch.frame)
             yield batch.frame
 
     first = next(iter(open_reader(args)), None)
@@ -204,6 +216,11 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     try:
         learner.model.fit_passes(batches, target=target)
     except ValueError as error:
+        if len(readers) > 1 and learner.families_to_settle():
+            # the first pass read every row, and its families were not all the rows' (a
+            # column of free text counted as categories can exhaust the table budget):
+            # _settled reads the data again with those families
+            return learner, readers[-1]
         raise DataError(args.data, str(error)) from error
     return learner, readers[-1]
 
@@ -248,6 +265,7 @@ def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
                     "--family COL=categorical.",
                 ) from error
             raise DataError(args.data, str(error)) from error
+        learner.summarise_columns(batch.frame)
     if learner is None:
         raise DataError(args.data, "the input has no data rows.")
     return learner, reader
