@@ -61,8 +61,9 @@ class Learner:
         return frame.get_column(self.text)
 
     def labelled(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """The rows of ``frame`` whose label is present."""
-        return frame.filter(frame.get_column(self.target).is_not_null())
+        """The rows of ``frame`` whose label is present (``frame`` itself when all are)."""
+        label = frame.get_column(self.target)
+        return frame if label.null_count() == 0 else frame.filter(label.is_not_null())
 
     def partial_fit(self, frame: pl.DataFrame) -> None:
         """Add the rows of ``frame`` (their statistics) to the model."""
