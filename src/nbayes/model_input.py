@@ -20,7 +20,7 @@ from .labels import (
     split_target,
 )
 from .row_sample import RowSample
-from .schema import ColumnSpec, infer_schema, lacking_columns
+from .schema import ColumnSpec, lacking_columns, schema_for
 from .tables import apply_missing, missing_markers, to_frame
 
 if TYPE_CHECKING:
@@ -116,13 +116,7 @@ class TableInput:
         return rows.frame, rows.labels, rows.weight
 
     def _build(self, frame: pl.DataFrame, n_classes: int, *, require_observed: bool) -> None:
-        specs = infer_schema(
-            frame,
-            self.families,
-            self.continuous,
-            self.max_int_categories,
-            require_observed=require_observed,
-        )
+        specs = schema_for(self, frame, require_observed=require_observed)
         for option in ("alpha", "point_masses"):  # a misspelt name would silently be ignored
             value = getattr(self, option)
             unknown = (

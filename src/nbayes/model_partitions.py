@@ -14,7 +14,7 @@ from .labels import (
     LabelledRows,
     keep_labelled,
 )
-from .schema import ColumnSpec, StringSummary, conform, infer_schema
+from .schema import ColumnSpec, StringSummary, conform, schema_for
 
 if TYPE_CHECKING:
     from .model import NaiveBayes
@@ -70,14 +70,7 @@ class NaiveBayesPartitions:
     ) -> list[ColumnSpec]:
         """The schema this model's settings give ``frame`` (read as by :meth:`_read_partition`;
         a column without values is allowed)."""
-        return infer_schema(
-            frame,
-            self.families,
-            self.continuous,
-            self.max_int_categories,
-            require_observed=False,
-            strings=strings,
-        )
+        return schema_for(self, frame, require_observed=False, strings=strings)
 
     def _fit_partition(self, rows: LabelledRows, schema: list[ColumnSpec]) -> NaiveBayes:
         """A new model with this one's parameters fitted on one piece's labelled rows (at least

@@ -42,6 +42,7 @@ import functools
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -265,6 +266,25 @@ def infer_schema(
             )
         )
     return specs
+
+
+def schema_for(
+    model: Any,
+    frame: pl.DataFrame,
+    *,
+    require_observed: bool,
+    strings: dict[str, StringSummary] | None = None,
+) -> list[ColumnSpec]:
+    """:func:`infer_schema` with a table model's settings (its ``families``, ``continuous`` and
+    ``max_int_categories``)."""
+    return infer_schema(
+        frame,
+        model.families,
+        model.continuous,
+        model.max_int_categories,
+        require_observed=require_observed,
+        strings=strings,
+    )
 
 
 def unobserved_column(name: str) -> ValueError:

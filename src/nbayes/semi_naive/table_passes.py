@@ -33,7 +33,7 @@ from ..families.intervals import cut_points
 from ..families.sketch import ValueSketches
 from ..labels import LabelledRows, check_classes, keep_labelled, split_target
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, StringSummary, infer_schema
+from ..schema import ColumnSpec, StringSummary, schema_for
 from ..tables import missing_markers
 from .classifier import Encoded
 from .first_pass import FirstPass
@@ -137,14 +137,7 @@ class TablePasses:
         self, frame: pl.DataFrame, strings: dict[str, StringSummary] | None = None
     ) -> list[ColumnSpec]:
         """The schema of every column of ``frame`` (identifiers and text included)."""
-        return infer_schema(
-            frame,
-            self.families,
-            self.continuous,
-            self.max_int_categories,
-            require_observed=False,
-            strings=strings,
-        )
+        return schema_for(self, frame, require_observed=False, strings=strings)
 
     def _encode_rows(self, rows: LabelledRows) -> tuple[Encoded, np.ndarray, np.ndarray]:
         """A piece's codes (the table pass finished), labels and weights."""
