@@ -185,6 +185,17 @@ def test_fit_reads_a_small_file_whole_and_calibrates_as_naive_bayes_fit(tmp_path
         )
 
 
+def as_stdin(frame: pl.DataFrame, monkeypatch) -> None:
+    """Make ``frame``, written as CSV, the standard input the CLI reads."""
+    data = io.BytesIO()
+    frame.write_csv(data)
+
+    class Stdin:
+        buffer = io.BytesIO(data.getvalue())
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+
+
 def test_fit_streams_a_large_file_into_the_calibrated_model_of_one_fit(
     tmp_path: Path, capsys, monkeypatch
 ):
@@ -205,13 +216,7 @@ def test_fit_streams_a_large_file_into_the_calibrated_model_of_one_fit(
     expected = one_fit.predict_proba(frame)
     np.testing.assert_allclose(streamed.predict_proba(frame), expected, atol=1e-9)
 
-    data = io.BytesIO()
-    frame.write_csv(data)
-
-    class Stdin:
-        buffer = io.BytesIO(data.getvalue())
-
-    monkeypatch.setattr(sys, "stdin", Stdin)
+    as_stdin(frame, monkeypatch)
     code, _, err = run(["fit", "-", "--target", "y", "-o", model_path, "--chunk-mb", "1"], capsys)
     assert code == 0
     from_stdin = nbayes.load(model_path)
@@ -473,13 +478,7 @@ def test_streaming_settles_string_kinds_on_all_the_rows(tmp_path: Path, capsys, 
         streamed.predict_proba(features), whole.predict_proba(features), atol=1e-9
     )
 
-    data = io.BytesIO()
-    frame.write_csv(data)
-
-    class Stdin:
-        buffer = io.BytesIO(data.getvalue())
-
-    monkeypatch.setattr(sys, "stdin", Stdin)
+    as_stdin(frame, monkeypatch)
     code, _, err = run(["fit", "-", "--target", "y", "-o", model_path, "--chunk-mb", "1"], capsys)
     assert code == 0
     message = next(line for line in err.splitlines() if "cannot be read again" in line)

@@ -365,16 +365,19 @@ def test_cli_fit_with_scheduler_equals_streaming_fit(cluster, tmp_path):
     assert main(["fit", "-", "--target", "y", "-o", str(local), "--scheduler", "tcp://x:1"]) == 2
 
 
+#: The words of two classes of short messages.
+WORDS = {
+    "spam": ["free", "prize", "claim", "now", "win"],
+    "ham": ["lunch", "meeting", "see", "you", "notes"],
+}
+
+
 def test_naive_bayes_with_a_text_column_on_dask_equals_one_fit(client):
     """The text family too: each partition counts its documents; the counts add up."""
     rng = np.random.default_rng(21)
     n = 600
     label = rng.choice(["spam", "ham"], n)
-    words = {
-        "spam": ["free", "prize", "claim", "now", "win"],
-        "ham": ["lunch", "meeting", "see", "you", "notes"],
-    }
-    body = [" ".join(rng.choice(words[lab], 4)) if rng.random() > 0.05 else None for lab in label]
+    body = [" ".join(rng.choice(WORDS[lab], 4)) if rng.random() > 0.05 else None for lab in label]
     frame = pd.DataFrame({"body": body, "length": rng.normal(20, 4, n), "label": label})
     make = lambda: nbayes.NaiveBayes(families={"body": "text"})  # noqa: E731
     whole = make().fit(frame, target="label")
@@ -395,11 +398,7 @@ def test_free_text_and_identifier_columns_are_found_on_dask_as_in_one_fit(client
     rng = np.random.default_rng(22)
     n = 900
     label = rng.choice(["spam", "ham"], n)
-    words = {
-        "spam": ["free", "prize", "claim", "now", "win"],
-        "ham": ["lunch", "meeting", "see", "you", "notes"],
-    }
-    body = [" ".join(rng.choice(words[lab], 5)) + f" n{i}" for i, lab in enumerate(label)]
+    body = [" ".join(rng.choice(WORDS[lab], 5)) + f" n{i}" for i, lab in enumerate(label)]
     frame = pd.DataFrame(
         {
             "body": pd.Series(body, dtype="string"),
