@@ -98,7 +98,7 @@ def main() -> None:
                     f"{statistics.median(v):.2f} s ({max(v):.2f} s)"
                     for v in (times[None], times["auto"])
                 ),
-                f"{statistics.median(ratios):.1f}× ({max(ratios):.1f}×)",
+                f"{statistics.median(ratios):.2f}× ({max(ratios):.2f}×)",
             ]
         )
         print(" | ".join(rows[-1]), flush=True)
