@@ -284,6 +284,21 @@ class ColumnGroup:
         self.stats.check(n_classes, len(self.names))
 
 
+#: What is left of a sum, relative to the sum before rows were taken out of it, that is
+#: round-off: the rows took it to zero.
+REMOVAL_ROUND_OFF = 1e-9
+
+
+def zero_round_off(after: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Set to zero, in place, the sums that taking rows out took to zero (|after| at most
+    ``REMOVAL_ROUND_OFF`` |before|: the round-off of fractional weights or values, whose sign
+    and size depend on the order the sums were taken in), so that a held-out copy sees a value
+    its rows never had as absent, whatever that order; returns where."""
+    gone = np.abs(after) <= REMOVAL_ROUND_OFF * np.abs(before)
+    after[gone] = 0.0
+    return gone
+
+
 def feature_log_likelihoods(
     group: ColumnGroup, block: np.ndarray, settings: Settings
 ) -> np.ndarray:

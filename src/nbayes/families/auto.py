@@ -66,7 +66,7 @@ from ._auto_choice import SMOOTH_MIN_CODES as SMOOTH_MIN_CODES
 from ._auto_choice import Choice, _choice_from_json, _choice_json
 from ._auto_choice import alpha_reason as alpha_reason
 from ._auto_choice import few_integers as few_integers
-from ._group import ColumnGroup, Memo, Settings
+from ._group import ColumnGroup, Memo, Settings, zero_round_off
 from ._registry import Family, register
 from .categorical import CategoricalColumns
 from .category_counts import CategoricalCounts
@@ -114,7 +114,9 @@ class AutoStatistics(Memo):
         self.sketches.remove(X, cls, weight)
         by_class = np.zeros((X.shape[0], self.missing.shape[0]))
         by_class[np.arange(X.shape[0]), cls] = weight
+        before = self.missing.copy()
         self.missing -= by_class.T @ np.isnan(X)
+        zero_round_off(self.missing, before)
         np.maximum(self.missing, 0.0, out=self.missing)
         self._cache.clear()
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._group import ColumnGroup, Settings, format_table
+from ._group import ColumnGroup, Settings, format_table, zero_round_off
 from ._registry import Family, register
 from ._tidy import tidy_frame
 from .category_counts import CategoricalCounts
@@ -127,10 +127,8 @@ class CategoricalColumns(ColumnGroup):
             )
         before = self.stats.counts.copy()
         self.stats.accumulate(block, cls, -weight, sized=True)
-        # a count the rows took to zero is zero, not the round-off of fractional weights
-        counts = self.stats.counts
-        counts[np.abs(counts) <= 1e-9 * np.abs(before)] = 0.0
-        np.maximum(counts, 0.0, out=counts)
+        zero_round_off(self.stats.counts, before)
+        np.maximum(self.stats.counts, 0.0, out=self.stats.counts)
         np.maximum(self.missing, 0.0, out=self.missing)
 
     def frozen_choices(self, settings: Settings) -> dict:

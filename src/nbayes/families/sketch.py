@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _threads
 from .._validation import MAX_ABS_VALUE, check_finite_sums
-from ._group import ColumnGroup, Memo
+from ._group import ColumnGroup, Memo, zero_round_off
 from ._sketch_kernels import (
     _distinct_keys,
     _grid_sums,
@@ -516,8 +516,9 @@ class ValueSketches(Memo):
         its sketch's grid) is one of that sketch's keys, as the row was added there, so
         W[key, c] −= w and T[key, c] −= w · x in place (compiled, all columns at once): the sums
         that adding the rows with weight −w gives, up to floating-point order, with no sort and
-        no key added, dropped or pooled anew. Rows some key of which is missing (they were not
-        counted here) are added with weight −w instead."""
+        no key added, dropped or pooled anew; a weight they took to zero is zero
+        (:func:`~nbayes.families._group.zero_round_off`). Rows some key of which is missing
+        (they were not counted here) are added with weight −w instead."""
         self._cache.clear()
         features = self.features
         if X.shape[0] == 0 or not features:
@@ -526,8 +527,8 @@ class ValueSketches(Memo):
         np.cumsum([s.keys.shape[0] for s in features], out=offsets[1:])
         keys = np.concatenate([s.keys for s in features])
         # new arrays: a sketch's arrays are replaced, never written into
-        W = np.concatenate([s.weight for s in features])
-        T = np.concatenate([s.total for s in features])
+        before = np.concatenate([s.weight for s in features])
+        W, T = before.copy(), np.concatenate([s.total for s in features])
         values = np.ascontiguousarray(X.T, dtype=np.float64)
         levels = np.array([s.level for s in features], dtype=np.int64)
         pooled = values
@@ -540,6 +541,10 @@ class ValueSketches(Memo):
         if not _take_out(keys, offsets, W, T, pooled, values, np.asarray(cls), row_weight):
             self.accumulate(X, cls, -row_weight)
             return
+        # a weight the rows took to zero is zero, and so is its sum of values (fractional
+        # weights leave round-off whose sign would decide whether a kernel remains)
+        T[zero_round_off(W, before)] = 0.0
+        np.maximum(W, 0.0, out=W)
         bounds = offsets.tolist()
         for j, sketch in enumerate(features):
             sketch.weight, sketch.total = W[bounds[j] : bounds[j + 1]], T[bounds[j] : bounds[j + 1]]

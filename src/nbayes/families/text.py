@@ -44,7 +44,7 @@ import scipy.sparse as sp
 
 from .._state import nest, outside, section
 from . import complement, multinomial
-from ._group import ColumnGroup, Settings, format_table
+from ._group import ColumnGroup, Settings, format_table, zero_round_off
 from ._registry import Family, register
 from ._tidy import tidy_frame
 from .counts import FeatureSums
@@ -118,6 +118,15 @@ class TextColumns(ColumnGroup):
     def merge(self, other: TextColumns, positions: np.ndarray) -> None:
         self.vectorizer.merge_statistics(other.vectorizer)
         self.stats.merge(other.stats, positions)
+
+    def remove(self, block: sp.csr_array, cls: np.ndarray, weight: np.ndarray) -> None:
+        """Take counted documents back out; a term's sum that they took to zero is zero (its
+        features are fractional, so the round-off left would otherwise decide, by its sign,
+        whether the term is still in the vocabulary of the complement model)."""
+        before = self.stats.counts.copy()
+        super().remove(block, cls, weight)
+        zero_round_off(self.stats.counts, before)
+        np.maximum(self.stats.counts, 0.0, out=self.stats.counts)
 
     def _alpha(self, settings: Settings) -> float:
         if self.weighted and not (
