@@ -189,7 +189,9 @@ class ColumnGroup:
     def remove(self, block: Any, cls: np.ndarray, weight: np.ndarray) -> None:
         """Take rows this group has counted back out: its statistics become those of the
         other rows. Counts and sums are linear in the weights, so adding the rows with weight
-        −w removes them exactly; families whose statistics are not sums override this."""
+        −w removes them, up to round-off; families whose statistics are not sums, or whose
+        sums decide what is present (a term, a kernel, a category), override this, the latter
+        with :func:`zero_round_off`."""
         self.accumulate(block, cls, -weight)
 
     def frozen_choices(self, settings: Settings) -> dict:
