@@ -1,20 +1,26 @@
 """Discriminative parameters on top of a structure: a log-linear correction of the generative
 scores, learnt by maximising the conditional likelihood of the class.
 
-    log P(c | x) = z_c(x) − log Σ_c' exp z_c'(x),   z_c(x) = s_c(x) + b_c + Σ_j δ_{c, j, x_j}
+    log P(c | x) = z_c(x) − log Σ_c' exp z_c'(x),
+    z_c(x) = s_c(x) + b_c + Σ_j δ_{c, j, x_j} + Σ_{(j, p) ∈ E} δ_{c, jp, x_j, x_p}
 
 where s_c(x) = log P̂(c) + log P̂(x | c) is the structure's generative score (its counts and
-smoothing), and b and δ (one weight per class and value of each attribute, a missing value being
-a value of its own) start at 0, the generative model. Maximising the conditional log-likelihood
+smoothing), E the structure's edges (each attribute j with each parent p it uses, in TAN and
+k-DB; none for the averaged and hidden-parent models), and b and δ (one weight per class and
+value of each attribute, and per class and pair of values of each edge, a missing value being a
+value of its own) start at 0, the generative model. Maximising the conditional log-likelihood
 
     ℓ(b, δ) = Σ_i w_i log P(y_i | x_i) − (λ/2) W ‖δ‖²,   W = Σ_i w_i,
 
-is logistic regression on the one-hot attribute values with the generative scores as a fixed
-offset: the discriminative learning of Bayesian-network-classifier parameters of Zaidi, Webb,
-Carman, Petitjean, Buntine et al. (2017, "Efficient parameter learning of Bayesian network
-classifiers", Machine Learning 106), here over the attributes' own values and started from (so
-preconditioned by) the generative estimate. Counts cannot express a concept such as "three in a
-row" on a tic-tac-toe board; weights learnt for the decision can.
+is logistic regression on the one-hot attribute values and edge value pairs with the
+generative scores as a fixed offset: the discriminative learning of Bayesian-network-classifier
+parameters of Zaidi, Webb, Carman, Petitjean, Buntine et al. (2017, "Efficient parameter learning
+of Bayesian network classifiers", Machine Learning 106), here over the attributes' own values and
+the structure's pairwise interactions (one weight per value pair of an edge, rather than one per
+cell of an attribute's full parent configuration, which on small tables has too few rows per
+cell to learn a weight), started from (so preconditioned by) the generative estimate. Counts
+cannot express a concept such as "three in a row" on a tic-tac-toe board; weights learnt for the
+decision can.
 
 **How far to go is chosen from held-out rows.** The rows whose content hash
 (:func:`nbayes.row_sample.row_hashes`) is 0 modulo 5 are held out: L-BFGS maximises ℓ on the
@@ -37,7 +43,7 @@ rounding of those sums.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -73,24 +79,65 @@ class CorrectionRows:
     held_out: np.ndarray
 
 
-def slot_bases(n_values: np.ndarray) -> np.ndarray:
-    """Where each attribute's weights start: attribute j has v_j + 1 slots, the last for a
-    missing value."""
+def no_edges() -> np.ndarray:
+    """An empty (0, 2) array of edges: a correction over the attributes' own values only."""
+    return np.zeros((0, 2), dtype=np.int64)
+
+
+def slot_bases(n_values: np.ndarray, edges: np.ndarray | None = None) -> np.ndarray:
+    """Where each block of weights starts: attribute j has v_j + 1 slots, the last for a missing
+    value; then edge (j, p) has (v_j + 1)(v_p + 1), one per pair of values."""
     sizes = np.asarray(n_values, dtype=np.int64) + 1
+    if edges is not None and len(edges):
+        edges = np.asarray(edges, dtype=np.int64)
+        sizes = np.concatenate([sizes, sizes[edges[:, 0]] * sizes[edges[:, 1]]])
     return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
-def slots_of(codes: np.ndarray, n_values: np.ndarray) -> np.ndarray:
-    """The slot of each value (codes: NaN missing, ≥ v_j a value unseen in fitting, which gets
-    no term)."""
-    bases = slot_bases(n_values)
+def _local_values(codes: np.ndarray, n_values: np.ndarray) -> np.ndarray:
+    """Each value's index within its attribute's block: v_j for a missing value, −1 for a value
+    unseen in fitting (NaN codes are missing, codes ≥ v_j unseen)."""
     limit = np.asarray(n_values, dtype=np.float64)
     missing = np.isnan(codes)
     unseen = ~missing & (codes >= limit)
     local = np.where(missing, limit, np.where(unseen, 0.0, codes)).astype(np.int64)
-    slots = local + bases[:-1]
-    slots[unseen] = -1
-    return np.ascontiguousarray(slots)
+    local[unseen] = -1
+    return local
+
+
+def _edge_slots(
+    local: np.ndarray,
+    n_values: np.ndarray,
+    edges: np.ndarray,
+    bases: np.ndarray,
+    blank: int | None = None,
+) -> np.ndarray:
+    """(n, m): each row's slot in each edge's block (−1 where either value is unseen); with
+    ``blank`` 0 or 1, the slot were the edges' child (0) or parent (1) missing."""
+    if not len(edges):
+        return np.zeros((local.shape[0], 0), dtype=np.int64)
+    n_values = np.asarray(n_values, dtype=np.int64)
+    child, parent = edges[:, 0], edges[:, 1]
+    a, b = local[:, child], local[:, parent]
+    if blank == 0:
+        a = np.broadcast_to(n_values[child], a.shape)
+    elif blank == 1:
+        b = np.broadcast_to(n_values[parent], b.shape)
+    first = bases[n_values.shape[0] : -1]
+    return np.where((a < 0) | (b < 0), -1, first + a * (n_values[parent] + 1) + b)
+
+
+def slots_of(
+    codes: np.ndarray, n_values: np.ndarray, edges: np.ndarray | None = None
+) -> np.ndarray:
+    """(n, d + m): the slot of each value, then of each edge's value pair (−1: no term, for a
+    value unseen in fitting)."""
+    n_values = np.asarray(n_values, dtype=np.int64)
+    edges = no_edges() if edges is None else np.asarray(edges, dtype=np.int64)
+    bases = slot_bases(n_values, edges)
+    local = _local_values(codes, n_values)
+    own = np.where(local < 0, -1, local + bases[: n_values.shape[0]])
+    return np.ascontiguousarray(np.hstack([own, _edge_slots(local, n_values, edges, bases)]))
 
 
 def held_out_rows(hashes: np.ndarray) -> np.ndarray:
@@ -100,31 +147,41 @@ def held_out_rows(hashes: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Correction:
-    """b and δ (module docstring), the iteration count t* and the held-out losses L(t) that
-    chose it."""
+    """b and δ (module docstring), the edges E whose value pairs have weights, the iteration
+    count t* and the held-out losses L(t) that chose it."""
 
     delta: np.ndarray
     bias: np.ndarray
     iterations: int
     held_out_losses: np.ndarray
+    edges: np.ndarray = field(default_factory=no_edges)
 
     @property
     def active(self) -> bool:
         return self.iterations > 0
 
+    def _padded(self) -> np.ndarray:
+        return np.vstack([self.delta, np.zeros((1, self.delta.shape[1]))])  # slot −1: zeros
+
     def scores(self, codes: np.ndarray, n_values: np.ndarray) -> np.ndarray:
-        """b_c + Σ_j δ_{c, j, x_j} per row and class."""
-        slots = slots_of(codes, n_values)
-        padded = np.vstack([self.delta, np.zeros((1, self.delta.shape[1]))])
-        return padded[slots].sum(axis=1) + self.bias  # slot −1 reads the zero row
+        """b_c + Σ_j δ_{c, j, x_j} + Σ_E δ_{c, jp, x_j, x_p} per row and class."""
+        return self._padded()[slots_of(codes, n_values, self.edges)].sum(axis=1) + self.bias
 
     def terms(self, codes: np.ndarray, n_values: np.ndarray) -> np.ndarray:
-        """(d, n, K): each attribute's δ_{c, j, x_j} less δ_{c, j, missing} — the change in the
-        scores were the value missing (0 where it is)."""
-        slots = slots_of(codes, n_values)
-        padded = np.vstack([self.delta, np.zeros((1, self.delta.shape[1]))])
-        missing = padded[slot_bases(n_values)[1:] - 1]  # each attribute's last slot, (d, K)
-        terms = padded[slots.T] - missing[:, None, :]
+        """(d, n, K): each attribute's share of the correction, the change in the scores were its
+        value missing (0 where it is): δ_{c, j, x_j} − δ_{c, j, missing}, plus the same change
+        of every edge's term the attribute takes part in."""
+        n_values = np.asarray(n_values, dtype=np.int64)
+        d = n_values.shape[0]
+        padded = self._padded()
+        bases = slot_bases(n_values, self.edges)
+        local = _local_values(codes, n_values)
+        slots = slots_of(codes, n_values, self.edges)
+        terms = padded[slots[:, :d].T] - padded[bases[1 : d + 1] - 1][:, None, :]
+        for end in (0, 1):  # each edge's child, then its parent, missing
+            without = _edge_slots(local, n_values, self.edges, bases, blank=end)
+            change = padded[slots[:, d:].T] - padded[without.T]  # (m, n, K)
+            np.add.at(terms, self.edges[:, end], change)
         terms[np.isnan(codes).T] = 0.0
         return terms
 
@@ -134,6 +191,7 @@ class Correction:
             "delta": self.delta,
             "bias": self.bias,
             "held_out_losses": self.held_out_losses,
+            "edges": self.edges,
         }
         return meta, arrays
 
@@ -148,7 +206,17 @@ class Correction:
         delta = np.asarray(arrays["delta"], dtype=np.float64)
         bias = np.asarray(arrays["bias"], dtype=np.float64)
         losses = np.asarray(arrays["held_out_losses"], dtype=np.float64)
-        n_slots = int(slot_bases(n_values)[-1])
+        edges = np.asarray(arrays.get("edges", no_edges()))  # earlier files: values only
+        d = np.asarray(n_values).shape[0]
+        if not (
+            edges.ndim == 2 and edges.shape[1] == 2 and np.issubdtype(edges.dtype, np.integer)
+            and np.all((edges >= 0) & (edges < d)) and np.all(edges[:, 0] != edges[:, 1])
+        ):  # fmt: skip
+            raise ValueError(
+                f"the correction's edges must be pairs of distinct attribute indices below {d}."
+            )
+        edges = edges.astype(np.int64)
+        n_slots = int(slot_bases(n_values, edges)[-1])
         if delta.shape != (n_slots, n_classes) or bias.shape != (n_classes,):
             raise ValueError(
                 f"the correction's weights have shapes {delta.shape} and {bias.shape}, not "
@@ -161,7 +229,7 @@ class Correction:
                 f"the correction's {iterations} iterations lack their held-out losses "
                 f"({losses.shape[0]} given)."
             )
-        return cls(delta, bias, iterations, losses)
+        return cls(delta, bias, iterations, losses, edges)
 
 
 Sums = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -324,16 +392,22 @@ def lbfgs(
     return x
 
 
-def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
-    """The correction of the module docstring; ``sums`` makes the passes over the rows
+def fit_correction(
+    sums: Sums, n_slots: int, n_classes: int, edges: np.ndarray | None = None
+) -> Correction:
+    """The correction of the module docstring over the attributes' values and ``edges``' value
+    pairs (``n_slots`` of them: :func:`slot_bases`); ``sums`` makes the passes over the rows
     (:func:`batch_sums`, or a map over Dask partitions)."""
+    edges = no_edges() if edges is None else np.asarray(edges, dtype=np.int64)
     passes = _Passes(sums, n_slots, n_classes)
     start = np.zeros(n_slots * n_classes + n_classes)
     objective = passes.objective()
     first = objective(start)
     generative, _ = passes.held_out(start)  # L(0), from the same pass
     if passes.trained_weight <= 0 or np.isnan(generative):  # nothing to learn, or to choose with
-        return Correction(np.zeros((n_slots, n_classes)), np.zeros(n_classes), 0, np.zeros(0))
+        return Correction(
+            np.zeros((n_slots, n_classes)), np.zeros(n_classes), 0, np.zeros(0), edges
+        )
     losses, errors = [generative], [0.0]
     # the weights of the iterations that may still turn out to be t*: those within TIE of the
     # lowest loss so far (as it only falls, one that leaves this set never comes back)
@@ -356,7 +430,7 @@ def fit_correction(sums: Sums, n_slots: int, n_classes: int) -> Correction:
     if trace[0] - trace[iterations] <= errors[iterations]:  # within one standard error
         iterations = 0
     delta, bias = passes.split(candidates[iterations] if iterations else start)
-    return Correction(delta.copy(), bias.copy(), iterations, trace)
+    return Correction(delta.copy(), bias.copy(), iterations, trace, edges)
 
 
 def _tie_floor(losses: list[float]) -> float:

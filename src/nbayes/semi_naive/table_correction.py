@@ -20,6 +20,7 @@ from .discriminative import (
     batch_sums,
     fit_correction,
     held_out_rows,
+    no_edges,
     slot_bases,
     slots_of,
 )
@@ -42,7 +43,7 @@ class TableCorrection:
         classes = self.model_.classes_
         cls = np.searchsorted(classes, labels)
         return CorrectionRows(
-            slots_of(codes, self.model_.n_values_),
+            slots_of(codes, self.model_.n_values_, self._correction_edges()),
             np.ascontiguousarray(offsets, dtype=np.float64),
             cls.astype(np.int64),
             np.ascontiguousarray(weight, dtype=np.float64),
@@ -101,11 +102,30 @@ class TableCorrection:
             add_batch(rows, theta, totals, gradient)
         return totals, gradient
 
+    def _correction_edges(self) -> np.ndarray:
+        """The structure's edges (child, parent): each attribute with each parent it uses in
+        TAN and k-DB (selective k-DB: the attributes and depth it selected); none for the
+        other structures, whose attributes have no parents of their own."""
+        model = self.model_
+        if not hasattr(model, "_parent_counts"):
+            return no_edges()
+        counts = model._parent_counts()
+        depth = model._depth(counts)
+        edges = [
+            (j, int(counts.parents[j, level]))
+            for j in range(depth.shape[0])
+            for level in range(int(depth[j]))
+        ]
+        return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+
     def _correction_shape(self) -> tuple[int, int]:
-        return int(slot_bases(self.model_.n_values_)[-1]), len(self.model_.classes_)
+        n_slots = slot_bases(self.model_.n_values_, self._correction_edges())[-1]
+        return int(n_slots), len(self.model_.classes_)
 
     def _fit_correction(self, sums: Callable) -> None:
-        self.correction_ = fit_correction(sums, *self._correction_shape())
+        self.correction_ = fit_correction(
+            sums, *self._correction_shape(), self._correction_edges()
+        )
 
     def _corrected(self) -> Correction | None:
         """The correction when it changes the scores (held-out rows chose ≥ 1 iteration)."""
@@ -130,10 +150,12 @@ class TableCorrection:
                 if losses.size
                 else "discriminative correction: none (too few rows to hold some out)"
             ]
+        edges = len(correction.edges)
+        over = f" and the value pairs of {edges} edge{'s' if edges != 1 else ''}" if edges else ""
         return [
-            f"discriminative correction: {correction.iterations} L-BFGS iterations chosen on "
-            f"held-out rows (their log loss {losses[0]:.4f} generative, "
-            f"{losses[correction.iterations]:.4f} corrected)"
+            f"discriminative correction: weights on the attribute values{over}, "
+            f"{correction.iterations} L-BFGS iterations chosen on held-out rows (their log loss "
+            f"{losses[0]:.4f} generative, {losses[correction.iterations]:.4f} corrected)"
         ]
 
     def _refuse_correction(
