@@ -595,3 +595,14 @@ class GaussianNB(NaiveBayesClassifier):
         """P(c), shape (K,)."""
         self._check_fitted()
         return self._output(np.exp(self._class_log_prior()))
+
+
+#: The per-family estimators, drop-in replacements for ``sklearn.naive_bayes``'s.
+ESTIMATORS: tuple[type, ...] = (
+    GaussianNB,
+    MultinomialNB,
+    ComplementNB,
+    BernoulliNB,
+    CategoricalNB,
+    PoissonNB,
+)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..exceptions import MissingDependencyError
+
+_Display = TypeVar("_Display", bound="ProbabilityDisplay")
 
 INSTALL_HINT = 'plotting needs matplotlib: pip install "nbayes[plot]" (or pip install matplotlib)'
 
@@ -73,6 +75,41 @@ def predictions(model: Any, X: Any, y: Any, target: str | None) -> tuple[np.ndar
     if proba.shape[0] != labels.shape[0]:
         raise ValueError(f"X has {proba.shape[0]} rows but y has {labels.shape[0]} labels.")
     return class_positions(model.classes_, labels), proba
+
+
+class ProbabilityDisplay:
+    """What the displays drawn from P(c | x) share (ROC, precision–recall, reliability): drawing
+    them for a fitted model."""
+
+    @classmethod
+    def from_predictions(
+        cls: type[_Display],
+        truth_index: Any,
+        proba: Any,
+        classes: Any,
+        *,
+        ax: Any = None,
+        **options: Any,
+    ) -> _Display:
+        """The display from each row's true class (its index in ``classes``) and P(c | x)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_estimator(
+        cls: type[_Display],
+        model: Any,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        ax: Any = None,
+        **options: Any,
+    ) -> _Display:
+        """The display of a fitted model's P(c | x) on X against the true labels (``y`` or the
+        column ``target`` of X); ``options`` go to :meth:`from_predictions` (the reliability
+        diagram's ``n_bins``)."""
+        truth_index, proba = predictions(model, X, y, target)
+        return cls.from_predictions(truth_index, proba, model.classes_, ax=ax, **options)
 
 
 def one_vs_rest(

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from . import curves
-from ._common import axes, one_vs_rest, predictions, unit_square
+from ._common import ProbabilityDisplay, axes, one_vs_rest, unit_square
 
 
 @dataclass
-class ReliabilityDisplay:
+class ReliabilityDisplay(ProbabilityDisplay):
     """A drawn reliability diagram: per class shown (by label) the bins' ``mean_predicted``,
     ``fraction_positive`` and ``rows``; the ``brier`` score of all the probabilities; the
     matplotlib ``figure``, ``ax`` and ``lines``."""
@@ -55,21 +55,6 @@ class ReliabilityDisplay:
         title = f"reliability (Brier score {brier:.4f})"
         unit_square(ax, "mean predicted probability", "fraction of positives", title, "upper left")
         return out
-
-    @classmethod
-    def from_estimator(
-        cls,
-        model: Any,
-        X: Any,
-        y: Any = None,
-        *,
-        target: str | None = None,
-        n_bins: int = 10,
-        ax: Any = None,
-    ) -> ReliabilityDisplay:
-        """The diagram of a fitted model's P(c | x) on X against the true labels."""
-        truth_index, proba = predictions(model, X, y, target)
-        return cls.from_predictions(truth_index, proba, model.classes_, n_bins=n_bins, ax=ax)
 
 
 def plot_reliability(

@@ -8,44 +8,16 @@ positive class); with more, one curve per class (one-vs-rest). The formulas are 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from . import curves
-from ._common import axes, one_vs_rest, predictions, unit_square
-
-_Curves = TypeVar("_Curves", bound="_OneVsRestCurves")
-
-
-class _OneVsRestCurves:
-    """What the ROC and precision–recall displays share: drawing them for a fitted model."""
-
-    @classmethod
-    def from_predictions(
-        cls: type[_Curves], truth_index: Any, proba: Any, classes: Any, *, ax: Any = None
-    ) -> _Curves:
-        """Curves from each row's true class (its index in ``classes``) and P(c | x)."""
-        raise NotImplementedError
-
-    @classmethod
-    def from_estimator(
-        cls: type[_Curves],
-        model: Any,
-        X: Any,
-        y: Any = None,
-        *,
-        target: str | None = None,
-        ax: Any = None,
-    ) -> _Curves:
-        """Curves of a fitted model's P(c | x) on X against the true labels (``y`` or the
-        column ``target`` of X)."""
-        truth_index, proba = predictions(model, X, y, target)
-        return cls.from_predictions(truth_index, proba, model.classes_, ax=ax)
+from ._common import ProbabilityDisplay, axes, one_vs_rest, unit_square
 
 
 @dataclass
-class RocCurveDisplay(_OneVsRestCurves):
+class RocCurveDisplay(ProbabilityDisplay):
     """Drawn ROC curves: per class shown (by label), ``fpr``, ``tpr``, ``thresholds`` and
     ``auc``; the matplotlib ``figure``, ``ax`` and ``lines``. A class with no rows in the data,
     or only such rows, has no curve."""
@@ -83,7 +55,7 @@ class RocCurveDisplay(_OneVsRestCurves):
 
 
 @dataclass
-class PrecisionRecallDisplay(_OneVsRestCurves):
+class PrecisionRecallDisplay(ProbabilityDisplay):
     """Drawn precision–recall curves: per class shown (by label), ``precision``, ``recall``,
     ``thresholds`` and ``average_precision``; the matplotlib ``figure``, ``ax`` and ``lines``."""
 
