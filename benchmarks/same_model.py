@@ -148,7 +148,8 @@ def main() -> None:
             [
                 semi,
                 "`nbayes fit --model skdb` of adult.data as published, streamed in 1 MiB "
-                "chunks (a read per pass of the structure; the correction reads it once, then "
+                "chunks (read by the table's pass and the structure's first, whose spill of "
+                "the encoded rows the later passes read; the correction reads it once, then "
                 "its spill), vs the in-memory fit of that file",
                 gap(streamed.predict_proba(test_table), in_memory.predict_proba(test_table)),
             ]

@@ -224,9 +224,9 @@ def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypat
     spilled = SemiNaiveBayes().fit_passes(source, target="label")
     evaluations = spilled.correction_.held_out_losses.shape[0]
     assert evaluations > 2
-    # the table's pass and the structure's, then one read for every evaluation of the
-    # correction's search, the first of which wrote the spill
-    assert len(reads) == spilled.passes + 1
+    # the table's pass, the structure's first (which spills the encoded rows its later passes
+    # read), and the correction's first evaluation (which spills the rows the others read)
+    assert spilled.passes == 4 and len(reads) == 3
     assert folders and not any(folder.exists() for folder in folders)  # removed when done
     expected = reference.predict_proba(X)
     assert np.abs(spilled.predict_proba(X) - expected).max() < 1e-9
@@ -239,6 +239,32 @@ def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypat
     unspilled = SemiNaiveBayes().fit_passes(source, target="label")
     assert len(reads) >= spilled.passes + evaluations  # every pass read the source again
     np.testing.assert_array_equal(unspilled.predict_proba(X), spilled.predict_proba(X))
+
+
+@pytest.mark.parametrize("labels", ["strings", "objects", "integers"])
+def test_the_structure_passes_after_the_first_read_its_spill(tmp_path, monkeypatch, labels):
+    """Selective k-DB's parent and leave-one-out passes read the encoded rows its pair pass
+    spilled: the source is read twice (the table's pass, the pair pass), the model is the one
+    fit makes, and the spill is gone when fit_passes returns."""
+    import tempfile
+
+    X, y = _threshold_concept(800, 2)
+    y = {"strings": y, "objects": y.astype(object), "integers": (y == "yes").astype(int)}[labels]
+    folders = []
+
+    def made_here(prefix: str) -> str:
+        folders.append(tmp_path / f"{prefix}{len(folders)}")
+        folders[-1].mkdir()
+        return str(folders[-1])
+
+    monkeypatch.setattr(tempfile, "mkdtemp", made_here)
+    frame = X.with_columns(pl.Series("label", y))
+    source, reads = _counted_source(frame, 150)
+    model = SemiNaiveBayes(discriminative=False).fit_passes(source, target="label")
+    assert model.passes == 4 and len(reads) == 2
+    assert folders and not any(folder.exists() for folder in folders)
+    reference = SemiNaiveBayes(discriminative=False).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
 
 
 def test_a_dask_fit_is_the_same_model():

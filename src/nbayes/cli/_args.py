@@ -307,7 +307,7 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         help="semi-naive models: correct the structure's scores by weights learnt for the "
         "decision, as many L-BFGS passes as held-out rows choose, the first reading the file "
         "and spilling what the others read to TMPDIR (on, the default), or keep the counts' "
-        "scores (off: a file read once per pass of the structure)",
+        "scores (off)",
     )
     group.add_argument(
         "--k",

@@ -191,8 +191,9 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
 
 
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
-    """A semi-naive model reads the file once per pass (the numeric columns' cut points, the
-    pair counts, and for k-DB the parent counts): a file, not standard input."""
+    """A semi-naive model of several passes reads the file more than once (the numeric columns'
+    cut points, then the structure's first pass, whose encoded rows its later passes read from
+    a spill; then the correction's first pass): a file, not standard input."""
     if args.data == "-":
         return _fit_one_pass(args)
     readers: list[Reader] = []

@@ -1,73 +1,71 @@
-"""The discriminative correction's rows spilled to a temporary folder (:class:`SpilledRows`), so
-that its passes over a source too large for memory read them back instead of the source.
+"""Rows spilled to a temporary folder (:class:`SpilledBatches`, :func:`replayed`), so that passes
+over a source too large for memory read the source once and the spill after that.
 
-Each pass of the correction (:mod:`nbayes.semi_naive.discriminative`) needs every row as
-:class:`~nbayes.semi_naive.discriminative.CorrectionRows`: its slots, the structure's scores,
-its class, weight and whether it is held out. Computing them means reading the source again,
-parsing it, encoding it and scoring it with the structure — for a CSV most of a pass's time. They
-do not change from pass to pass, so the first pass writes them, batch by batch, to a folder of
-the system's temporary directory (``TMPDIR``), and every later pass reads them back in the same
-batches and order: the same numbers, so the same sums and the same model. The folder is removed
-when the fit ends, however it ends. Where the spill cannot be written (the disk full, no
-temporary directory), it is dropped and the passes read the source again, as before.
+A model fitted from a re-readable source (``fit_passes``, the command line's streamed files)
+makes several passes over the same rows. Two kinds of pass need the rows in a form that does not
+change from pass to pass, and computing that form means reading the source again, parsing it and
+encoding it — for a CSV most of a pass's time:
 
-Slots are stored as 32-bit integers (a model's slots, every value of every attribute plus one
-per attribute, are far fewer than 2³¹; a batch with a larger one keeps 64 bits), which with the
-scores, class, weight and flag makes about 4 d + 8 K + 17 bytes a row for d attributes and K
-classes.
+* the structure's passes after its first (k-DB's parent counts, selective k-DB's leave-one-out
+  losses) read the rows as the table model encoded them: their codes (NaN missing), class and
+  weight (:mod:`nbayes.semi_naive.table_passes`);
+* every pass of the discriminative correction reads
+  :class:`~nbayes.semi_naive.discriminative.CorrectionRows`: slots, the structure's scores,
+  class, weight and whether the row is held out (:mod:`nbayes.semi_naive.table_correction`).
+
+So the first such pass writes them, batch by batch, to a folder of the system's temporary
+directory (``TMPDIR``), and every later pass reads them back in the same batches and order: the
+same numbers, so the same sums and the same model. The folder is removed when the passes end,
+however they end. Where the spill cannot be written (the disk full, no temporary directory), it
+is dropped and the passes read the source again, as they would without it.
+
+Arrays are stored as compactly as they stay exact: codes as 32-bit floats when every code is an
+integer below 2²⁴ (4 d bytes a row for d columns, against the 8 d of the codes in memory), a
+correction's slots as 32-bit integers when they fit.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
-from .discriminative import CorrectionRows
+Item = TypeVar("Item")
 
-#: The fields of CorrectionRows, in order, and the type each is stored as.
-FIELDS = (
-    ("slots", np.int32),
-    ("offsets", np.float64),
-    ("cls", np.int64),
-    ("weight", np.float64),
-    ("held_out", np.bool_),
-)
+class SpilledBatches:
+    """Batches of arrays written once and read back in order (module docstring)."""
 
-
-class SpilledRows:
-    """Batches of correction rows written once and read back in order (module docstring)."""
-
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "nbayes-rows-") -> None:
+        self._prefix = prefix
         self._folder: Path | None = None
         self._batches = 0
+        self._width = 0
         self.complete = False
         self.failed = False
 
-    def __enter__(self) -> SpilledRows:
+    def __enter__(self) -> SpilledBatches:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def write(self, rows: CorrectionRows) -> None:
+    def write(self, arrays: Sequence[np.ndarray]) -> None:
         """Add a batch (a no-op once writing has failed)."""
         if self.failed:
             return
         try:
             if self._folder is None:
-                self._folder = Path(tempfile.mkdtemp(prefix="nbayes-correction-"))
-            for name, dtype in FIELDS:
-                array = getattr(rows, name)
-                if name == "slots" and array.size and array.max() > np.iinfo(np.int32).max:
-                    dtype = np.int64  # beyond what 32 bits hold: kept as they are
-                array = np.asarray(array, dtype=dtype)
-                np.save(self._path(self._batches, name), array, allow_pickle=False)
+                self._folder = Path(tempfile.mkdtemp(prefix=self._prefix))
+            for index, array in enumerate(arrays):
+                np.save(self._path(self._batches, index), array, allow_pickle=False)
+            self._width = len(arrays)
             self._batches += 1
-        except OSError:  # no room or no temporary folder: read the source every pass instead
+        except (OSError, ValueError):  # no room, no temporary folder, or an object array
             self.failed = True
             self._remove()
 
@@ -81,18 +79,14 @@ class SpilledRows:
         """The first pass is over: later passes may read the batches back."""
         self.complete = not self.failed
 
-    def read(self) -> Iterator[CorrectionRows]:
-        """The batches, in the order written, as the kernel reads them."""
+    def read(self) -> Iterator[list[np.ndarray]]:
+        """The batches, in the order written."""
         for b in range(self._batches):
-            arrays = {
-                name: np.load(self._path(b, name), allow_pickle=False) for name, _ in FIELDS
-            }
-            arrays["slots"] = arrays["slots"].astype(np.int64)
-            yield CorrectionRows(**arrays)
+            yield [np.load(self._path(b, i), allow_pickle=False) for i in range(self._width)]
 
-    def _path(self, batch: int, name: str) -> Path:
+    def _path(self, batch: int, index: int) -> Path:
         assert self._folder is not None
-        return self._folder / f"{batch}-{name}.npy"
+        return self._folder / f"{batch}-{index}.npy"
 
     def close(self) -> None:
         self._remove()
@@ -102,3 +96,49 @@ class SpilledRows:
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+
+
+@contextmanager
+def replayed(
+    batches: Callable[[], Iterable[Item]],
+    pack: Callable[[Item], Sequence[np.ndarray] | None],
+    unpack: Callable[[list[np.ndarray]], Item],
+    prefix: str,
+) -> Iterator[Callable[[], Iterable[Item]]]:
+    """``again()``, which gives ``batches()``'s items: the first complete pass reads them from
+    ``batches()`` and spills each as ``pack(item)``; every later pass reads the spill back
+    through ``unpack``. A ``pack`` that returns None (a batch it cannot store exactly) stops
+    the spilling: every pass then reads ``batches()``. The spill is removed on leaving."""
+    with SpilledBatches(prefix) as spill:
+
+        def again() -> Iterable[Item]:
+            if spill.complete:
+                for arrays in spill.read():
+                    yield unpack(arrays)
+                return
+            spill.start()
+            for item in batches():
+                arrays = None if spill.failed else pack(item)
+                if arrays is None:
+                    spill.failed = True
+                    spill.close()
+                else:
+                    spill.write(arrays)
+                yield item
+            spill.finish()
+
+        yield again
+
+
+def compact_codes(codes: np.ndarray) -> np.ndarray:
+    """Codes as 32-bit floats when that keeps every one exact (integer codes below 2²⁴ do; NaN,
+    missing, stays NaN), else as they are."""
+    narrow = codes.astype(np.float32)
+    return narrow if np.array_equal(narrow, codes, equal_nan=True) else codes
+
+
+def compact_slots(slots: np.ndarray) -> np.ndarray:
+    """Slots as 32-bit integers when they fit (−1: no term)."""
+    if slots.size and slots.max() > np.iinfo(np.int32).max:
+        return slots
+    return slots.astype(np.int32)

@@ -279,12 +279,15 @@ class SemiNaiveBayes(
     def fit_passes(
         self, source: Callable[[], Iterable[Any]], *, target: str | None = None
     ) -> SemiNaiveBayes:
-        """Fit from a re-readable source of table batches, reading it once per pass.
+        """Fit from a re-readable source of table batches, making :attr:`passes` passes over it.
 
         ``source()`` returns an iterable of batches, the same rows every time: tables holding
         the ``target`` column, or ``(X, y)`` / ``(X, y, sample_weight)`` tuples. The first pass
         learns the columns' types and values and sketches the numeric columns (their cut points
-        follow); then the model makes its own passes (:attr:`passes` in all).
+        follow); then the model makes its own passes: the first reads the source and spills
+        the encoded rows, which the later ones read, as the correction's passes do with theirs
+        (:mod:`nbayes.semi_naive.spill`; where no spill can be written, every pass reads the
+        source).
         """
         self._check_params()
         self._forget()

@@ -24,7 +24,7 @@ from .discriminative import (
     slot_bases,
     slots_of,
 )
-from .spill import SpilledRows
+from .spill import compact_slots, replayed
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -78,19 +78,8 @@ class TableCorrection:
             prepared = list(batches())
             self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
             return
-        with SpilledRows() as spill:  # read the source once, the spill on every later pass
-
-            def spilled() -> Iterable[CorrectionRows]:
-                if spill.complete:
-                    yield from spill.read()
-                    return
-                spill.start()
-                for rows in batches():
-                    spill.write(rows)
-                    yield rows
-                spill.finish()
-
-            self._fit_correction(batch_sums(spilled, *self._correction_shape()))
+        with replayed(batches, _packed, _unpacked, "nbayes-correction-") as again:
+            self._fit_correction(batch_sums(again, *self._correction_shape()))
 
     def _correction_partition(
         self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray
@@ -183,3 +172,12 @@ class TableCorrection:
                 "from all rows (or needs every value known first), which batches or models "
                 "fitted apart cannot give. Fit on all rows, or use missing='skip'."
             )
+
+
+def _packed(rows: CorrectionRows) -> list[np.ndarray]:
+    return [compact_slots(rows.slots), rows.offsets, rows.cls, rows.weight, rows.held_out]
+
+
+def _unpacked(arrays: list[np.ndarray]) -> CorrectionRows:
+    slots, offsets, cls, weight, held_out = arrays
+    return CorrectionRows(slots.astype(np.int64), offsets, cls, weight, held_out)

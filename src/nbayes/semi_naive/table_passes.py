@@ -38,6 +38,7 @@ from ..tables import missing_markers
 from .classifier import Encoded
 from .first_pass import FirstPass
 from .missing import missing_modes
+from .spill import compact_codes, replayed
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -71,7 +72,12 @@ class TablePasses:
                 yield self._encode(frame, fitting=False), labels, weight
 
         model = self._new_model()
-        model.fit_passes(coded, classes=first.classes)
+        if in_memory:
+            model.fit_passes(coded, classes=first.classes)
+        else:  # the structure's first pass spills the encoded rows; its later passes read them
+            pack, unpack = _encoded_spill(first.classes, [s.name for s in self.schema_])
+            with replayed(coded, pack, unpack, "nbayes-rows-") as again:
+                model.fit_passes(again, classes=first.classes)
         self.model_ = model
         if self.discriminative:
             self._fit_correction_over(source, in_memory=in_memory)
@@ -197,3 +203,35 @@ class TablePasses:
                 f"column {empty[0]!r} is entirely missing: there is nothing to learn from it. "
                 "Drop it, or check the missing-value markers."
             )
+
+
+Coded = tuple[Encoded, np.ndarray, np.ndarray]
+
+
+def _encoded_spill(
+    classes: np.ndarray, names: list[str]
+) -> tuple[Callable[[Coded], list[np.ndarray] | None], Callable[[list[np.ndarray]], Coded]]:
+    """How an encoded batch (codes, labels, weights) is spilled (:mod:`~nbayes.semi_naive.spill`)
+    and read back: the codes compacted, each label as its index among ``classes`` (labels may be
+    objects, which a spill does not store); None for a batch whose labels ``classes`` does not
+    give back exactly."""
+    classes = np.asarray(classes)
+
+    def pack(batch: Coded) -> list[np.ndarray] | None:
+        encoded, labels, weight = batch
+        try:
+            index = np.searchsorted(classes, labels)
+            exact = index.size == 0 or (
+                index.max() < classes.size and np.array_equal(classes[index], labels)
+            )
+        except TypeError:  # labels that do not compare with the classes: read the source
+            return None
+        if not exact:
+            return None
+        return [compact_codes(encoded.codes), index.astype(np.int64), np.asarray(weight)]
+
+    def unpack(arrays: list[np.ndarray]) -> Coded:
+        codes, index, weight = arrays
+        return Encoded(codes.astype(np.float64), names), classes[index], weight
+
+    return pack, unpack
