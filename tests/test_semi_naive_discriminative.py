@@ -423,6 +423,12 @@ def test_the_correction_weighs_the_structure_edges():
     arrays["correction.edges"] = np.array([[0, 0]])
     with pytest.raises(ValueError, match="edges must be pairs of distinct attribute"):
         table_files.table_from_state(SemiNaiveBayes, meta, arrays)
+    # a file from before the edges: a correction over the values alone
+    meta, arrays = table_files.table_state(aode)
+    del arrays["correction.edges"]
+    earlier = table_files.table_from_state(SemiNaiveBayes, meta, arrays)
+    assert earlier.correction_.edges.shape == (0, 2)
+    assert np.array_equal(earlier.predict_proba(X), aode.predict_proba(X))
 
 
 def test_edge_weights_learn_an_interaction_the_values_alone_cannot():

@@ -87,7 +87,8 @@ class SemiNaiveBayes(
         never fitted in place.
     discriminative : bool, default True
         Correct the structure's scores by weights learnt for the decision (logistic regression
-        on the attributes' values with the structure's scores as offset; the number of
+        on the attributes' values and the value pairs of the structure's edges, with the
+        structure's scores as offset; the number of
         iterations chosen on held-out rows, none when they prefer the generative model: see
         :mod:`nbayes.semi_naive.discriminative`). ``correction_`` holds it.
     families : dict, optional
@@ -391,8 +392,9 @@ class SemiNaiveBayes(
     ) -> tuple[np.ndarray, np.ndarray]:
         """(log P(c) + log P(x | c) per row and class, log P(c)): the structure's joint, plus
         the text columns' Σ_t log P(x_t | c) (each text column independent of the rest given the
-        class), plus the discriminative correction b_c + Σ_j δ_{c,j,x_j} when there is one
-        (then a score whose softmax is P(c | x), no longer a joint probability)."""
+        class), plus the discriminative correction b_c + Σ_j δ_{c,j,x_j} + Σ_E δ_{c,jp,x_j,x_p}
+        when there is one (then a score whose softmax is P(c | x), no longer a joint
+        probability)."""
         frame = self._frame(X)
         return self._joint_of(frame, self._encode(frame, fitting=False), priors, corrected)
 
