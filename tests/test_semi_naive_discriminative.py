@@ -206,12 +206,11 @@ def _counted_source(frame: pl.DataFrame, rows_per_batch: int):
     return source, reads
 
 
-def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypatch):
+@pytest.fixture
+def spill_folders(tmp_path, monkeypatch) -> list:
+    """The temporary folders made while a test runs (made under tmp_path, recorded)."""
     import tempfile
 
-    X, y = _threshold_concept(800, 1)
-    reference = SemiNaiveBayes().fit(X, y)
-    frame = X.with_columns(pl.Series("label", y))
     folders = []
 
     def made_here(prefix: str) -> str:
@@ -220,6 +219,13 @@ def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypat
         return str(folders[-1])
 
     monkeypatch.setattr(tempfile, "mkdtemp", made_here)
+    return folders
+
+
+def test_the_correction_reads_the_source_once_then_its_spill(spill_folders, monkeypatch):
+    X, y = _threshold_concept(800, 1)
+    reference = SemiNaiveBayes().fit(X, y)
+    frame = X.with_columns(pl.Series("label", y))
     source, reads = _counted_source(frame, 150)
     spilled = SemiNaiveBayes().fit_passes(source, target="label")
     evaluations = spilled.correction_.held_out_losses.shape[0]
@@ -227,7 +233,7 @@ def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypat
     # the table's pass, the structure's first (which spills the encoded rows its later passes
     # read), and the correction's first evaluation (which spills the rows the others read)
     assert spilled.passes == 4 and len(reads) == 3
-    assert folders and not any(folder.exists() for folder in folders)  # removed when done
+    assert spill_folders and not any(f.exists() for f in spill_folders)  # removed when done
     expected = reference.predict_proba(X)
     assert np.abs(spilled.predict_proba(X) - expected).max() < 1e-9
 
@@ -242,27 +248,17 @@ def test_the_correction_reads_the_source_once_then_its_spill(tmp_path, monkeypat
 
 
 @pytest.mark.parametrize("labels", ["strings", "objects", "integers"])
-def test_the_structure_passes_after_the_first_read_its_spill(tmp_path, monkeypatch, labels):
+def test_the_structure_passes_after_the_first_read_its_spill(spill_folders, labels):
     """Selective k-DB's parent and leave-one-out passes read the encoded rows its pair pass
     spilled: the source is read twice (the table's pass, the pair pass), the model is the one
     fit makes, and the spill is gone when fit_passes returns."""
-    import tempfile
-
     X, y = _threshold_concept(800, 2)
     y = {"strings": y, "objects": y.astype(object), "integers": (y == "yes").astype(int)}[labels]
-    folders = []
-
-    def made_here(prefix: str) -> str:
-        folders.append(tmp_path / f"{prefix}{len(folders)}")
-        folders[-1].mkdir()
-        return str(folders[-1])
-
-    monkeypatch.setattr(tempfile, "mkdtemp", made_here)
     frame = X.with_columns(pl.Series("label", y))
     source, reads = _counted_source(frame, 150)
     model = SemiNaiveBayes(discriminative=False).fit_passes(source, target="label")
     assert model.passes == 4 and len(reads) == 2
-    assert folders and not any(folder.exists() for folder in folders)
+    assert spill_folders and not any(f.exists() for f in spill_folders)
     reference = SemiNaiveBayes(discriminative=False).fit(X, y)
     np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
 
