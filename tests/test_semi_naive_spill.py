@@ -56,25 +56,3 @@ def test_a_batch_that_cannot_be_spilled_makes_every_pass_read_the_source():
     for batches in passes:
         for got, expected in zip(batches, data, strict=True):
             np.testing.assert_array_equal(got, expected)
-
-
-def test_correction_slots_come_back_exactly_narrow_or_wide():
-    from nbayes.semi_naive.discriminative import CorrectionRows
-    from nbayes.semi_naive.table_correction import _correction_spill
-
-    rng = np.random.default_rng(4)
-    for sizes, dtype in [([3, 4, 12], np.int16), ([3, 40_000], np.int32)]:
-        bases = np.concatenate([[0], np.cumsum(sizes)])
-        blocks = zip(bases[:-1], sizes, strict=True)
-        slots = np.column_stack([rng.integers(b, b + s, 50) for b, s in blocks])
-        slots[rng.random(slots.shape) < 0.2] = -1  # values unseen in fitting: no term
-        rows = CorrectionRows(
-            slots, rng.normal(size=(50, 2)), rng.integers(0, 2, 50), np.ones(50),
-            rng.random(50) < 0.2,
-        )  # fmt: skip
-        pack, unpack = _correction_spill(bases)
-        packed = pack(rows)
-        assert packed[0].dtype == dtype
-        back = unpack(packed)
-        assert back.slots.dtype == np.int64
-        np.testing.assert_array_equal(back.slots, slots)

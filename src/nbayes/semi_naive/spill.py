@@ -21,8 +21,7 @@ is dropped and the passes read the source again, as they would without it.
 
 Arrays are stored as compactly as they stay exact: codes as 32-bit floats when every code is an
 integer below 2²⁴ (4 d bytes a row for d columns, against the 8 d of the codes in memory), a
-correction's slots as 16-bit places within their attribute's or edge's block when every block
-is small enough (2 bytes a slot; else 32-bit slots where they fit).
+correction's slots as 32-bit integers when they fit.
 """
 
 from __future__ import annotations

@@ -78,9 +78,7 @@ class TableCorrection:
             prepared = list(batches())
             self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
             return
-        bases = slot_bases(self.model_.n_values_, self._correction_edges())
-        pack, unpack = _correction_spill(bases)
-        with replayed(batches, pack, unpack, "nbayes-correction-") as again:
+        with replayed(batches, _packed, _unpacked, "nbayes-correction-") as again:
             self._fit_correction(batch_sums(again, *self._correction_shape()))
 
     def _correction_partition(
@@ -176,29 +174,10 @@ class TableCorrection:
             )
 
 
-def _correction_spill(
-    bases: np.ndarray,
-) -> tuple[Callable[[CorrectionRows], list[np.ndarray]], Callable[[list], CorrectionRows]]:
-    """How correction rows are spilled (:mod:`~nbayes.semi_naive.spill`) and read back: each
-    slot as its place within its attribute's or edge's block (``bases``: where the blocks
-    start), 16 bits wide when every block is small enough, which halves what each later pass
-    reads; else the slots compacted as they are."""
-    first = bases[:-1]
-    narrow = int(np.diff(bases).max(initial=0)) <= np.iinfo(np.int16).max
+def _packed(rows: CorrectionRows) -> list[np.ndarray]:
+    return [compact_slots(rows.slots), rows.offsets, rows.cls, rows.weight, rows.held_out]
 
-    def pack(rows: CorrectionRows) -> list[np.ndarray]:
-        if narrow:
-            slots = np.where(rows.slots < 0, -1, rows.slots - first).astype(np.int16)
-        else:
-            slots = compact_slots(rows.slots)
-        return [slots, rows.offsets, rows.cls, rows.weight, rows.held_out]
 
-    def unpack(arrays: list[np.ndarray]) -> CorrectionRows:
-        slots, offsets, cls, weight, held_out = arrays
-        if narrow:
-            slots = np.where(slots < 0, -1, slots.astype(np.int64) + first)
-        return CorrectionRows(
-            np.ascontiguousarray(slots, dtype=np.int64), offsets, cls, weight, held_out
-        )
-
-    return pack, unpack
+def _unpacked(arrays: list[np.ndarray]) -> CorrectionRows:
+    slots, offsets, cls, weight, held_out = arrays
+    return CorrectionRows(slots.astype(np.int64), offsets, cls, weight, held_out)
