@@ -54,9 +54,13 @@ class SpilledBatches:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def write(self, arrays: Sequence[np.ndarray]) -> None:
-        """Add a batch (a no-op once writing has failed)."""
+    def write(self, arrays: Sequence[np.ndarray] | None) -> None:
+        """Add a batch; None (a batch that cannot be stored) drops the spill, as a failed write
+        does (a no-op once writing has failed)."""
         if self.failed:
+            return
+        if arrays is None:
+            self._abandon()
             return
         try:
             if self._folder is None:
@@ -66,8 +70,12 @@ class SpilledBatches:
             self._width = len(arrays)
             self._batches += 1
         except (OSError, ValueError):  # no room, no temporary folder, or an object array
-            self.failed = True
-            self._remove()
+            self._abandon()
+
+    def _abandon(self) -> None:
+        """Stop spilling: every pass reads the source."""
+        self.failed = True
+        self._remove()
 
     def start(self) -> None:
         """A pass that writes begins: anything an unfinished one wrote is dropped."""
@@ -118,12 +126,8 @@ def replayed(
                 return
             spill.start()
             for item in batches():
-                arrays = None if spill.failed else pack(item)
-                if arrays is None:
-                    spill.failed = True
-                    spill.close()
-                else:
-                    spill.write(arrays)
+                if not spill.failed:
+                    spill.write(pack(item))
                 yield item
             spill.finish()
 
