@@ -158,10 +158,17 @@ class RowSample:
         ):
             values = self.frame.select(pl.col(names).cast(dtype))
             shape = (len(self), len(names))
-            absent = values.select(pl.all().is_null()).to_numpy().reshape(shape)
-            filled = values.fill_null(0).to_numpy().reshape(shape)
+            # only the columns with nulls need a mask and a fill: a wide table's sample has
+            # 100,000 columns, and one expression per column costs more than the values
+            holes = [j for j, count in enumerate(values.null_count().row(0)) if count]
+            absent = np.zeros(shape, dtype=np.uint8)
+            if holes:
+                nulls = values.select(pl.col([names[j] for j in holes]).is_null()).to_numpy()
+                absent[:, holes] = nulls
+                values = values.with_columns(pl.col([names[j] for j in holes]).fill_null(0))
+            filled = values.to_numpy().reshape(shape)
             arrays[key] = filled.astype(np.float64 if dtype == pl.Float64 else np.int64)
-            arrays[f"{key} absent"] = absent.astype(np.uint8)
+            arrays[f"{key} absent"] = absent
         in_arrays = set(numbers) | set(integers)
         text = {
             name: self.frame[name].cast(pl.String).to_list()
@@ -232,5 +239,10 @@ class RowSample:
                 raise ValueError(f"the row sample's column {name!r} must be {n} texts.")
             parts.append(pl.DataFrame([pl.Series(name, values, dtype=pl.String)]))
         frame = pl.concat(parts, how="horizontal") if parts else pl.DataFrame()
-        frame = frame.select(list(schema)).cast(dict(schema), strict=False)
+        if frame.columns != list(schema):
+            frame = frame.select(list(schema))
+        stored = frame.schema
+        cast = {name: dtype for name, dtype in schema.items() if stored[name] != dtype}
+        if cast:  # only the columns whose type the file's arrays do not keep
+            frame = frame.cast(cast, strict=False)
         return cls(frame, hashes, classes.astype(np.intp), weight, size)

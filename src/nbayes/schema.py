@@ -325,11 +325,13 @@ def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
     that are lacking or cannot be read as the schema's types."""
     lacking_columns(frame, specs)
     schema = frame.schema
-    columns = [
-        pl.col(s.name) if schema[s.name] == s.dtype else pl.col(s.name).cast(s.dtype) for s in specs
-    ]
+    names = [s.name for s in specs]
+    cast = {s.name: s.dtype for s in specs if schema[s.name] != s.dtype}
     try:
-        return frame.select(columns)
+        # picking columns by name, and casting only those whose type differs, costs far less
+        # than one expression per column on a table of 100,000 columns
+        picked = frame if frame.columns == names else frame[names] if names else frame.select()
+        return picked.cast(cast) if cast else picked
     except pl.exceptions.PolarsError as exc:
         dtypes = {s.name: s.dtype for s in specs}
         raise ValueError(

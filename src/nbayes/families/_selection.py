@@ -425,14 +425,19 @@ def kernel(
     weight = sketch.weight
     x = values(sketch)
     atoms = density.atoms
-    at_atom = np.isin(sketch.keys, atoms) if atoms.size else np.zeros(x.shape[0], dtype=bool)
-    kernel_part = np.zeros((int((~at_atom).sum()), weight.shape[1]))
-    density.kernel_log_density(x[~at_atom], kernel_part)  # on threads when it pays
+    position = np.searchsorted(atoms, sketch.keys)
+    if atoms.size:  # both sorted: a key is a point mass where the search lands on it
+        at_atom = atoms[np.minimum(position, atoms.size - 1)] == sketch.keys
+        rest = x[~at_atom]
+    else:
+        at_atom, rest = np.zeros(x.shape[0], dtype=bool), x
+    kernel_part = np.zeros((rest.shape[0], weight.shape[1]))
+    density.kernel_log_density(rest, kernel_part)  # on threads when it pays
     full = np.empty(weight.shape)
     own = np.empty(weight.shape)
     kernel_leave_one_out(
         x, np.ascontiguousarray(sketch.centres()), weight, np.ascontiguousarray(delta), at_atom,
-        np.searchsorted(atoms, sketch.keys), kernel_part, np.ascontiguousarray(density.log_mass),
-        density.bandwidth, float(alpha), full, own,
+        position, kernel_part, np.ascontiguousarray(density.log_mass), density.bandwidth,
+        float(alpha), full, own,
     )  # fmt: skip
     return full, own

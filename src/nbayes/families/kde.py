@@ -174,19 +174,99 @@ def _class_kernels(
     return out_centres[: offsets[K]], out_weights[: offsets[K]], offsets, widths, norms
 
 
-def point_masses(sketch: FeatureSketch, share: float | None) -> np.ndarray:
-    """Which keys of an exact sketch are point masses: a share of at least ``share`` of the
-    observed weight, and a weight of at least 5 (none when ``share`` is None or the sketch
-    has pooled its values on a grid)."""
-    weight = sketch.weight.sum(axis=1)
-    if share is None or sketch.level != EXACT or weight.size == 0:
-        return np.zeros(weight.shape[0], dtype=bool)
-    return (weight >= share * weight.sum()) & (weight >= POINT_MASS_MIN_WEIGHT)
+@kernel
+def _density_parts(
+    keys, weight, total, share, alpha, rule, scott, per_class, fixed_h, floor
+):  # pragma: no cover - compiled
+    """A feature's point masses, their log masses and its kernels (see :class:`KernelDensity`)
+    from its sketch (keys, W, T), in one compiled call: a table may have 100,000 columns, each
+    with a few keys, where NumPy's per-call costs would outweigh the arithmetic.
+
+    ``share`` NaN: no point masses. ``rule``: the bandwidth is Silverman's (or ``scott``'s)
+    rule, per class (``per_class``) or pooled; otherwise ``fixed_h``. ``floor``: the smallest
+    bandwidth."""
+    m, K = weight.shape
+    row_weight = np.zeros(m)
+    for i in range(m):
+        for c in range(K):
+            row_weight[i] += weight[i, c]
+    atom = np.zeros(m, np.bool_)
+    if share == share and m > 0:
+        observed = 0.0
+        for i in range(m):
+            observed += row_weight[i]
+        for i in range(m):
+            atom[i] = row_weight[i] >= share * observed and row_weight[i] >= POINT_MASS_MIN_WEIGHT
+    n_atoms = 0
+    for i in range(m):
+        n_atoms += atom[i]
+    atoms = np.empty(n_atoms)
+    if n_atoms:
+        size = n_atoms + 1
+        counts = np.zeros((K, size))  # each point mass, then "any other value"
+        a = 0
+        for i in range(m):
+            if atom[i]:
+                atoms[a] = keys[i]
+                for c in range(K):
+                    counts[c, a] = weight[i, c]
+                a += 1
+            else:
+                for c in range(K):
+                    counts[c, n_atoms] += weight[i, c]
+        log_mass = np.empty((K, size))
+        for c in range(K):
+            class_total = 0.0
+            for a in range(size):
+                class_total += counts[c, a]
+            for a in range(size):
+                if class_total > 0:
+                    log_mass[c, a] = np.log(counts[c, a] + alpha) - np.log(
+                        class_total + size * alpha
+                    )
+                else:  # a class that never observed the feature: uniform
+                    log_mass[c, a] = -np.log(size)
+    else:
+        log_mass = np.zeros((K, 1))
+    use = ~atom if n_atoms < m else np.ones(m, np.bool_)  # all point masses: kernels on all
+    n_use = 0
+    for i in range(m):
+        n_use += use[i]
+    centres = np.empty((n_use, K))
+    used_weight = np.empty((n_use, K))
+    pooled_centres = np.empty(n_use)
+    pooled_weight = np.empty(n_use)
+    u = 0
+    for i in range(m):
+        if not use[i]:
+            continue
+        pooled_total = 0.0
+        for c in range(K):
+            w = weight[i, c]
+            used_weight[u, c] = w
+            centres[u, c] = total[i, c] / w if w > 0 else keys[i]  # bin mean, or the value
+            pooled_total += total[i, c]
+        pooled_weight[u] = row_weight[i]
+        pooled_centres[u] = pooled_total / row_weight[i] if row_weight[i] > 0 else keys[i]
+        u += 1
+    if rule:
+        keep = pooled_weight > 0
+        pooled_h = floor
+        if keep.any():
+            pooled_h = max(_rule(pooled_centres[keep], pooled_weight[keep], scott), floor)
+    else:
+        pooled_h = fixed_h
+    kernel_centres, kernel_weights, offsets, widths, norms = _class_kernels(
+        centres, used_weight, pooled_centres, pooled_weight, scott, per_class, pooled_h, floor
+    )
+    return atoms, log_mass, kernel_centres, kernel_weights, offsets, widths, norms
 
 
 class KernelDensity:
     """Per-class point masses, kernel centres, weights and bandwidths of one feature, derived
-    from its sketch (see the module docstring)."""
+    from its sketch (see the module docstring). Point masses are the keys of an exact sketch
+    with a share of at least ``point_share`` of the observed weight and a weight of at least 5
+    (none when ``point_share`` is None or the sketch has pooled its values on a grid)."""
 
     def __init__(
         self,
@@ -195,45 +275,16 @@ class KernelDensity:
         point_share: float | None = None,
         alpha: float = 1.0,
     ) -> None:
-        atoms = point_masses(sketch, point_share)
-        self.atoms = sketch.keys[atoms]
-        weight = sketch.weight
-        n_classes = weight.shape[1]
-        if atoms.any():
-            counts = np.column_stack([weight[atoms].T, weight[~atoms].sum(axis=0)])  # (K, A+1)
-            total = counts.sum(axis=1, keepdims=True)
-            size = counts.shape[1]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mass = np.log(counts + alpha) - np.log(total + size * alpha)
-            self.log_mass = np.where(total > 0, mass, -math.log(size))  # unseen class: uniform
-        else:
-            self.log_mass = np.zeros((n_classes, 1))
-        use = ~atoms if (~atoms).any() else np.ones_like(atoms)
-        centres = sketch.centres()[use]
-        weight = weight[use]
-        pooled_weight = weight.sum(axis=1)
-        pooled_centres = sketch.pooled_centres()[use]
-        keep = pooled_weight > 0
-        floor = self._floor(sketch)
-        scott = isinstance(bandwidth, str) and bandwidth.startswith("scott")
-        if isinstance(bandwidth, str):
-            pooled_h = (
-                _rule(pooled_centres[keep], pooled_weight[keep], scott) if keep.any() else floor
-            )
-            pooled_h = max(pooled_h, floor)
-        else:
-            pooled_h = float(bandwidth)
-        per_class = isinstance(bandwidth, str) and not bandwidth.endswith("-pooled")
-        self.centres, self.weights, self.offsets, self.bandwidth, self.log_norm = _class_kernels(
-            np.ascontiguousarray(centres),
-            np.ascontiguousarray(weight),
-            pooled_centres,
-            pooled_weight,
-            scott,
-            per_class,
-            float(pooled_h),
-            float(floor),
-        )
+        share = math.nan if point_share is None or sketch.level != EXACT else float(point_share)
+        rule = isinstance(bandwidth, str)
+        (
+            self.atoms, self.log_mass, self.centres, self.weights, self.offsets, self.bandwidth,
+            self.log_norm,
+        ) = _density_parts(
+            sketch.keys, sketch.weight, sketch.total, share, float(alpha), rule,
+            rule and bandwidth.startswith("scott"), rule and not bandwidth.endswith("-pooled"),
+            0.0 if rule else float(bandwidth), float(self._floor(sketch)),
+        )  # fmt: skip
 
     @staticmethod
     def _floor(sketch: FeatureSketch) -> float:

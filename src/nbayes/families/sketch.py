@@ -268,15 +268,16 @@ class FeatureSketch:
     # ------------------------------------------------------------------ derived views
     def centres(self) -> np.ndarray:
         """Each key's representative value per class (bin mean; the value itself when exact)."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = self.total / self.weight
-        return np.where(self.weight > 0, means, self.keys[:, None])
+        out = np.repeat(self.keys[:, None], self.weight.shape[1], axis=1)
+        np.divide(self.total, self.weight, out=out, where=self.weight > 0)
+        return out
 
     def pooled_centres(self) -> np.ndarray:
         """Each key's representative value over all classes."""
         weight = self.weight.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(weight > 0, self.total.sum(axis=1) / weight, self.keys)
+        out = self.keys.copy()
+        np.divide(self.total.sum(axis=1), weight, out=out, where=weight > 0)
+        return out
 
     def state(self, prefix: str) -> dict[str, np.ndarray]:
         return {
