@@ -79,6 +79,28 @@ def test_tables_hold_the_counts_and_the_smoothed_estimates(fitted):
     assert fitted.calibration_ is None
 
 
+def test_tables_show_missing_as_a_value_where_it_is_one():
+    # missing values kept as a value of their own: the table's last row, with null bounds
+    data = pl.DataFrame({
+        "a": ["x", "y", None, "x", "y", "x"] * 5,
+        "n": [1.0, None, 2.0, 3.0, 4.0, 5.0] * 5,
+        "label": ["p", "q", "p", "q", "p", "q"] * 5,
+    })  # fmt: skip
+    model = SemiNaiveBayes(missing="category", discriminative=False).fit(data, target="label")
+    tables = model.tables()
+    for name in ("a", "n"):
+        frame = tables[name]
+        for cls in ("p", "q"):
+            rows = data.filter(pl.col("label") == cls)
+            part = frame.filter(pl.col("class") == cls)
+            # the missing row counts the class's rows without a value; the estimates sum to 1
+            assert part["count"][-1] == rows[name].null_count()
+            assert part["count"].sum() == rows.height
+            assert part["probability"].sum() == pytest.approx(1.0)
+    assert tables["a"]["value"].to_list()[:3] == ["x", "y", None]
+    assert tables["n"]["lower"][-1] is None and tables["n"]["upper"][-1] is None
+
+
 def test_a_term_is_the_change_in_log_odds_when_the_attribute_is_missing(fitted):
     data = table()
     row = data.row(3, named=True)

@@ -13,6 +13,8 @@ that has no parent:
 (p_j the structure's pseudo-count, N_c^(j) the class-c rows where x_j is observed), in the
 layout of ``NaiveBayes``'s tables: ``value``, ``count``, ``probability`` for a categorical column;
 ``interval``, ``lower``, ``upper``, ``count``, ``probability`` for a column cut into intervals.
+Where a column's missing values are a value of their own (``missing_modes_`` ``"category"``),
+that value is the table's last row, with a null ``value`` (or null bounds).
 The conditionals given the parents are in :meth:`SemiNaiveBayes.explain` (per row) and
 ``summary()`` (the structure).
 
@@ -95,18 +97,21 @@ def conditional_tables(
             continue
         v = int(counts.n_values[j])
         rows = slice(int(offsets[j]), int(offsets[j]) + v)
+        # a column whose missing values are a value of their own: its last code, shown as null
+        missing = [None] if j in model._missing_codes else []
+        seen = v - len(missing)
         frame = {
             "feature": [spec.name] * (v * len(classes)),
             "class": np.repeat(np.asarray(classes, dtype=object), v).tolist(),
         }
         if spec.family == "categorical":
             vocabulary = model._encoder.vocabularies[model._encoder.names.index(spec.name)]
-            frame["value"] = list(vocabulary[:v]) * len(classes)
+            frame["value"] = (list(vocabulary[:seen]) + missing) * len(classes)
         else:
-            edges = np.r_[-np.inf, model.cut_points_[spec.name], np.inf]
+            edges = np.r_[-np.inf, model.cut_points_[spec.name], np.inf].tolist()
             frame["interval"] = list(range(v)) * len(classes)
-            frame["lower"] = np.tile(edges[:v], len(classes))
-            frame["upper"] = np.tile(edges[1 : v + 1], len(classes))
+            frame["lower"] = (edges[:seen] + missing) * len(classes)
+            frame["upper"] = (edges[1 : seen + 1] + missing) * len(classes)
         frame["count"] = counts.singles[rows].T.reshape(-1)
         frame["probability"] = probability[rows].T.reshape(-1)
         out[spec.name] = pl.DataFrame(frame, strict=False)
