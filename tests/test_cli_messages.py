@@ -125,6 +125,26 @@ def test_a_missing_data_file_is_named_in_plain_words(tmp_path: Path, model: Path
         assert err == f"nbayes: error: cannot read {str(missing)!r}: no such file\n"
 
 
+def test_an_output_that_names_an_input_is_refused_and_the_input_kept(
+    tmp_path: Path, model: Path, data: Path, capsys
+):
+    before_data, before_model = data.read_bytes(), model.read_bytes()
+    link = tmp_path / "link.csv"
+    link.symlink_to(data)
+    for args, named in (
+        (["predict", model, data, "-o", data], "DATA"),
+        (["predict", model, link, "-o", data], "DATA"),  # the same file under another name
+        (["predict", model, data, "-o", model], "MODEL"),
+        (["fit", data, "--target", "y", "-o", data], "DATA"),
+        (["cv", data, "--target", "y", "--oof", data], "DATA"),
+    ):
+        code, out, err = run(args, capsys)
+        assert out == ""
+        assert code == 2, args
+        assert f"is the file given as {named}" in err and "Traceback" not in err
+    assert data.read_bytes() == before_data and model.read_bytes() == before_model
+
+
 def test_a_folder_or_a_missing_model_is_named_in_plain_words(
     tmp_path: Path, data: Path, model: Path, capsys
 ):

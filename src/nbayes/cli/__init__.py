@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(parser, args) -> int:
     try:
+        _refuse_writing_over_inputs(args)
         command = importlib.import_module(f"{__name__}.{COMMANDS[args.command]}")
         return command.run(args)
     except UsageError as error:
@@ -158,6 +159,30 @@ def os_error_words(error: OSError, outputs: Sequence[str] = ()) -> str:
     writing = os.path.normpath(name) in {os.path.normpath(path) for path in outputs}
     reason = "no such folder" if writing and error.errno == errno.ENOENT else os_reason(error)
     return f"cannot {'write' if writing else 'read'} {name!r}: {reason}"
+
+
+#: The arguments that name files a command reads.
+_INPUTS = ("data", "model", "names", "loss")
+
+
+def _refuse_writing_over_inputs(args) -> None:
+    """A UsageError where an output names a file the command reads (``-o car.csv`` for the
+    data it predicts, say): the output would replace what is still to be read."""
+    for output in _outputs(args):
+        for name in _INPUTS:
+            source = getattr(args, name, None)
+            if not isinstance(source, str) or source == "-":
+                continue
+            try:
+                same = os.path.samefile(output, source)
+            except OSError:  # either is not (yet) a file: nothing to overwrite
+                continue
+            if same:
+                option = "-o" if output == str(getattr(args, "output", None)) else "--oof"
+                raise UsageError(
+                    f"{option} {output} is the file given as {name.upper()} ({source}): writing "
+                    "it would replace what the command reads; choose another path."
+                )
 
 
 def _outputs(args) -> list[str]:
