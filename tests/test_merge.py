@@ -124,10 +124,27 @@ def test_merge_method_is_in_place_and_checks_compatibility():
         a.merge(nbayes.GaussianNB().fit(X, y))
     with pytest.raises(ValueError, match="2 and 3 features"):
         a.merge(nbayes.CategoricalNB().fit(np.hstack([X, X[:, :1]]), y))
-    with pytest.raises(ValueError, match="different parameters"):
+    # the message names what differs, not the whole key
+    with pytest.raises(ValueError, match=r"different parameters: this model has \('binarize', "
+                       r"0\.5\) where the other has \('binarize', 1\.5\)"):  # fmt: skip
         nbayes.BernoulliNB(binarize=0.5).fit(X, y).merge(nbayes.BernoulliNB(binarize=1.5).fit(X, y))
     with pytest.raises(nbayes.NotFittedError):
         a.merge(nbayes.CategoricalNB())
+
+
+def test_a_table_model_refuses_an_unfitted_model_and_other_missing_markers():
+    import polars as pl
+
+    frame = pl.DataFrame({"a": ["x", "?", "y", "x"] * 10, "y": ["p", "q", "p", "q"] * 10})
+    fitted = nbayes.NaiveBayes().fit(frame, target="y")
+    for unfitted in ((fitted, nbayes.NaiveBayes()), (nbayes.NaiveBayes(), fitted)):
+        with pytest.raises(nbayes.NotFittedError):
+            nbayes.merge(*unfitted)
+    # '?' a value in one model and missing in the other: counts of different things
+    skipping = nbayes.NaiveBayes(missing_values="?").fit(frame, target="y")
+    with pytest.raises(ValueError, match=r"different missing-value markers.*\[\] vs \['\?'\]"):
+        nbayes.merge(fitted, skipping)
+    assert nbayes.merge(skipping, nbayes.NaiveBayes(missing_values="?").fit(frame, target="y"))
 
 
 def test_partial_fit_does_not_rebuild_tables_each_call():

@@ -110,7 +110,8 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
         return 1.0
 
     def _merge_key(self) -> tuple:
-        """Parameters that change the statistics themselves; models must agree on them to merge."""
+        """Parameters that change the statistics themselves, as (name, value) pairs; models must
+        agree on them to merge."""
         return ()
 
     def _uses_prior(self) -> bool:
@@ -254,9 +255,10 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
                     "features."
                 )
             if other._merge_key() != self._merge_key():
+                difference = _key_difference(self._merge_key(), other._merge_key())
                 raise ValueError(
                     f"cannot merge {self._name} models whose statistics were computed with "
-                    f"different parameters: {self._merge_key()} vs {other._merge_key()}."
+                    f"different parameters: {difference}."
                 )
             mine = getattr(self, "feature_names_in_", None)
             theirs = getattr(other, "feature_names_in_", None)
@@ -470,6 +472,20 @@ def class_index(classes: np.ndarray, labels: np.ndarray, *, estimator: str) -> n
             f"the initial classes {classes!r} (first at row {int(np.argmax(unknown))})."
         )
     return positions.astype(np.intp)
+
+
+def _key_difference(mine: tuple, theirs: tuple) -> str:
+    """What differs between two merge keys (each a tuple of settings, such as ``("alpha",
+    1.0)`` or a column's ``(name, family, dtype)``), in words: the first few entries of each
+    that the other lacks."""
+    only_mine = [entry for entry in mine if entry not in theirs]
+    only_theirs = [entry for entry in theirs if entry not in mine]
+
+    def shown(entries: list) -> str:
+        more = f" and {len(entries) - 3} more" if len(entries) > 3 else ""
+        return ", ".join(map(str, entries[:3])) + more if entries else "nothing"
+
+    return f"this model has {shown(only_mine)} where the other has {shown(only_theirs)}"
 
 
 def merge(*models: NaiveBayesClassifier) -> NaiveBayesClassifier:

@@ -206,7 +206,7 @@ class BernoulliNB(_DiscreteNB):
         self._store_params(locals())
 
     def _merge_key(self) -> tuple:
-        return ("binarize", self.binarize)
+        return (("binarize", self.binarize),)
 
     def _check_params(self) -> None:
         super()._check_params()

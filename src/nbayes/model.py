@@ -370,10 +370,18 @@ class NaiveBayes(
         """Add the statistics of models fitted on other rows (see
         :meth:`NaiveBayesClassifier.merge`), their row samples included: the calibration is
         then derived anew, as one fit of all the rows would give it."""
+        self._check_fitted()
         for other in others:
-            if isinstance(other, NaiveBayes) and (other._stats.sample is None) != (
-                self._stats.sample is None
-            ):
+            if not isinstance(other, NaiveBayes):
+                continue  # the base class names what cannot be merged
+            other._check_fitted()
+            if list(self.missing_markers_) != list(other.missing_markers_):
+                # a marker decides which values are counted at all: the counts differ in kind
+                raise ValueError(
+                    "cannot merge NaiveBayes models read with different missing-value markers "
+                    f"(missing_values): {self.missing_markers_} vs {other.missing_markers_}."
+                )
+            if (other._stats.sample is None) != (self._stats.sample is None):
                 raise ValueError(
                     "cannot merge a NaiveBayes model that keeps a row sample for its "
                     "calibration with one that does not (calibration=None, or a model file "

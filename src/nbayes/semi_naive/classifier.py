@@ -113,7 +113,7 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         return 1.0 if self.prior_alpha is None else float(self.prior_alpha)
 
     def _merge_key(self) -> tuple:
-        return ("order", self._order)
+        return (("order", self._order),)
 
     def _budget(self) -> int:
         return parse_memory(self.max_memory)
