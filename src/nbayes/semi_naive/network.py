@@ -39,7 +39,7 @@ from .information import conditional_mutual_information, mutual_information
 from .memory import DEFAULT_MAX_MEMORY
 from .pairs import PairCounts
 from .parents import ParentCounts
-from .structure import Structure, chow_liu_tree, kdb_structure
+from .structure import Structure, chow_liu_tree, kdb_structure, without_round_off
 
 
 class StagedCounts:
@@ -219,7 +219,7 @@ class TAN(_Network):
     def _structure(self) -> Structure:
         pairs = self._pairs
         if self.root is None:
-            root = int(np.argmax(mutual_information(pairs)))
+            root = int(np.argmax(without_round_off(mutual_information(pairs))))
         else:
             root = int(self.root)
             if not 0 <= root < pairs.n_features:

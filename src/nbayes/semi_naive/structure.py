@@ -16,6 +16,13 @@ counts and never of the order in which rows arrived.
   largest I(X_j; X_p | C), listed in decreasing order of that weight (the lowest index first
   among equals). The order of the parents matters for missing values and back-off: a prediction
   uses the first L parents (see :mod:`nbayes.semi_naive.network`).
+
+**Ties.** Two informations that are equal in exact arithmetic (an attribute and a per-class
+relabelling of it, say) are sums over the same counts taken in another order (the codes follow
+the order in which values were first seen), so they can differ in their last bits, and the row
+order would then break the tie. Both structures therefore compare the informations on a grid
+of 10⁻⁹ of the largest one (:func:`without_round_off`): differences that small are round-off,
+and ties go by index as above.
 """
 
 from __future__ import annotations
@@ -63,8 +70,24 @@ class Structure:
         ]
 
 
+#: The grid informations are compared on, relative to the largest (module docstring, "Ties").
+RESOLUTION = 1e-9
+
+
+def without_round_off(information: np.ndarray) -> np.ndarray:
+    """The values rounded to a multiple of RESOLUTION times the largest |value|."""
+    information = np.asarray(information, dtype=np.float64)
+    finite = information[np.isfinite(information)]
+    scale = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if scale == 0.0:
+        return information
+    step = scale * RESOLUTION
+    return np.round(information / step) * step
+
+
 def chow_liu_tree(cmi: np.ndarray, root: int) -> Structure:
     """TAN's tree: Prim's maximum spanning tree on ``cmi`` from ``root`` (see the module)."""
+    cmi = without_round_off(cmi)
     d = cmi.shape[0]
     if not 0 <= root < d:
         raise ValueError(f"root must be an attribute index in [0, {d}), got {root}.")
@@ -90,6 +113,7 @@ def chow_liu_tree(cmi: np.ndarray, root: int) -> Structure:
 
 def kdb_structure(mi: np.ndarray, cmi: np.ndarray, k: int) -> Structure:
     """k-DB's parents: rank by ``mi`` and give each attribute its k best earlier ones by ``cmi``."""
+    mi, cmi = without_round_off(mi), without_round_off(cmi)
     d = mi.shape[0]
     order = np.argsort(-mi, kind="stable")
     parents: list[tuple[int, ...]] = [()] * d
