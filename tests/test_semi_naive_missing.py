@@ -111,6 +111,30 @@ def test_batches_and_merges_need_missing_values_skipped():
         nbayes.merge(a, b)
 
 
+def test_models_that_found_nothing_missing_merge_under_the_default():
+    # missing="category" on rows without a missing value skips every column (the union's rows
+    # miss nothing either): the models merge to the one fit, as with missing="skip"
+    X, y = _table(200, 5)
+    complete = X.drop_nulls()
+    labels = y[np.flatnonzero(~X.select(pl.any_horizontal(pl.all().is_null())).to_series())]
+    half = complete.height // 2
+    make = lambda: SemiNaiveBayes("aode", discriminative=False)  # noqa: E731
+    merged = nbayes.merge(
+        make().fit(complete[:half], labels[:half]), make().fit(complete[half:], labels[half:])
+    )
+    whole = make().fit(complete, labels)
+    assert whole.missing_modes_ == ["skip"] * complete.width
+    assert np.abs(merged.predict_proba(X) - whole.predict_proba(X)).max() <= 1e-12
+    # one part that saw a missing value: refused, naming the way out
+    with pytest.raises(ValueError, match="missing='skip'"):
+        nbayes.merge(make().fit(X[:100], y[:100]), make().fit(complete[half:], labels[half:]))
+    with pytest.raises(ValueError, match="missing='skip'"):  # "auto" may skip what was missing
+        nbayes.merge(
+            SemiNaiveBayes("aode", discriminative=False, missing="auto").fit(complete, labels),
+            make().fit(complete, labels),
+        )
+
+
 def test_an_unknown_mode_is_refused():
     X, y = _table(50, 6)
     with pytest.raises(ValueError, match="missing must be one of"):

@@ -29,7 +29,8 @@ class TableMerge:
         for model in (self, *others):
             if isinstance(model, TableMerge):
                 model._refuse_correction("SemiNaiveBayes.merge")
-                model._refuse_missing_choice("SemiNaiveBayes.merge")
+                if not model._nothing_was_missing():
+                    model._refuse_missing_choice("SemiNaiveBayes.merge")
         for other in others:
             self._check_mergeable(other)
         merged = copy.deepcopy(self)
@@ -50,6 +51,13 @@ class TableMerge:
                 merged._words.merge(other._words)
         self.__dict__.update(merged.__dict__)
         return self
+
+    def _nothing_was_missing(self) -> bool:
+        """Whether ``missing="category"`` found no missing value in any column (each column's
+        mode is then "skip"): the fit on the union of the models' rows finds none either, so
+        the models merge as with ``missing="skip"``. (Under "auto" a column may be skipped
+        although values were missing, by a test the union's rows could decide otherwise.)"""
+        return self.missing == "category" and all(m == "skip" for m in self.missing_modes_)
 
     def _check_mergeable(self, other: Any) -> None:
         """Raise, naming the reason, unless ``other``'s counts can be added to this model's."""
