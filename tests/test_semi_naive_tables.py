@@ -258,6 +258,28 @@ def test_fit_passes_over_batches_equals_fit():
     np.testing.assert_array_equal(streamed.cut_points_["humidity"], whole.cut_points_["humidity"])
 
 
+def test_fit_passes_takes_a_list_and_refuses_a_source_that_changes():
+    frame, y = weather()
+    table = pl.from_pandas(frame.assign(play=y))
+    whole = SemiNaiveBayes(KDB(2), missing_values="?").fit(table, target="play")
+    batches = list(table.iter_slices(70))
+    streamed = SemiNaiveBayes(KDB(2), missing_values="?").fit_passes(batches, target="play")
+    np.testing.assert_allclose(
+        streamed.predict_proba(table), whole.predict_proba(table), rtol=1e-12
+    )
+    reads = []
+
+    def shrinking():  # every batch on the first read, the first one only afterwards
+        reads.append(1)
+        return batches if len(reads) == 1 else batches[:1]
+
+    message = f"gave {table.height:,} labelled rows on its first read and 70 on read 2"
+    with pytest.raises(ValueError, match=message):
+        SemiNaiveBayes(KDB(2), missing_values="?").fit_passes(shrinking, target="play")
+    with pytest.raises(TypeError, match=r"once per pass.*not a generator"):
+        SemiNaiveBayes().fit_passes((b for b in batches), target="play")
+
+
 def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():
     frame, y = weather()
     categorical = frame.drop(columns="humidity")

@@ -278,7 +278,10 @@ class SemiNaiveBayes(
         return self._passes(lambda: [(frame, labels, weight)], in_memory=True)
 
     def fit_passes(
-        self, source: Callable[[], Iterable[Any]], *, target: str | None = None
+        self,
+        source: Callable[[], Iterable[Any]] | list[Any] | tuple[Any, ...],
+        *,
+        target: str | None = None,
     ) -> SemiNaiveBayes:
         """Fit from a re-readable source of table batches, making :attr:`passes` passes over it.
 
@@ -288,18 +291,40 @@ class SemiNaiveBayes(
         follow); then the model makes its own passes: the first reads the source and spills
         the encoded rows, which the later ones read, as the correction's passes do with theirs
         (:mod:`nbayes.semi_naive.spill`; where no spill can be written, every pass reads the
-        source).
+        source). A list (or tuple) of batches is a source too; a read that gives another number
+        of rows than the first is a ValueError.
         """
         self._check_params()
+        if isinstance(source, (list, tuple)):
+            given = source
+            source = lambda: given  # noqa: E731 - a list is read again as it is
+        elif not callable(source):
+            raise TypeError(
+                "fit_passes reads its source once per pass: give a function that returns the "
+                f"batches, or a list of them, not a {type(source).__name__}."
+            )
         self._forget()
+        reads: list[int] = []  # the rows of each complete read of the source
 
-        def batches() -> Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]:
+        def labelled() -> Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]:
             for batch in source():
                 if isinstance(batch, tuple):
                     X, y, weight = (*batch, None)[:3]
                     yield self._labelled(X, y, None, weight, None)
                 else:
                     yield self._labelled(batch, None, target, None, None)
+
+        def batches() -> Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]:
+            rows = 0
+            for batch in labelled():
+                rows += batch[0].height
+                yield batch
+            reads.append(rows)
+            if rows != reads[0]:
+                raise ValueError(
+                    f"fit_passes: the source gave {reads[0]:,} labelled rows on its first read "
+                    f"and {rows:,} on read {len(reads)}: it must give the same rows every time."
+                )
 
         return self._passes(batches, in_memory=False)
 
