@@ -81,6 +81,27 @@ def test_standard_input_streams(monkeypatch):
     assert got.equals(frame)
 
 
+@pytest.mark.parametrize("compress", [gzip.compress, zstandard.ZstdCompressor().compress])
+def test_compressed_data_is_known_by_its_first_bytes(tmp_path: Path, monkeypatch, compress):
+    # named without .gz / .zst, or piped in: the magic number says it is compressed
+    frame = sample()
+    data = io.BytesIO()
+    frame.write_csv(data)
+    packed = compress(data.getvalue())
+    path = tmp_path / "data.csv"
+    path.write_bytes(packed)
+    unnamed = tmp_path / "data"
+    unnamed.write_bytes(packed)
+    for source in (path, unnamed):
+        assert read_all(TableReader(source, chunk_bytes=2048)).equals(frame)
+
+    class Stdin:
+        buffer = io.BufferedReader(io.BytesIO(packed))  # a pipe's buffer: it can peek
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    assert read_all(TableReader("-", chunk_bytes=2048)).equals(frame)
+
+
 def test_line_numbers_of_bad_rows(tmp_path: Path):
     path = tmp_path / "bad.csv"
     path.write_text('a,b,c\n1,2,x\n3,4,"quoted\nnewline"\n5,6,z,extra\n7,8\n\n9,10,w\n')

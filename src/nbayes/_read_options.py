@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,15 +33,38 @@ _COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd"
 _SEPARATORS = ("\t", ",", ";", "|")
 
 
+#: The first bytes of a gzip member and of a Zstandard frame.
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"))
+
+
+def _compression_in_content(path: str) -> str | None:
+    """The compression ("gzip" or "zstd") whose magic number the file (or standard input,
+    peeked without consuming it) starts with, else None."""
+    try:
+        if path == "-":
+            head = sys.stdin.buffer.peek(4)[:4]
+        else:
+            with open(path, "rb") as raw:
+                head = raw.read(4)
+    except (OSError, ValueError, AttributeError):  # unreadable here: the reader will say why
+        return None
+    return next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+
+
 def _compression(path: str) -> tuple[str | None, list[str]]:
+    """(compression, the other suffixes of the name): the last suffix's (``.gz``, ``.zst``),
+    else the content's (gzip or Zstandard data named ``data.csv``, or piped in)."""
     suffixes = [s.lower() for s in Path(path).suffixes] if path != "-" else []
     compression = _COMPRESSIONS.get(suffixes[-1]) if suffixes else None
-    return compression, suffixes[:-1] if compression else suffixes
+    if compression is not None:
+        return compression, suffixes[:-1]
+    return (None if os.path.isdir(path) else _compression_in_content(path)), suffixes
 
 
 def detect(path: str, format: str | None = None) -> tuple[str, str | None]:
     """(format, compression) of ``path``: ``format`` if given, else from the extension, else
-    from the content (:func:`sniff`); standard input is CSV unless told otherwise."""
+    from the content (:func:`sniff`); standard input is CSV unless told otherwise; the
+    compression as :func:`_compression` finds it."""
     compression, suffixes = _compression(path)
     if format is None:
         format = _EXTENSIONS.get(suffixes[-1]) if suffixes else None

@@ -201,7 +201,7 @@ def data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "data",
         metavar="DATA",
-        help="a table (CSV, TSV, Parquet or JSON lines; .gz/.zst ok; - for stdin), a folder of "
+        help="a table (CSV, TSV, Parquet or JSON lines; gzip/zstd ok; - for stdin), a folder of "
         "documents with one subfolder per class, or label<TAB>text lines (--format lines)",
     )
     group = parser.add_argument_group("reading the data")
