@@ -382,3 +382,14 @@ def test_a_table_of_identifiers_only_is_refused_in_one_sentence():
     with pytest.raises(ValueError, match=r"no column is left for the structure: \['id'\]"):
         with pytest.warns(UserWarning):
             SemiNaiveBayes().fit(table, target="cls")
+
+
+def test_messages_name_the_model_and_the_python_parameter(tmp_path):
+    frame, _ = weather()
+    with pytest.raises(ValueError, match=r"^SemiNaiveBayes needs the class labels"):
+        SemiNaiveBayes().fit(frame)
+    # the readers serve Python too: their advice names the parameter beside the CLI option
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n1,2\n3,4,5\n")
+    with pytest.raises(ValueError, match=r"--skip-bad-rows \(skip_bad_rows=True in Python\)"):
+        nbayes.read_table(path)

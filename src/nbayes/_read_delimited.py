@@ -228,8 +228,9 @@ class DelimitedReading:
                     raise DataError(
                         self.path,
                         f"a quoted field does not close where its field ends: "
-                        f"{_snippet(text)}. If quotes are part of the values, pass --no-quote; "
-                        "or --skip-bad-rows to drop such rows.",
+                        f"{_snippet(text)}. If quotes are part of the values, pass --no-quote "
+                        "(quote=None in Python), or --skip-bad-rows (skip_bad_rows=True) to "
+                        "drop such rows.",
                         line=int(line),
                     ) from None
                 self.bad_rows += 1

@@ -80,7 +80,7 @@ class DocumentReader:
                             self.path,
                             f"no {self.separator!r} separating a label from the text: "
                             f"{_snippet(line.decode('utf-8', 'replace'))}; pass "
-                            "--skip-bad-rows to drop such lines.",
+                            "--skip-bad-rows (skip_bad_rows=True in Python) to drop such lines.",
                             line=number,
                         )
                     self.bad_rows += 1

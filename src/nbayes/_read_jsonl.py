@@ -68,7 +68,8 @@ class JsonLinesReading:
                 if not self.skip_bad_rows:
                     raise DataError(
                         self.path,
-                        f"not a JSON object: {error}; pass --skip-bad-rows to drop such lines.",
+                        f"not a JSON object: {error}; pass --skip-bad-rows (skip_bad_rows=True "
+                        "in Python) to drop such lines.",
                         line=line + offset,
                     ) from exc
                 self.bad_rows += 1

@@ -115,7 +115,8 @@ class RecordCutting:
                 raise DataError(
                     self.path,
                     f"this row has {int(fields[k])} fields but {against} {expected}; fix the "
-                    "row, or pass --skip-bad-rows to drop such rows.",
+                    "row, or pass --skip-bad-rows (skip_bad_rows=True in Python) to drop such "
+                    "rows.",
                     line=int(lines[k]),
                 )
             self.bad_rows += int(bad.sum())

@@ -120,8 +120,8 @@ class ValueRules:
                         raise DataError(
                             self.path,
                             f"the value {value!r} does not fit the column's type {dtype}, "
-                            "which was inferred from the first rows; pass --skip-bad-rows to "
-                            "drop such rows.",
+                            "which was inferred from the first rows; pass --skip-bad-rows "
+                            "(skip_bad_rows=True in Python) to drop such rows.",
                             line=int(lines[row]),
                             column=name,
                         )

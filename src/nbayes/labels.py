@@ -35,14 +35,19 @@ from ._validation import warn_dropped as warn_dropped
 from .exceptions import suggest_names
 from .tables import apply_missing, to_frame
 
-#: What a table model says when it is given no labels.
-NO_LABELS = (
-    "NaiveBayes needs the class labels: pass y, or target='column name' (NaiveBayes requires y "
-    "to be passed, but the target y is None)."
-)
+
+def no_labels(estimator: str = "NaiveBayes") -> str:
+    """What a table model says when it is given no labels (its second sentence is the one
+    scikit-learn's estimator checks look for)."""
+    return (
+        f"{estimator} needs the class labels: pass y, or target='column name' ({estimator} "
+        "requires y to be passed, but the target y is None)."
+    )
 
 
-def label_source(y: Any, target: str | None) -> tuple[Any, str | None]:
+def label_source(
+    y: Any, target: str | None, estimator: str = "NaiveBayes"
+) -> tuple[Any, str | None]:
     """``(y, target)`` with exactly one of them set: a string ``y`` names the target column.
 
     Raises ValueError when both or neither are given."""
@@ -51,7 +56,7 @@ def label_source(y: Any, target: str | None) -> tuple[Any, str | None]:
     if target is not None and y is not None:
         raise ValueError("give the class labels once: as y or as target='column', not both.")
     if target is None and y is None:
-        raise ValueError(NO_LABELS)
+        raise ValueError(no_labels(estimator))
     return y, target
 
 
@@ -65,13 +70,17 @@ def check_target_column(target: str, columns: Sequence[str]) -> None:
 
 
 def split_target(
-    frame: pl.DataFrame, y: Any, target: str | None, markers: Sequence[Any]
+    frame: pl.DataFrame,
+    y: Any,
+    target: str | None,
+    markers: Sequence[Any],
+    estimator: str = "NaiveBayes",
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The feature columns and the labels (missing ones as null, ``markers`` applied).
 
     ``frame`` is the table as the model read it; ``y`` and ``target`` as :func:`label_source`
     takes them. Labels given as ``y`` must have one value per row of ``frame``."""
-    y, target = label_source(y, target)
+    y, target = label_source(y, target, estimator)
     if target is not None:
         check_target_column(target, frame.columns)
         labels = frame.get_column(target)

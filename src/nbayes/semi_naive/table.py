@@ -235,7 +235,9 @@ class SemiNaiveBayes(
     ) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
         """The feature frame, the labels and the weights of the rows whose label is known (the
         rules of :mod:`nbayes.labels`)."""
-        frame, labels = split_target(self._frame(X, columns), y, target, self._markers())
+        frame, labels = split_target(
+            self._frame(X, columns), y, target, self._markers(), "SemiNaiveBayes"
+        )
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
         rows = labelled_rows(frame, labels, weight, stacklevel=3)
         return rows.frame, rows.values, rows.weight

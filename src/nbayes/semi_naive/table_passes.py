@@ -131,7 +131,9 @@ class TablePasses:
         self, X: Any, y: Any = None, *, target: str | None = None, sample_weight: Any = None
     ) -> LabelledRows:
         """One piece read as :meth:`fit` reads a table; no error for a piece without rows."""
-        frame, labels = split_target(self._frame(X), y, target, self._markers())
+        frame, labels = split_target(
+            self._frame(X), y, target, self._markers(), "SemiNaiveBayes"
+        )
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
         return keep_labelled(frame, labels, weight)
 
