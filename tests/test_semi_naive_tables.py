@@ -393,3 +393,15 @@ def test_messages_name_the_model_and_the_python_parameter(tmp_path):
     path.write_text("a,b\n1,2\n3,4,5\n")
     with pytest.raises(ValueError, match=r"--skip-bad-rows \(skip_bad_rows=True in Python\)"):
         nbayes.read_table(path)
+
+
+def test_a_loss_of_the_wrong_shape_at_fit_and_infinity_at_prediction_are_refused():
+    frame, y = weather()
+    for model in (nbayes.NaiveBayes, SemiNaiveBayes):
+        # the shape is known once the classes are: fit says so, not the first prediction
+        with pytest.raises(ValueError, match=r"loss must have shape .*got shape \(2, 3\)"):
+            model(loss=[[0, 1, 2], [1, 0, 1]], missing_values="?").fit(frame, y)
+    fitted = SemiNaiveBayes(missing_values="?").fit(frame, y)
+    infinite = frame.iloc[:3].assign(humidity=[1.0, np.inf, 2.0])
+    with pytest.raises(ValueError, match=r"column 'humidity' has the value inf at row 1"):
+        fitted.predict_proba(infinite)

@@ -30,6 +30,7 @@ from ._validation import (
     check_positive_number,
     check_sample_weight,
 )
+from .decision import validate_loss
 from .exceptions import caller_stacklevel
 from .families._group import Settings
 from .families.auto import MISSING_MODES
@@ -298,6 +299,7 @@ class NaiveBayes(
         classes, cls = class_indices(labels)
         check_classes(classes)
         validate_prior(self._prior_spec(), len(classes), name="class_prior")  # its length
+        validate_loss(self.loss, len(classes), name="loss")  # its shape, before any prediction
         self._fit_columns = list(frame.columns)
         self._build(frame, len(classes), require_observed=True)
         self.classes_ = classes

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from .._validation import check_sample_weight
+from ..decision import validate_loss
 from ..encoding import CategoricalEncoder
 from ..families.intervals import cut_points
 from ..families.sketch import ValueSketches
@@ -95,6 +96,8 @@ class TablePasses:
         :meth:`NaiveBayes.fit <nbayes.NaiveBayes.fit>` refuses it (``partial_fit``, as there,
         may start with one)."""
         check_classes(first.classes)
+        if self.loss is not None:  # its shape, before any prediction (else the structure's)
+            validate_loss(self.loss, len(first.classes), name="loss")
         self._encoder = first.encoder
         self._words = first.words
         self._check_observed(first.sketches, first.numeric)
