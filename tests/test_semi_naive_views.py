@@ -99,6 +99,9 @@ def test_tables_show_missing_as_a_value_where_it_is_one():
             assert part["probability"].sum() == pytest.approx(1.0)
     assert tables["a"]["value"].to_list()[:3] == ["x", "y", None]
     assert tables["n"]["lower"][-1] is None and tables["n"]["upper"][-1] is None
+    # and an explanation calls that value missing (not "unseen value", nor an interval)
+    text = str(model.explain({"a": None, "n": None}))
+    assert "a = missing" in text and "n = missing" in text and "unseen" not in text
 
 
 def test_a_term_is_the_change_in_log_odds_when_the_attribute_is_missing(fitted):

@@ -182,10 +182,10 @@ def contributions(
 def shown_value(model: Any, j: int, code: float) -> str:
     """What code ``code`` of modelled column j stands for: a category, or an interval."""
     spec = model.schema_[j]
+    if code != code or model._missing_codes.get(j) == code:  # missing, or missing as a value
+        return "missing"
     if spec.family == "categorical":
         return model._encoder.display(model._encoder.names.index(spec.name), code)
-    if code != code:
-        return "missing"
     edges = [-np.inf, *model.cut_points_[spec.name].tolist(), np.inf]
     low, high = edges[int(code)], edges[int(code) + 1]
     return f"({low:.6g}, {high:.6g}]".replace("(-inf", "(-∞").replace("inf]", "∞)")
