@@ -147,6 +147,19 @@ def test_a_missing_feature_is_shown_as_missing_and_left_out():
         model.explain(pl.concat([one_row, one_row]))
 
 
+def test_an_identifier_column_is_shown_as_left_out_not_missing():
+    X, y = buys_computer()
+    frame = pl.DataFrame(X).with_columns(pl.Series("id", [f"r{i}" for i in range(len(y))]))
+    model = nbayes.NaiveBayes(alpha=0, families={"id": "ignore"}).fit(frame, y)
+    e = model.explain({**QUERY, "id": "r999"})
+    line = next(ln for ln in str(e).splitlines() if ln.startswith("id "))
+    assert line.split()[:4] == ["id", "is", "left", "out"] and line.split()[-1] == "ignored"
+    assert "id is left out" in e._repr_html_() and "id is missing" not in str(e)
+    # it takes no part: the posterior is that of the four features (exact fractions)
+    joint_yes, joint_no = product(YES) * PRIOR_YES, product(NO) * PRIOR_NO
+    assert e.posterior[1] == pytest.approx(float(joint_yes / (joint_yes + joint_no)), rel=1e-14)
+
+
 def mixed_model():
     rng = np.random.default_rng(0)
     n = 200

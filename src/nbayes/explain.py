@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .families._group import LEFT_OUT
 from .families._group import format_figure as _number
 
 
@@ -120,12 +121,25 @@ class Explanation:
 
         return explanation_html(self)
 
+    def feature_rows(self) -> list[tuple[str, np.ndarray | list[str]]]:
+        """Each column's line of the worked table: P(x_j = value | c) (p for a density), or
+        why it has none (a missing value is skipped; an identifier is left out)."""
+        out: list[tuple[str, np.ndarray | list[str]]] = []
+        for name, value, density, row in zip(
+            self.features, self.values, self.densities, self.log_likelihood, strict=True
+        ):
+            if np.isnan(row).all() and value == LEFT_OUT:
+                out.append((f"{name} is left out", ["ignored"] * len(self.classes)))
+            elif np.isnan(row).all():
+                out.append((f"{name} is missing", ["skipped"] * len(self.classes)))
+            else:
+                out.append((f"{'p' if density else 'P'}({name}={value} | c)", np.exp(row)))
+        return out
+
     def __str__(self) -> str:
         classes = [str(c) for c in self.classes]
-        labels = []
-        for name, value, density in zip(self.features, self.values, self.densities, strict=True):
-            labels.append(f"{'p' if density else 'P'}({name}={value} | c)")
-        width = max([len(label) for label in labels] + [22])
+        rows = self.feature_rows()
+        width = max([len(label) for label, _ in rows] + [22])
         column = max([len(c) for c in classes] + [10])
 
         def line(label: str, values: np.ndarray | list[str]) -> str:
@@ -134,11 +148,7 @@ class Explanation:
 
         out = [f"{'':<{width}}" + "".join(f"  {c:>{column}}" for c in classes)]
         out.append(line("P(c)", self.prior))
-        for name, label, row in zip(self.features, labels, self.log_likelihood, strict=True):
-            if np.isnan(row).all():
-                out.append(line(f"{name} is missing", ["skipped"] * len(classes)))
-            else:
-                out.append(line(label, np.exp(row)))
+        out.extend(line(label, cells) for label, cells in rows)
         out.append(line("P(x | c) = ∏ P(x_j | c)", self.product))
         out.append(line("Σ log P(x_j | c)", self.log_evidence))
         out.append(line("P(x | c) P(c)", self.joint))

@@ -32,7 +32,7 @@ def _numeric(text: str) -> bool:
     try:
         float(text.replace(",", "").rstrip("%"))
     except ValueError:
-        return text in ("skipped", "-inf", "inf")
+        return text in ("skipped", "ignored", "-inf", "inf")
     return True
 
 
@@ -72,17 +72,7 @@ def explanation_html(explanation: Any) -> str:
     contributions to the log-odds of the two most probable classes."""
     classes = [str(c) for c in explanation.classes]
     rows: list[list[Any]] = [["P(c)", *explanation.prior]]
-    for name, value, density, row in zip(
-        explanation.features,
-        explanation.values,
-        explanation.densities,
-        explanation.log_likelihood,
-        strict=True,
-    ):
-        if np.isnan(row).all():
-            rows.append([f"{name} is missing", *["skipped"] * len(classes)])
-        else:
-            rows.append([f"{'p' if density else 'P'}({name}={value} | c)", *np.exp(row)])
+    rows.extend([label, *cells] for label, cells in explanation.feature_rows())
     rows.append(["P(x | c) = ∏ P(x_j | c)", *explanation.product])
     rows.append(["Σ log P(x_j | c)", *explanation.log_evidence])
     rows.append(["P(x | c) P(c)", *explanation.joint])

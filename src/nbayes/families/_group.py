@@ -343,6 +343,10 @@ def format_number(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 1e5 else f"{value:.4g}"
 
 
+#: The value an explanation shows for a column the model leaves out (an identifier).
+LEFT_OUT = "left out"
+
+
 def format_figure(value: float) -> str:
     """A probability or log-likelihood in a worked table: 0.125, 1.234e-05, -inf."""
     if value == 0 or not np.isfinite(value):

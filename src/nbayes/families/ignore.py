@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ._group import ColumnGroup, Settings
+from ._group import LEFT_OUT, ColumnGroup, Settings
 from ._registry import Family, register
 
 
@@ -74,7 +74,7 @@ class IgnoredColumns(ColumnGroup):
         return np.zeros((block.shape[0], self.n_classes))
 
     def explain_row(self, block: Any, settings: Settings) -> list[tuple[str, str, np.ndarray]]:
-        return [(name, "left out", np.full(self.n_classes, np.nan)) for name in self.names]
+        return [(name, LEFT_OUT, np.full(self.n_classes, np.nan)) for name in self.names]
 
     def tables(
         self, classes: np.ndarray, settings: Settings, *, grid: int = 200
