@@ -61,6 +61,10 @@ def test_a_numpy_array_with_other_columns_and_sparse_input_are_refused():
     model = nbayes.NaiveBayes().fit(np.arange(12.0).reshape(6, 2), [0, 1] * 3)
     with pytest.raises(ValueError, match="X has 3 features, but NaiveBayes is expecting 2"):
         model.predict(np.zeros((2, 3)))
+    codes = np.array([["a", "b", "c"], ["b", "a", "c"]] * 5)
+    semi = nbayes.SemiNaiveBayes().fit(codes, [0, 1] * 5)
+    with pytest.raises(ValueError, match="X has 2 features, but SemiNaiveBayes is expecting 3"):
+        semi.predict(codes[:, :2])
     with pytest.raises(TypeError, match="sparse input is not supported"):
         nbayes.NaiveBayes().fit(sp.csr_array(np.eye(4)), [0, 1, 0, 1])
     with pytest.warns(nbayes.DataConversionWarning, match="column-vector y"):

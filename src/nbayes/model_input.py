@@ -21,7 +21,7 @@ from .labels import (
 )
 from .row_sample import RowSample
 from .schema import ColumnSpec, lacking_columns, schema_for
-from .tables import apply_missing, missing_markers, to_frame
+from .tables import apply_missing, fitted_array_columns, missing_markers, to_frame
 
 if TYPE_CHECKING:
     pass
@@ -91,12 +91,7 @@ class TableInput:
 
     def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
         if columns is None and isinstance(X, np.ndarray):
-            columns = getattr(self, "_fit_columns", None)
-            if columns is not None and X.ndim == 2 and X.shape[1] != len(columns):
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but NaiveBayes is expecting {len(columns)} "
-                    "features as input (a NumPy array's columns are taken in the fitted order)."
-                )
+            columns = fitted_array_columns(X, getattr(self, "_fit_columns", None), "NaiveBayes")
         markers = self._markers()
         return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 

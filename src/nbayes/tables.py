@@ -306,6 +306,19 @@ def _columns_with_nan(frame: pl.DataFrame, names: list[str]) -> set[str]:
     return found
 
 
+def fitted_array_columns(
+    X: np.ndarray, columns: list[str] | None, estimator: str
+) -> list[str] | None:
+    """The names a fitted model gives a NumPy array's columns (those it was fitted on, in
+    order), after checking that the array has that many columns."""
+    if columns is not None and X.ndim == 2 and X.shape[1] != len(columns):
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {estimator} is expecting {len(columns)} "
+            "features as input (a NumPy array's columns are taken in the fitted order)."
+        )
+    return columns
+
+
 def missing_markers(missing_values: Any) -> list[Any]:
     """The user's ``missing_values`` as a list of markers."""
     if missing_values is None:

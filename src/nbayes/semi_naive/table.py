@@ -46,7 +46,7 @@ from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
 from ..labels import labelled_rows, matches, split_target
 from ..schema import lacking_columns
-from ..tables import apply_missing, missing_markers, to_frame
+from ..tables import apply_missing, fitted_array_columns, missing_markers, to_frame
 from . import table_files
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .classifier import Encoded, SemiNaiveClassifier
@@ -227,7 +227,9 @@ class SemiNaiveBayes(
 
     def _frame(self, X: Any, columns: Any = None) -> pl.DataFrame:
         if columns is None and isinstance(X, np.ndarray):
-            columns = getattr(self, "_fit_columns", None)
+            columns = fitted_array_columns(
+                X, getattr(self, "_fit_columns", None), "SemiNaiveBayes"
+            )
         markers = self._markers()
         return apply_missing(to_frame(X, columns=columns, markers=markers), markers)
 
