@@ -405,3 +405,17 @@ def test_a_loss_of_the_wrong_shape_at_fit_and_infinity_at_prediction_are_refused
     infinite = frame.iloc[:3].assign(humidity=[1.0, np.inf, 2.0])
     with pytest.raises(ValueError, match=r"column 'humidity' has the value inf at row 1"):
         fitted.predict_proba(infinite)
+
+
+@pytest.mark.parametrize("model", [nbayes.NaiveBayes, SemiNaiveBayes])
+def test_a_near_miss_of_a_missing_marker_is_pointed_out_in_python(model):
+    # UCI files read with pandas keep the space before '?': a value unless the user says so
+    frame = pd.DataFrame({"a": ["x", " ?", "y", "?"] * 10, "label": ["p", "q"] * 20})
+    with pytest.warns(UserWarning, match=r"column 'a' holds ' \?' \(10 times, first at row 1\).*"
+                      r"not the missing-value marker '\?' but nearly") as caught:  # fmt: skip
+        model(missing_values="?").fit(frame, target="label")
+    assert caught[0].filename == __file__  # at the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no marker given, or none nearly matched: no word
+        model().fit(frame, target="label")
+        model(missing_values=["?", " ?"]).fit(frame, target="label")

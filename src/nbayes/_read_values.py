@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from ._read_common import DataError
+from .tables import near_missing_marker
 
 
 def _padded(body: bytes, separator: bytes) -> bool:
@@ -135,32 +136,20 @@ class ValueRules:
         as values, not as missing."""
         if self._near_misses_checked:
             return
-        wanted = {m.strip().casefold() for m in self.missing}
-        for name, dtype in frame.schema.items():
-            if dtype != pl.String:
-                continue
-            column = frame.get_column(name)
-            # the distinct values are looked at first: a column holds far fewer of them than
-            # rows, and a near miss is rare
-            distinct = column.unique()
-            near_values = distinct.filter(
-                distinct.str.strip_chars().str.to_lowercase().is_in(list(wanted))
-                & ~distinct.is_in(self.missing)
-            )
-            if near_values.len():
-                near = column.is_in(near_values.to_list())
-                row = int(near.arg_true()[0])
-                where = f"line {first_line + row:,}" if first_line is not None else f"row {row:,}"
-                self._near_misses_checked = True
-                warnings.warn(
-                    f"{self.path}: column {name!r} holds {column[row]!r} ({int(near.sum()):,} "
-                    f"times in a chunk, first at {where}), which is not the missing-value "
-                    f"marker {self.missing if len(self.missing) > 1 else self.missing[0]!r} but "
-                    "nearly; it is read as a value. Pass it to --missing if it means missing.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                return
+        found = near_missing_marker(frame, self.missing)
+        if found is None:
+            return
+        name, value, times, row = found
+        where = f"line {first_line + row:,}" if first_line is not None else f"row {row:,}"
+        self._near_misses_checked = True
+        warnings.warn(
+            f"{self.path}: column {name!r} holds {value!r} ({times:,} times in a chunk, first "
+            f"at {where}), which is not the missing-value marker "
+            f"{self.missing if len(self.missing) > 1 else self.missing[0]!r} but nearly; it is "
+            "read as a value. Pass it to --missing if it means missing.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def _markers_as_null(self, frame: pl.DataFrame) -> pl.DataFrame:
         if not self.missing:

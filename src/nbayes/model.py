@@ -50,7 +50,7 @@ from .model_input import PreparedTable, TableInput
 from .model_partitions import NaiveBayesPartitions
 from .model_views import NaiveBayesViews
 from .priors import validate_prior
-from .tables import missing_markers
+from .tables import missing_markers, warn_near_missing_marker
 
 #: The values of the ``calibration`` parameter.
 CALIBRATION_MODES = ("auto", None)
@@ -293,6 +293,7 @@ class NaiveBayes(
         self._fit_columns = None  # a new fit: NumPy columns are not named after an old one's
         self.missing_markers_ = missing_markers(self.missing_values)
         frame = self._frame(X, columns)
+        warn_near_missing_marker(frame, self.missing_markers_, "missing_values")
         frame, labels = self._split_target(frame, y, target)
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, labels, weight = self._drop_missing_target(frame, labels, weight)

@@ -7,6 +7,7 @@ Missing values are None, NaN, null, pandas NA and NaT, and any user marker such 
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +18,7 @@ import polars as pl
 from ._validation import is_missing as _is_missing
 from ._validation import mixed_kinds_error
 from ._validation import value_kind as _kind
+from .exceptions import caller_stacklevel
 from .schema import column_kind
 
 
@@ -248,6 +250,49 @@ def _object_or_array(name: str, values: Any, markers: Sequence[str] = ()) -> pl.
             f"column {name!r} holds dates or times; convert it to a number or category."
         )
     return _object_series(name, list(array), markers)
+
+
+def near_missing_marker(
+    frame: pl.DataFrame, markers: Sequence[Any]
+) -> tuple[str, str, int, int] | None:
+    """(column, value, times, first row) of the first text value that is one of the text
+    ``markers`` but for whitespace or letter case (``" ?"`` for ``"?"``, ``"na"`` for ``"NA"``):
+    such a value is read as a value, not as missing. None when there is none."""
+    text = [m for m in markers if isinstance(m, str)]
+    if not text:
+        return None
+    wanted = list({m.strip().casefold() for m in text})
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String:
+            continue
+        column = frame.get_column(name)
+        # the distinct values first: a column holds far fewer of them than rows
+        distinct = column.unique()
+        near_values = distinct.filter(
+            distinct.str.strip_chars().str.to_lowercase().is_in(wanted) & ~distinct.is_in(text)
+        )
+        if near_values.len():
+            near = column.is_in(near_values.to_list())
+            row = int(near.arg_true()[0])
+            return name, column[row], int(near.sum()), row
+    return None
+
+
+def warn_near_missing_marker(frame: pl.DataFrame, markers: Sequence[Any], option: str) -> None:
+    """A UserWarning naming the first near miss of a marker (:func:`near_missing_marker`) and
+    the ``option`` that would make it missing."""
+    found = near_missing_marker(frame, markers)
+    if found is None:
+        return
+    name, value, times, row = found
+    text = [m for m in markers if isinstance(m, str)]
+    warnings.warn(
+        f"column {name!r} holds {value!r} ({times:,} times, first at row {row:,}), which is not "
+        f"the missing-value marker {text if len(text) > 1 else text[0]!r} but nearly; it is read "
+        f"as a value. Add it to {option} if it means missing.",
+        UserWarning,
+        stacklevel=caller_stacklevel(),
+    )
 
 
 def apply_missing(frame: pl.DataFrame, markers: Sequence[Any]) -> pl.DataFrame:

@@ -46,7 +46,13 @@ from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
 from ..labels import labelled_rows, matches, split_target
 from ..schema import lacking_columns
-from ..tables import apply_missing, fitted_array_columns, missing_markers, to_frame
+from ..tables import (
+    apply_missing,
+    fitted_array_columns,
+    missing_markers,
+    to_frame,
+    warn_near_missing_marker,
+)
 from . import table_files
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .classifier import Encoded, SemiNaiveClassifier
@@ -281,6 +287,7 @@ class SemiNaiveBayes(
         self._check_params()
         self._forget()
         frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
+        warn_near_missing_marker(frame, self._markers(), "missing_values")
         return self._passes(lambda: [(frame, labels, weight)], in_memory=True)
 
     def fit_passes(
