@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import io
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from ._read_common import DataError
-from .tables import near_missing_marker
 
 
 def _padded(body: bytes, separator: bytes) -> bool:
@@ -82,6 +83,32 @@ def _cast(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
             .otherwise(None)
         )
     return column.cast(dtype, strict=False)
+
+
+def near_missing_marker(
+    frame: pl.DataFrame, markers: Sequence[Any]
+) -> tuple[str, str, int, int] | None:
+    """(column, value, times, first row) of the first text value that is one of the text
+    ``markers`` but for whitespace or letter case (``" ?"`` for ``"?"``, ``"na"`` for ``"NA"``):
+    such a value is read as a value, not as missing. None when there is none."""
+    text = [m for m in markers if isinstance(m, str)]
+    if not text:
+        return None
+    wanted = list({m.strip().casefold() for m in text})
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String:
+            continue
+        column = frame.get_column(name)
+        # the distinct values first: a column holds far fewer of them than rows
+        distinct = column.unique()
+        near_values = distinct.filter(
+            distinct.str.strip_chars().str.to_lowercase().is_in(wanted) & ~distinct.is_in(text)
+        )
+        if near_values.len():
+            near = column.is_in(near_values.to_list())
+            row = int(near.arg_true()[0])
+            return name, column[row], int(near.sum()), row
+    return None
 
 
 class ValueRules:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ._read_values import near_missing_marker
 from ._validation import is_missing as _is_missing
 from ._validation import mixed_kinds_error
 from ._validation import value_kind as _kind
@@ -250,32 +251,6 @@ def _object_or_array(name: str, values: Any, markers: Sequence[str] = ()) -> pl.
             f"column {name!r} holds dates or times; convert it to a number or category."
         )
     return _object_series(name, list(array), markers)
-
-
-def near_missing_marker(
-    frame: pl.DataFrame, markers: Sequence[Any]
-) -> tuple[str, str, int, int] | None:
-    """(column, value, times, first row) of the first text value that is one of the text
-    ``markers`` but for whitespace or letter case (``" ?"`` for ``"?"``, ``"na"`` for ``"NA"``):
-    such a value is read as a value, not as missing. None when there is none."""
-    text = [m for m in markers if isinstance(m, str)]
-    if not text:
-        return None
-    wanted = list({m.strip().casefold() for m in text})
-    for name, dtype in frame.schema.items():
-        if dtype != pl.String:
-            continue
-        column = frame.get_column(name)
-        # the distinct values first: a column holds far fewer of them than rows
-        distinct = column.unique()
-        near_values = distinct.filter(
-            distinct.str.strip_chars().str.to_lowercase().is_in(wanted) & ~distinct.is_in(text)
-        )
-        if near_values.len():
-            near = column.is_in(near_values.to_list())
-            row = int(near.arg_true()[0])
-            return name, column[row], int(near.sum()), row
-    return None
 
 
 def warn_near_missing_marker(frame: pl.DataFrame, markers: Sequence[Any], option: str) -> None:
