@@ -58,7 +58,10 @@ def _compression(path: str) -> tuple[str | None, list[str]]:
     compression = _COMPRESSIONS.get(suffixes[-1]) if suffixes else None
     if compression is not None:
         return compression, suffixes[:-1]
-    return (None if os.path.isdir(path) else _compression_in_content(path)), suffixes
+    # a regular file or standard input (peeked): reading a named pipe's first bytes here
+    # would take them from the reader
+    regular = path == "-" or os.path.isfile(path)
+    return (_compression_in_content(path) if regular else None), suffixes
 
 
 def detect(path: str, format: str | None = None) -> tuple[str, str | None]:

@@ -329,8 +329,11 @@ def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
     cast = {s.name: s.dtype for s in specs if schema[s.name] != s.dtype}
     try:
         # picking columns by name, and casting only those whose type differs, costs far less
-        # than one expression per column on a table of 100,000 columns
-        picked = frame if frame.columns == names else frame[names] if names else frame.select()
+        # than one expression per column on a table of 100,000 columns (a new frame over the
+        # same columns: never the caller's object itself)
+        if not names:
+            return frame.select()
+        picked = frame.clone() if frame.columns == names else frame[names]
         return picked.cast(cast) if cast else picked
     except pl.exceptions.PolarsError as exc:
         dtypes = {s.name: s.dtype for s in specs}
