@@ -388,6 +388,10 @@ def test_messages_name_the_model_and_the_python_parameter(tmp_path):
     frame, _ = weather()
     with pytest.raises(ValueError, match=r"^SemiNaiveBayes needs the class labels"):
         SemiNaiveBayes().fit(frame)
+    labelled = frame.assign(label=["p", "q"] * (len(frame) // 2) + ["p"] * (len(frame) % 2))
+    for model in (nbayes.NaiveBayes, SemiNaiveBayes):
+        with pytest.raises(ValueError, match=r"families names the target column 'label'"):
+            model(families={"label": "categorical"}).fit(labelled, target="label")
     # the readers serve Python too: their advice names the parameter beside the CLI option
     path = tmp_path / "bad.csv"
     path.write_text("a,b\n1,2\n3,4,5\n")

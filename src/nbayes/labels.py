@@ -75,14 +75,21 @@ def split_target(
     target: str | None,
     markers: Sequence[Any],
     estimator: str = "NaiveBayes",
+    families: Any = None,
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The feature columns and the labels (missing ones as null, ``markers`` applied).
 
     ``frame`` is the table as the model read it; ``y`` and ``target`` as :func:`label_source`
-    takes them. Labels given as ``y`` must have one value per row of ``frame``."""
+    takes them. Labels given as ``y`` must have one value per row of ``frame``. ``families``
+    (the model's parameter) may not name the target column: the labels are no feature."""
     y, target = label_source(y, target, estimator)
     if target is not None:
         check_target_column(target, frame.columns)
+        if isinstance(families, dict) and target in families:
+            raise ValueError(
+                f"families names the target column {target!r}: the class labels are not a "
+                "feature and have no family (name the feature columns only)."
+            )
         labels = frame.get_column(target)
         frame = frame[[name for name in frame.columns if name != target]]  # drop: slow if wide
     else:

@@ -99,7 +99,7 @@ class TableInput:
         self, frame: pl.DataFrame, y: Any, target: str | None
     ) -> tuple[pl.DataFrame, pl.Series]:
         """The feature columns and the labels, by the rules of :mod:`nbayes.labels`."""
-        return split_target(frame, y, target, self._markers())
+        return split_target(frame, y, target, self._markers(), "NaiveBayes", self.families)
 
     def _drop_missing_target(
         self, frame: pl.DataFrame, labels: pl.Series, weight: np.ndarray

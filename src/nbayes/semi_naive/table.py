@@ -245,7 +245,7 @@ class SemiNaiveBayes(
         """The feature frame, the labels and the weights of the rows whose label is known (the
         rules of :mod:`nbayes.labels`)."""
         frame, labels = split_target(
-            self._frame(X, columns), y, target, self._markers(), "SemiNaiveBayes"
+            self._frame(X, columns), y, target, self._markers(), "SemiNaiveBayes", self.families
         )
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
         rows = labelled_rows(frame, labels, weight, stacklevel=3)

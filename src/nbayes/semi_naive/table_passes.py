@@ -135,7 +135,7 @@ class TablePasses:
     ) -> LabelledRows:
         """One piece read as :meth:`fit` reads a table; no error for a piece without rows."""
         frame, labels = split_target(
-            self._frame(X), y, target, self._markers(), "SemiNaiveBayes"
+            self._frame(X), y, target, self._markers(), "SemiNaiveBayes", self.families
         )
         weight = check_sample_weight(sample_weight, frame.height, estimator="SemiNaiveBayes")
         return keep_labelled(frame, labels, weight)
