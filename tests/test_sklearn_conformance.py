@@ -294,3 +294,53 @@ def test_set_params_and_pipeline_params(cls):
     assert pipeline.get_params()[f"nb__{key}"] == values[-1]
     with pytest.raises(ValueError, match="Invalid parameter 'nonsense'"):
         cls().set_params(nonsense=1)
+
+
+# --------------------------------------------------------------------------- declared constructors
+DECLARED = [
+    nbayes.MultinomialNB,
+    nbayes.ComplementNB,
+    nbayes.BernoulliNB,
+    nbayes.CategoricalNB,
+    nbayes.semi_naive.AODE,
+    nbayes.semi_naive.WAODE,
+    nbayes.semi_naive.AnDE,
+    nbayes.semi_naive.HNB,
+    nbayes.semi_naive.TAN,
+    nbayes.semi_naive.KDB,
+    nbayes.semi_naive.SelectiveKDB,
+    nbayes.text.TextVectorizer,
+    nbayes.text.TextClassifier,
+]
+
+
+@pytest.mark.parametrize("cls", DECLARED, ids=[c.__name__ for c in DECLARED])
+def test_a_declared_constructor_behaves_as_a_written_one(cls):
+    """Constructors built from a parameter list (nbayes._params.constructor) store each argument
+    unchanged, report their defaults, refuse unknown names as Python would, and clone."""
+    import inspect
+
+    signature = inspect.signature(cls)
+    assert "self" not in signature.parameters
+    model = cls()
+    for name, parameter in signature.parameters.items():
+        assert getattr(model, name) is parameter.default, name
+        assert parameter.annotation is not inspect.Parameter.empty, name
+    name = next(iter(signature.parameters))
+    marker = object()
+    assert getattr(cls(**{name: marker}), name) is marker
+    assert clone(cls(**{name: 7})).get_params()[name] == 7
+    assert repr(cls(**{name: 7})) == f"{cls.__name__}({name}=7)"
+    with pytest.raises(TypeError, match=f"{cls.__name__}.*unexpected keyword argument 'colour'"):
+        cls(colour=1)
+    positional = [
+        p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+    with pytest.raises(TypeError, match=f"{cls.__name__}.*too many positional"):
+        cls(*([1] * (len(positional) + 1)))
+
+
+def test_structures_take_their_first_parameter_by_position():
+    assert nbayes.semi_naive.KDB(2).k == 2
+    assert nbayes.semi_naive.AnDE(1).n == 1
+    assert nbayes.semi_naive.SelectiveKDB(4, alpha=0.5).get_params()["k"] == 4

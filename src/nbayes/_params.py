@@ -3,9 +3,48 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+
+
+def constructor(
+    *positional: str, annotations: Mapping[str, str], **defaults: Any
+) -> Callable[..., None]:
+    """An ``__init__`` that takes the parameters ``defaults`` names, in that order, and stores
+    each argument unchanged (what scikit-learn asks of a constructor).
+
+    The names in ``positional`` may be passed by position (they come first); the others are
+    keyword-only. ``annotations`` gives each parameter's type, as text. The signature is the
+    function's ``__signature__``, so ``inspect``, ``get_params``, ``clone`` and the documentation
+    read it as if it were written out: estimators that share most of their parameters declare
+    them once.
+    """
+    self = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = [self]
+    for name, default in defaults.items():
+        kind = (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD
+            if name in positional
+            else inspect.Parameter.KEYWORD_ONLY
+        )
+        parameters.append(
+            inspect.Parameter(name, kind, default=default, annotation=annotations[name])
+        )
+    signature = inspect.Signature(parameters, return_annotation="None")
+
+    def __init__(self: ParamsMixin, *args: Any, **kwargs: Any) -> None:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as error:  # as Python says it, naming the estimator
+            raise TypeError(f"{type(self).__name__}(): {error}") from None
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    return __init__
 
 
 class ParamsMixin:

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import NaiveBayesClassifier
+from ._params import constructor
 from ._validation import (
     MAX_ABS_VALUE,
     _sparse_position,
@@ -44,6 +45,20 @@ from .families.gaussian import GaussianMoments, chan_merge
 
 _ALPHA_FLOOR = 1e-10
 
+# the parameters of the count models: scikit-learn's, then the prior's λ and the loss matrix
+COUNT_PARAMETER_TYPES = {
+    "alpha": "float | Any",
+    "force_alpha": "bool",
+    "fit_prior": "bool",
+    "class_prior": "Any",
+    "norm": "bool",
+    "binarize": "float | None",
+    "min_categories": "int | Any",
+    "unknown": "str",
+    "prior_alpha": "float | None",
+    "loss": "Any",
+}
+
 
 class _DiscreteNB(NaiveBayesClassifier):
     """Shared parameters of the count-based models (scikit-learn's _BaseDiscreteNB)."""
@@ -51,17 +66,10 @@ class _DiscreteNB(NaiveBayesClassifier):
     _poor_score = True
 
     # the parameters of MultinomialNB and PoissonNB; the other count models add theirs
-    def __init__(
-        self,
-        *,
-        alpha: float | Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = constructor(
+        annotations=COUNT_PARAMETER_TYPES,
+        alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, prior_alpha=None, loss=None,
+    )  # fmt: skip
 
     def _prior_spec(self) -> str | np.ndarray:
         if self.class_prior is not None:
@@ -153,18 +161,11 @@ class ComplementNB(_CountsNB):
     """Complement naive Bayes (Rennie et al. 2003), with (``norm=True``) or without weight
     normalisation: see :mod:`nbayes.families.complement`. The prior does not enter decisions."""
 
-    def __init__(
-        self,
-        *,
-        alpha: float | Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        norm: bool = False,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = constructor(
+        annotations=COUNT_PARAMETER_TYPES,
+        alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False,
+        prior_alpha=None, loss=None,
+    )  # fmt: skip
 
     def _uses_prior(self) -> bool:
         return False
@@ -192,18 +193,11 @@ class BernoulliNB(_DiscreteNB):
     _accepts_sparse = True
     _stats_type = FeatureSums
 
-    def __init__(
-        self,
-        *,
-        alpha: float | Any = 1.0,
-        force_alpha: bool = True,
-        binarize: float | None = 0.0,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = constructor(
+        annotations=COUNT_PARAMETER_TYPES,
+        alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
+        prior_alpha=None, loss=None,
+    )  # fmt: skip
 
     def _merge_key(self) -> tuple:
         return (("binarize", self.binarize),)
@@ -276,19 +270,11 @@ class CategoricalNB(_DiscreteNB):
     _categorical_input = True
     _stats_type = CategoricalCounts
 
-    def __init__(
-        self,
-        *,
-        alpha: float | Any = 1.0,
-        force_alpha: bool = True,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        min_categories: int | Any = None,
-        unknown: str = "ignore",
-        prior_alpha: float | None = None,
-        loss: Any = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = constructor(
+        annotations=COUNT_PARAMETER_TYPES,
+        alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, min_categories=None,
+        unknown="ignore", prior_alpha=None, loss=None,
+    )  # fmt: skip
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -39,15 +39,20 @@ those of :class:`~nbayes.semi_naive.pairs.PairCounts`, one pass, exact under ``m
 from __future__ import annotations
 
 import numbers
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import _threads
 from . import _scoring_kernels
-from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
+from .classifier import (
+    SemiNaiveClassifier,
+    check_min_count,
+    scoring_blocks,
+    structure_constructor,
+)
 from .information import mutual_information
-from .memory import DEFAULT_MAX_MEMORY, a2de_block_rows
+from .memory import a2de_block_rows
 from .pairs import column_codes
 
 WEIGHTING = (None, "mutual-information")
@@ -204,20 +209,9 @@ class AODE(_Averaged):
         Budget of the count and prediction tables (:mod:`nbayes.semi_naive.memory`).
     """
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 1.0,
-        smoothing: str = "lidstone",
-        min_count: float = 1,
-        weighting: str | None = None,
-        subsumption: float | None = None,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(
+        alpha=1.0, smoothing="lidstone", min_count=1, weighting=None, subsumption=None
+    )
 
 
 class WAODE(AODE):
@@ -225,20 +219,13 @@ class WAODE(AODE):
     observed attribute a super-parent, m-estimates with m = 1. Same parameters as :class:`AODE`,
     but ``weighting`` must be ``"mutual-information"`` (unweighted, it is :class:`AODE`)."""
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 1.0,
-        smoothing: str = "m-estimate",
-        min_count: float = 0,
-        weighting: str | None = "mutual-information",
-        subsumption: float | None = None,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(
+        alpha=1.0,
+        smoothing="m-estimate",
+        min_count=0,
+        weighting="mutual-information",
+        subsumption=None,
+    )
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -254,20 +241,9 @@ class AODEsr(AODE):
     50, m-estimates with m = 1, frequency limit 1. Same parameters as :class:`AODE`, but
     ``subsumption`` must be a count (without it, it is :class:`AODE`)."""
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 1.0,
-        smoothing: str = "m-estimate",
-        min_count: float = 1,
-        weighting: str | None = None,
-        subsumption: float | None = 50,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(
+        alpha=1.0, smoothing="m-estimate", min_count=1, weighting=None, subsumption=50
+    )
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -288,21 +264,9 @@ class AnDE(_Averaged):
     cells, checked against ``max_memory`` first. Parameters as :class:`AODE`, plus ``n``.
     """
 
-    def __init__(
-        self,
-        n: int = 2,
-        *,
-        alpha: float = 1.0,
-        smoothing: str = "lidstone",
-        min_count: float = 1,
-        weighting: str | None = None,
-        subsumption: float | None = None,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(
+        "n", n=2, alpha=1.0, smoothing="lidstone", min_count=1, weighting=None, subsumption=None
+    )
 
     @property
     def _order(self) -> int:  # type: ignore[override]

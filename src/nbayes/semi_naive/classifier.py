@@ -47,14 +47,47 @@ from .. import _threads
 from .._base import NaiveBayesClassifier, class_index
 from .._dispatch import dask_aware
 from .._json import from_json
+from .._params import constructor
 from .._state import section
 from .._validation import check_positive_number, check_sample_weight, check_target
 from ..estimators import category_codes
 from ..exceptions import UnseenCategoryWarning, caller_stacklevel
-from .memory import parse_memory
+from .memory import DEFAULT_MAX_MEMORY, parse_memory
 from .pairs import PairCounts
 
 SMOOTHING = ("lidstone", "m-estimate", "hierarchical")
+
+# the type of every parameter a structure may take (each structure documents its meaning)
+PARAMETER_TYPES = {
+    "n": "int",
+    "k": "int",
+    "criterion": "str",
+    "alpha": "float",
+    "smoothing": "str",
+    "root": "int | None",
+    "min_count": "float",
+    "weighting": "str | None",
+    "subsumption": "float | None",
+    "class_prior": "Any",
+    "prior_alpha": "float | None",
+    "loss": "Any",
+    "max_memory": "int | str",
+}
+
+
+def structure_constructor(*positional: str, **defaults: Any) -> Callable[..., None]:
+    """The ``__init__`` of a structure: its own parameters (``defaults``, in order; those named
+    in ``positional`` may be passed by position), then the ones every structure takes:
+    ``class_prior``, ``prior_alpha``, ``loss`` and ``max_memory``."""
+    return constructor(
+        *positional,
+        annotations=PARAMETER_TYPES,
+        **defaults,
+        class_prior=None,
+        prior_alpha=None,
+        loss=None,
+        max_memory=DEFAULT_MAX_MEMORY,
+    )
 
 
 def check_min_count(value: Any) -> None:

@@ -12,15 +12,12 @@ over the pair counts, exact under ``partial_fit`` and ``merge``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .. import _threads
 from . import _scoring_kernels
-from .classifier import SemiNaiveClassifier, scoring_blocks
+from .classifier import SemiNaiveClassifier, scoring_blocks, structure_constructor
 from .information import conditional_mutual_information
-from .memory import DEFAULT_MAX_MEMORY
 
 
 class HNB(SemiNaiveClassifier):
@@ -36,17 +33,7 @@ class HNB(SemiNaiveClassifier):
         As :class:`~nbayes.semi_naive.AODE`.
     """
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 1.0,
-        smoothing: str = "m-estimate",
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(alpha=1.0, smoothing="m-estimate")
 
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
         stats = self._pairs

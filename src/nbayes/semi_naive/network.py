@@ -34,9 +34,13 @@ from .. import _threads
 from .._base import NaiveBayesClassifier
 from .._state import nest, section
 from . import _scoring_kernels
-from .classifier import SemiNaiveClassifier, check_min_count, scoring_blocks
+from .classifier import (
+    SemiNaiveClassifier,
+    check_min_count,
+    scoring_blocks,
+    structure_constructor,
+)
 from .information import conditional_mutual_information, mutual_information
-from .memory import DEFAULT_MAX_MEMORY
 from .pairs import PairCounts
 from .parents import ParentCounts
 from .structure import Structure, chow_liu_tree, kdb_structure, without_round_off
@@ -179,19 +183,7 @@ class TAN(_Network):
         As :class:`~nbayes.semi_naive.AODE`.
     """
 
-    def __init__(
-        self,
-        *,
-        alpha: float = 0.5,
-        smoothing: str = "lidstone",
-        root: int | None = None,
-        min_count: float = 1,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(alpha=0.5, smoothing="lidstone", root=None, min_count=1)
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -248,19 +240,7 @@ class KDB(_Network):
         As :class:`TAN` (``alpha`` default 1: Laplace).
     """
 
-    def __init__(
-        self,
-        k: int = 1,
-        *,
-        alpha: float = 1.0,
-        smoothing: str = "lidstone",
-        min_count: float = 1,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor("k", k=1, alpha=1.0, smoothing="lidstone", min_count=1)
 
     @property
     def passes(self) -> int:  # type: ignore[override]

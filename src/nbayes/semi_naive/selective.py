@@ -25,8 +25,7 @@ import numpy as np
 from .. import _threads
 from .._base import NaiveBayesClassifier
 from . import _scoring_kernels
-from .classifier import SemiNaiveClassifier
-from .memory import DEFAULT_MAX_MEMORY
+from .classifier import SemiNaiveClassifier, structure_constructor
 from .network import KDB, StagedCounts
 from .parents import ParentCounts
 
@@ -61,20 +60,9 @@ class SelectiveKDB(KDB):
         As :class:`~nbayes.semi_naive.KDB`.
     """
 
-    def __init__(
-        self,
-        k: int = 3,
-        *,
-        criterion: str = "log-loss",
-        alpha: float = 1.0,
-        smoothing: str = "lidstone",
-        min_count: float = 1,
-        class_prior: Any = None,
-        prior_alpha: float | None = None,
-        loss: Any = None,
-        max_memory: int | str = DEFAULT_MAX_MEMORY,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = structure_constructor(
+        "k", k=3, criterion="log-loss", alpha=1.0, smoothing="lidstone", min_count=1
+    )
 
     @property
     def passes(self) -> int:  # type: ignore[override]

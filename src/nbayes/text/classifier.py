@@ -45,7 +45,7 @@ import numpy as np
 
 from .._base import InnerModel, check_label_kinds, class_index
 from .._locks import synchronized
-from .._params import ParamsMixin
+from .._params import ParamsMixin, constructor
 from .._validation import (
     check_labels,
     check_sample_weight,
@@ -60,12 +60,25 @@ from ._prediction import TextPrediction
 from ._resize import reindexed, resize, widen
 from .explanation import TextExplanation
 from .tokenizer import CHUNK_BYTES
+from .vectorizer import PARAMETER_TYPES as VECTORIZER_TYPES
 from .vectorizer import TOKENIZING, TextVectorizer, as_documents
 
 MODELS = ("multinomial", "complement", "bernoulli")
 
 #: Parameters that change what is counted; the statistics of fitted models must agree on them.
 _COUNTING = ("model", *TOKENIZING, "tf", "norm")
+
+
+# the type of each parameter: the model's, then TextVectorizer's
+PARAMETER_TYPES = {
+    "model": "str",
+    "alpha": "float",
+    "weight_norm": "bool",
+    **VECTORIZER_TYPES,
+    "fit_prior": "bool",
+    "class_prior": "Any",
+    "loss": "Any",
+}
 
 
 class TextClassifier(TextPrediction, InnerModel, ParamsMixin):
@@ -103,32 +116,15 @@ class TextClassifier(TextPrediction, InnerModel, ParamsMixin):
         do not apply.
     """
 
-    def __init__(
-        self,
-        *,
-        model: str = "complement",
-        alpha: float = 0.1,
-        weight_norm: bool = False,
-        mode: str = "hashing",
-        n_features: int = 2**20,
-        lowercase: bool = True,
-        ngram_range: tuple[int, int] = (1, 2),
-        stop_words: str | Iterable[str] | None = None,
-        min_token_length: int = 1,
-        min_df: float = 1,
-        max_df: float = 1.0,
-        max_features: int | None = None,
-        tf: bool | str = "binary",
-        norm: bool = True,
-        idf: bool | str = False,
-        fit_prior: bool = True,
-        class_prior: Any = None,
-        loss: Any = None,
-        max_names: int = 2**20,
-        chunk_bytes: int = CHUNK_BYTES,
-        n_threads: int | None = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = constructor(
+        annotations=PARAMETER_TYPES,
+        model="complement", alpha=0.1, weight_norm=False,
+        # how documents become counts: TextVectorizer's parameters (other defaults)
+        mode="hashing", n_features=2**20, lowercase=True, ngram_range=(1, 2), stop_words=None,
+        min_token_length=1, min_df=1, max_df=1.0, max_features=None, tf="binary", norm=True,
+        idf=False, fit_prior=True, class_prior=None, loss=None, max_names=2**20,
+        chunk_bytes=CHUNK_BYTES, n_threads=None,
+    )  # fmt: skip
 
     # ----------------------------------------------------------------- parts
     def __sklearn_tags__(self):

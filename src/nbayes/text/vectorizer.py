@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import ParamsMixin
+from .._params import ParamsMixin, constructor
 from .._validation import is_int
 from ..exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from . import _transform, weighting
@@ -42,6 +42,24 @@ MODES = ("hashing", "vocabulary")
 
 #: The parameters that decide which n-gram lands in which column: statistics counted with
 #: different values do not add up (merging and partial_fit refuse them).
+# the type of each parameter of TextVectorizer (TextClassifier takes them too)
+PARAMETER_TYPES = {
+    "mode": "str",
+    "n_features": "int",
+    "lowercase": "bool",
+    "ngram_range": "tuple[int, int]",
+    "stop_words": "str | Iterable[str] | None",
+    "min_token_length": "int",
+    "min_df": "float",
+    "max_df": "float",
+    "max_features": "int | None",
+    "tf": "bool | str",
+    "idf": "bool | str",
+    "norm": "bool",
+    "max_names": "int",
+    "chunk_bytes": "int",
+    "n_threads": "int | None",
+}
 TOKENIZING = ("mode", "n_features", "lowercase", "ngram_range", "stop_words", "min_token_length")
 #: The parameters applied when features are produced, from the statistics: they may change after
 #: fitting without a refit.
@@ -141,26 +159,12 @@ class TextVectorizer(ColumnSelection, DocumentStatistics, ParamsMixin):
 
     _estimator_type = "transformer"
 
-    def __init__(
-        self,
-        *,
-        mode: str = "hashing",
-        n_features: int = 2**20,
-        lowercase: bool = True,
-        ngram_range: tuple[int, int] = (1, 1),
-        stop_words: str | Iterable[str] | None = None,
-        min_token_length: int = 2,
-        min_df: float = 1,
-        max_df: float = 1.0,
-        max_features: int | None = None,
-        tf: bool | str = False,
-        idf: bool | str = False,
-        norm: bool = False,
-        max_names: int = 2**20,
-        chunk_bytes: int = CHUNK_BYTES,
-        n_threads: int | None = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = constructor(
+        annotations=PARAMETER_TYPES,
+        mode="hashing", n_features=2**20, lowercase=True, ngram_range=(1, 1), stop_words=None,
+        min_token_length=2, min_df=1, max_df=1.0, max_features=None, tf=False, idf=False,
+        norm=False, max_names=2**20, chunk_bytes=CHUNK_BYTES, n_threads=None,
+    )  # fmt: skip
 
     # ----------------------------------------------------------------- parameters
     def _tokenizer_key(self) -> tuple:
