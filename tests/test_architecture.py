@@ -161,3 +161,22 @@ def test_the_imports_form_no_circle():
         if module not in state:
             circle = walk(module)
             assert circle is None, "import circle: " + " → ".join(relative[m] for m in circle)
+
+
+#: The house's size limits: a module or a class longer than these is doing more than one job.
+MODULE_LINES, CLASS_LINES = 800, 400
+
+
+def test_no_module_and_no_class_is_too_long():
+    too_long = []
+    for path in sorted(SRC.rglob("*.py")):
+        text = path.read_text()
+        name = str(path.relative_to(SRC))
+        if text.count("\n") > MODULE_LINES:
+            too_long.append(f"{name}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > CLASS_LINES:
+                    too_long.append(f"{name}: class {node.name}, {length} lines")
+    assert not too_long, too_long

@@ -46,7 +46,128 @@ if TYPE_CHECKING:
 
 
 class TablePasses:
-    """A table model's passes over its rows, and the partition protocol (module docstring)."""
+    """A table model's passes over its rows (:meth:`fit_passes` from a re-readable source,
+    :meth:`partial_fit` batch by batch for one-pass structures), and the partition protocol
+    (module docstring)."""
+
+    def fit_passes(
+        self,
+        source: Callable[[], Iterable[Any]] | list[Any] | tuple[Any, ...],
+        *,
+        target: str | None = None,
+    ) -> SemiNaiveBayes:
+        """Fit from a re-readable source of table batches, making :attr:`passes` passes over it.
+
+        ``source()`` returns an iterable of batches, the same rows every time: tables holding
+        the ``target`` column, or ``(X, y)`` / ``(X, y, sample_weight)`` tuples. The first pass
+        learns the columns' types and values and sketches the numeric columns (their cut points
+        follow); then the model makes its own passes: the first reads the source and spills
+        the encoded rows, which the later ones read, as the correction's passes do with theirs
+        (:mod:`nbayes.semi_naive.spill`; where no spill can be written, every pass reads the
+        source). A list (or tuple) of batches is a source too; a read that gives another number
+        of rows than the first is a ValueError.
+        """
+        self._check_params()
+        if isinstance(source, (list, tuple)):
+            given = source
+            source = lambda: given  # noqa: E731 - a list is read again as it is
+        elif not callable(source):
+            raise TypeError(
+                "fit_passes reads its source once per pass: give a function that returns the "
+                f"batches, or a list of them, not a {type(source).__name__}."
+            )
+        self._forget()
+        reads: list[int] = []  # the rows of each complete read of the source
+
+        def labelled() -> Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]:
+            for batch in source():
+                if isinstance(batch, tuple):
+                    X, y, weight = (*batch, None)[:3]
+                    yield self._labelled(X, y, None, weight, None)
+                else:
+                    yield self._labelled(batch, None, target, None, None)
+
+        def batches() -> Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]:
+            rows = 0
+            for batch in labelled():
+                rows += batch[0].height
+                yield batch
+            reads.append(rows)
+            if rows != reads[0]:
+                raise ValueError(
+                    f"fit_passes: the source gave {reads[0]:,} labelled rows on its first read "
+                    f"and {rows:,} on read {len(reads)}: it must give the same rows every time."
+                )
+
+        return self._passes(batches, in_memory=False)
+
+    @property
+    def partial_fit(self) -> Callable[..., SemiNaiveBayes]:
+        """Add one batch: ``partial_fit(X, y=None, *, target=None, classes=None,
+        sample_weight=None, columns=None)``, for one-pass structures over categorical columns
+        (numeric columns need their cut points before anything is counted: use
+        :meth:`fit_passes`, or name them ``"categorical"``). Classes may grow from batch to
+        batch. A structure of several passes has no ``partial_fit`` (AttributeError, so that
+        ``hasattr`` tells, as scikit-learn expects): it is fitted by the staged protocol."""
+        model = getattr(self, "model_", None)
+        (model if model is not None else self._new_model())._check_one_pass(
+            "SemiNaiveBayes.partial_fit"
+        )
+        # AttributeError, so that hasattr tells, as for a structure of several passes
+        self._refuse_correction("SemiNaiveBayes.partial_fit", AttributeError)
+        self._refuse_missing_choice("SemiNaiveBayes.partial_fit", AttributeError)
+        return self._partial_fit
+
+    def _partial_fit(
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        classes: Any = None,
+        sample_weight: Any = None,
+        columns: Any = None,
+    ) -> SemiNaiveBayes:
+        first = not hasattr(self, "model_")
+        if first:
+            self._check_params()
+            model = self._new_model()
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
+        if first:
+            self.missing_markers_ = missing_markers(self.missing_values)
+            self._start(frame)
+            numeric = [s.name for s in self.schema_ if s.family != "categorical"]
+            if numeric:
+                del self.schema_
+                raise ValueError(
+                    f"partial_fit cannot cut numeric columns into intervals batch by batch "
+                    f"({numeric}): their cut points come from all rows. Use fit, or fit_passes "
+                    "with a source read once per pass, or families={column: 'categorical'}."
+                )
+            self.cut_points_ = {}
+            self._take_missing_modes(["skip"] * len(self.schema_))  # batches need "skip"
+            start = np.unique(labels if classes is None else np.concatenate([classes, labels]))
+            self._words = self._new_words()
+            self._add_words(frame, labels, weight, classes=start)
+            model.partial_fit(
+                self._encode(frame, fitting=True), labels, classes=start, sample_weight=weight
+            )
+            self.model_ = model
+            return self
+        new = np.setdiff1d(np.unique(labels), self.model_.classes_)
+        if new.size:
+            self.model_._union_classes(new)
+        self._add_words(frame, labels, weight)
+        self.model_.partial_fit(self._encode(frame, fitting=True), labels, sample_weight=weight)
+        return self
+
+    def _add_words(
+        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, classes: Any = None
+    ) -> None:
+        if self._words is not None:
+            self._words.partial_fit(
+                frame.select(self.text_columns_), labels, classes=classes, sample_weight=weight
+            )
 
     def _passes(
         self,
