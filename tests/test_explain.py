@@ -160,6 +160,38 @@ def test_an_identifier_column_is_shown_as_left_out_not_missing():
     assert e.posterior[1] == pytest.approx(float(joint_yes / (joint_yes + joint_no)), rel=1e-14)
 
 
+def test_a_weighted_text_column_is_shown_as_a_score_not_a_probability():
+    """A text column weighted as complement naive Bayes weights it contributes Σ_t w_ct x_t,
+    which is no log-probability: its line and the product lines say so, and the numbers are
+    still those the posterior is made of."""
+    spam = ["cheap pills buy now", "buy cheap now", "win cheap prize now"]
+    ham = ["meeting at noon", "lunch at noon today", "notes from the meeting"]
+    frame = pl.DataFrame(
+        {"txt": (spam + ham) * 5, "n": [1.0, 1.5, 1.2, 2.0, 2.5, 2.2] * 5}
+    )
+    y = (["spam"] * 3 + ["ham"] * 3) * 5
+    model = nbayes.NaiveBayes(families={"txt": "text"}, calibration=None).fit(frame, y)
+    e = model.explain({"txt": "cheap lunch now", "n": 1.1})
+    assert e.weight_scores == ("txt",)
+    text = str(e)
+    assert "P(txt=" not in text and "P(x | c) = ∏" not in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("exp Σ w_ct x_t (txt="))
+    assert [float(v) for v in line.split()[-2:]] == pytest.approx(
+        np.exp(e.log_likelihood[0]), rel=1e-3
+    )
+    assert "exp Σ w_ct x_t (txt=" in e._repr_html_() and "a score" in e._repr_html_()
+    # the worked numbers are the model's: softmax of log P(c) + the column terms
+    joint = e.log_prior + e.log_likelihood.sum(axis=0)
+    posterior = np.exp(joint - joint.max()) / np.exp(joint - joint.max()).sum()
+    assert e.posterior == pytest.approx(posterior, rel=1e-12)
+    assert e.posterior == pytest.approx(
+        model.predict_proba(pl.DataFrame({"txt": ["cheap lunch now"], "n": [1.1]}))[0]
+    )
+    # a column of words modelled as probabilities keeps the textbook labels
+    plain = nbayes.NaiveBayes(calibration=None).fit(frame, y).explain({"txt": "x", "n": 1.1})
+    assert plain.weight_scores == () and "P(x | c) = ∏ P(x_j | c)" in str(plain)
+
+
 def mixed_model():
     rng = np.random.default_rng(0)
     n = 200

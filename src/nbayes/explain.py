@@ -11,6 +11,9 @@ and, for the two most probable classes a and b, each feature's contribution to t
 
 sorted by size, so the features that decided the case come first. A missing feature contributes
 nothing and is listed as such. For a continuous feature P(x_j | c) is a density, marked p(·).
+A text column weighted as complement naive Bayes weights it (Rennie et al. 2003) contributes a
+score, Σ_t w_{c,t} x_t, not a log-probability: its line shows exp(Σ_t w_{c,t} x_t), marked as
+such, and the product lines below it are then scores of the same kind.
 
 A calibrated model (temperature a, offsets b_c; see :mod:`nbayes.calibration`) scores
 a · [log P(c) + Σ_j log P(x_j | c)] + b_c: the table shows that line too, and the contributions
@@ -41,6 +44,7 @@ class Explanation:
     posterior: np.ndarray
     decision: object
     calibration: tuple[float, np.ndarray] | None = None  # (a, b): temperature and offsets
+    weight_scores: tuple[str, ...] = ()  # features whose term is Σ_t w_{c,t} x_t, not log P
 
     @property
     def prior(self) -> np.ndarray:
@@ -122,8 +126,9 @@ class Explanation:
         return explanation_html(self)
 
     def feature_rows(self) -> list[tuple[str, np.ndarray | list[str]]]:
-        """Each column's line of the worked table: P(x_j = value | c) (p for a density), or
-        why it has none (a missing value is skipped; an identifier is left out)."""
+        """Each column's line of the worked table: P(x_j = value | c) (p for a density; for a
+        weighted text column exp Σ_t w_{c,t} x_t), or why it has none (a missing value is
+        skipped; an identifier is left out)."""
         out: list[tuple[str, np.ndarray | list[str]]] = []
         for name, value, density, row in zip(
             self.features, self.values, self.densities, self.log_likelihood, strict=True
@@ -132,13 +137,30 @@ class Explanation:
                 out.append((f"{name} is left out", ["ignored"] * len(self.classes)))
             elif np.isnan(row).all():
                 out.append((f"{name} is missing", ["skipped"] * len(self.classes)))
+            elif name in self.weight_scores:
+                out.append((f"exp Σ w_ct x_t ({name}={value})", np.exp(row)))
             else:
                 out.append((f"{'p' if density else 'P'}({name}={value} | c)", np.exp(row)))
         return out
 
+    def table_rows(self) -> list[tuple[str, np.ndarray | list[str]]]:
+        """Every line of the worked table, P(c) to P(c | x) (shared by the text and HTML
+        views). With a weighted text column the product lines are scores, and say so."""
+        if self.weight_scores:
+            product = ("∏ of the column lines (a score)", "Σ of their logs", "× P(c)")
+        else:
+            product = ("P(x | c) = ∏ P(x_j | c)", "Σ log P(x_j | c)", "P(x | c) P(c)")
+        rows: list[tuple[str, np.ndarray | list[str]]] = [("P(c)", self.prior)]
+        rows.extend(self.feature_rows())
+        rows.extend(zip(product, (self.product, self.log_evidence, self.joint), strict=True))
+        if self.calibration is not None:
+            rows.append(("a [log P(c) + Σ log P(x_j | c)] + b_c", self.calibrated_log_joint))
+        rows.append(("P(c | x)", self.posterior))
+        return rows
+
     def __str__(self) -> str:
         classes = [str(c) for c in self.classes]
-        rows = self.feature_rows()
+        rows = self.table_rows()
         width = max([len(label) for label, _ in rows] + [22])
         column = max([len(c) for c in classes] + [10])
 
@@ -147,14 +169,7 @@ class Explanation:
             return f"{label:<{width}}" + "".join(f"  {c:>{column}}" for c in cells)
 
         out = [f"{'':<{width}}" + "".join(f"  {c:>{column}}" for c in classes)]
-        out.append(line("P(c)", self.prior))
         out.extend(line(label, cells) for label, cells in rows)
-        out.append(line("P(x | c) = ∏ P(x_j | c)", self.product))
-        out.append(line("Σ log P(x_j | c)", self.log_evidence))
-        out.append(line("P(x | c) P(c)", self.joint))
-        if self.calibration is not None:
-            out.append(line("a [log P(c) + Σ log P(x_j | c)] + b_c", self.calibrated_log_joint))
-        out.append(line("P(c | x)", self.posterior))
         out.append("")
         out.append(f"decision: {self.decision}")
         if len(classes) > 1:

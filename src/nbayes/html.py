@@ -71,14 +71,7 @@ def explanation_html(explanation: Any) -> str:
     """The worked computation of :class:`~nbayes.Explanation` as an HTML table, then the
     contributions to the log-odds of the two most probable classes."""
     classes = [str(c) for c in explanation.classes]
-    rows: list[list[Any]] = [["P(c)", *explanation.prior]]
-    rows.extend([label, *cells] for label, cells in explanation.feature_rows())
-    rows.append(["P(x | c) = ∏ P(x_j | c)", *explanation.product])
-    rows.append(["Σ log P(x_j | c)", *explanation.log_evidence])
-    rows.append(["P(x | c) P(c)", *explanation.joint])
-    if explanation.calibration is not None:
-        rows.append(["a [log P(c) + Σ log P(x_j | c)] + b_c", *explanation.calibrated_log_joint])
-    rows.append(["P(c | x)", *explanation.posterior])
+    rows = [[label, *cells] for label, cells in explanation.table_rows()]
     parts = [STYLE, '<div class="nbayes">', table(["", *classes], rows)]
     parts.append(f'<p>decision: <span class="decided">{escape(str(explanation.decision))}</span>')
     if len(classes) > 1:

@@ -42,11 +42,14 @@ class NaiveBayesViews:
             raise ValueError(f"explain takes one row; got {table.shape[0]}.")
         settings = self._settings()
         names, values, densities, rows = [], [], [], []
+        weight_scores = []  # text columns weighted as complement naive Bayes weights them
         by_name = {}
         fitted = self.families_  # a column chosen from the data: the family it chose
         for group, block in zip(self._stats.groups, table.blocks, strict=True):
             for name, shown, log_p in group.explain_row(block, settings):
                 by_name[name] = (shown, families.get(fitted[name]).density, log_p)
+                if getattr(group, "weighted", False):
+                    weight_scores.append(name)
         for spec in self.schema_:
             shown, density, log_p = by_name[spec.name]
             names.append(spec.name)
@@ -74,6 +77,7 @@ class NaiveBayesViews:
             post,
             decision,
             (fitted.weight, fitted.offset) if calibrated else None,
+            tuple(weight_scores),
         )
 
     # ------------------------------------------------------------------ display
