@@ -50,7 +50,6 @@ from ..tables import (
     fitted_array_columns,
     missing_markers,
     to_frame,
-    warn_near_missing_marker,
 )
 from . import table_files
 from .averaged import AODE, WAODE, AnDE, AODEsr
@@ -269,25 +268,6 @@ class SemiNaiveBayes(
             column = codes[:, j]
             column[np.isnan(column)] = code
         return Encoded(codes, [s.name for s in self.schema_])
-
-    # ------------------------------------------------------------------ fitting
-    @dask_aware
-    def fit(
-        self,
-        X: Any,
-        y: Any = None,
-        *,
-        target: str | None = None,
-        sample_weight: Any = None,
-        columns: Any = None,
-    ) -> SemiNaiveBayes:
-        """Fit on a table; the labels are ``y`` or the column ``target``. Every pass
-        (:meth:`fit_passes`) reads the same rows."""
-        self._check_params()
-        self._forget()
-        frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
-        warn_near_missing_marker(frame, self._markers(), "missing_values")
-        return self._passes(lambda: [(frame, labels, weight)], in_memory=True)
 
     @property
     def passes(self) -> int:

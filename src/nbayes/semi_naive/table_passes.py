@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from .._dispatch import dask_aware
 from .._validation import check_sample_weight
 from ..decision import validate_loss
 from ..encoding import CategoricalEncoder
@@ -35,7 +36,7 @@ from ..families.sketch import ValueSketches
 from ..labels import LabelledRows, check_classes, keep_labelled, split_target
 from ..model import NaiveBayes
 from ..schema import ColumnSpec, StringSummary, schema_for
-from ..tables import missing_markers
+from ..tables import missing_markers, warn_near_missing_marker
 from .classifier import Encoded
 from .first_pass import FirstPass
 from .missing import missing_modes
@@ -46,9 +47,27 @@ if TYPE_CHECKING:
 
 
 class TablePasses:
-    """A table model's passes over its rows (:meth:`fit_passes` from a re-readable source,
-    :meth:`partial_fit` batch by batch for one-pass structures), and the partition protocol
-    (module docstring)."""
+    """A table model's passes over its rows (:meth:`fit` over rows in memory,
+    :meth:`fit_passes` from a re-readable source, :meth:`partial_fit` batch by batch for one-pass
+    structures), and the partition protocol (module docstring)."""
+
+    @dask_aware
+    def fit(
+        self,
+        X: Any,
+        y: Any = None,
+        *,
+        target: str | None = None,
+        sample_weight: Any = None,
+        columns: Any = None,
+    ) -> SemiNaiveBayes:
+        """Fit on a table; the labels are ``y`` or the column ``target``. Every pass
+        (:meth:`fit_passes`) reads the same rows."""
+        self._check_params()
+        self._forget()
+        frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
+        warn_near_missing_marker(frame, self._markers(), "missing_values")
+        return self._passes(lambda: [(frame, labels, weight)], in_memory=True)
 
     def fit_passes(
         self,
