@@ -293,7 +293,7 @@ def test_loss_file_changes_decisions(tmp_path: Path, csv_file: Path, capsys):
         (b"a,b,y\n", [], "data.csv: the file has no data rows"),
         (b"a,b,c\n1,2,x\n3,4,y\n", [], "there is no target column 'y'"),
         (b"a,b,y\n1,2,\n3,4,\n", [], "the target column 'y' is entirely missing"),
-        (b"a,b,y\n1,2,x\n3,4,x\n", [], "single class"),
+        (b"a,b,y\n1,2,x\n3,4,x\n", [], "single class ('x')"),
         (b"a,b,y\n1,-2,x\n3,4,z\n", ["--family", "b=poisson"], "column 'b' has the negative value"),
     ],
 )

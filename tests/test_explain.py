@@ -7,6 +7,7 @@ printed table must show the textbook's rounded figures.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -187,6 +188,9 @@ def test_a_weighted_text_column_is_shown_as_a_score_not_a_probability():
     assert e.posterior == pytest.approx(
         model.predict_proba(pl.DataFrame({"txt": ["cheap lunch now"], "n": [1.1]}))[0]
     )
+    # calibrated, its line is of the same score
+    shown = str(dataclasses.replace(e, calibration=(0.5, np.zeros(2))))
+    assert "a [log P(c) + Σ of their logs] + b_c" in shown and "Σ log P(x_j" not in shown
     # a column of words modelled as probabilities keeps the textbook labels
     plain = nbayes.NaiveBayes(calibration=None).fit(frame, y).explain({"txt": "x", "n": 1.1})
     assert plain.weight_scores == () and "P(x | c) = ∏ P(x_j | c)" in str(plain)

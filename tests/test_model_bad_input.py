@@ -85,7 +85,7 @@ def test_a_target_with_missing_values_drops_those_rows_with_a_counted_warning():
 
 
 def test_a_target_with_one_class_is_refused():
-    with pytest.raises(ValueError, match=r"single class \('p'\)|single class \(np.str_\('p'\)\)"):
+    with pytest.raises(ValueError, match=r"single class \('p'\)"):
         nbayes.NaiveBayes().fit(good_frame(), ["p"] * 12)
     with pytest.raises(ValueError, match="single class"):
         nbayes.NaiveBayes().fit(good_frame().assign(label="only"), target="label")

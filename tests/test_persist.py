@@ -265,6 +265,8 @@ LABELS = ["spam", "ham", "spam", "ham", "spam", "ham", "ham", "ham"]
 def test_text_classifier_round_trip(tmp_path: Path, params):
     model = nbayes.TextClassifier(**params).fit(TEXTS, LABELS)
     loaded = nbayes.load(nbayes.save(model, tmp_path / "text.nbm"))
+    # the same parameters, of the same types (a tuple stays a tuple, though JSON has none)
+    assert repr(loaded) == repr(model) and loaded.get_params() == model.get_params()
     query = ["claim your free prize", "lunch tomorrow?", ""]
     np.testing.assert_array_equal(loaded.predict_proba(query), model.predict_proba(query))
     assert loaded.top_features("spam", 3) == model.top_features("spam", 3)

@@ -148,13 +148,15 @@ class Explanation:
         views). With a weighted text column the product lines are scores, and say so."""
         if self.weight_scores:
             product = ("∏ of the column lines (a score)", "Σ of their logs", "× P(c)")
+            calibrated = "a [log P(c) + Σ of their logs] + b_c"
         else:
             product = ("P(x | c) = ∏ P(x_j | c)", "Σ log P(x_j | c)", "P(x | c) P(c)")
+            calibrated = "a [log P(c) + Σ log P(x_j | c)] + b_c"
         rows: list[tuple[str, np.ndarray | list[str]]] = [("P(c)", self.prior)]
         rows.extend(self.feature_rows())
         rows.extend(zip(product, (self.product, self.log_evidence, self.joint), strict=True))
         if self.calibration is not None:
-            rows.append(("a [log P(c) + Σ log P(x_j | c)] + b_c", self.calibrated_log_joint))
+            rows.append((calibrated, self.calibrated_log_joint))
         rows.append(("P(c | x)", self.posterior))
         return rows
 

@@ -200,8 +200,9 @@ def text_codes(labels: pl.Series, classes: np.ndarray) -> np.ndarray | None:
 def check_classes(classes: np.ndarray) -> None:
     """Raise ValueError when the fitted ``classes`` are fewer than two."""
     if classes.shape[0] < 2:
+        label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
         raise ValueError(
-            f"the target has a single class ({classes[0]!r}): 1 class, and a classifier needs at "
+            f"the target has a single class ({label!r}): 1 class, and a classifier needs at "
             "least two."
         )
 

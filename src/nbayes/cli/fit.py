@@ -50,10 +50,11 @@ def run(args: argparse.Namespace) -> int:
         skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     model = learner.model
     if len(model.classes_) < 2:
+        label = model.classes_[0]
+        label = label.item() if hasattr(label, "item") else label  # as Python shows it
         raise DataError(
             args.data,
-            f"the target has a single class ({model.classes_[0]!r}); a classifier needs at "
-            "least two.",
+            f"the target has a single class ({label!r}); a classifier needs at least two.",
         )
     from ..persist import save
 

@@ -35,7 +35,10 @@ def classifier_from_state(
 ) -> Any:
     """The fitted classifier of class ``cls`` that :func:`classifier_state` describes (checked:
     a model file is read from outside)."""
-    classifier = cls(**from_json(meta["params"]))
+    params = from_json(meta["params"])
+    if isinstance(params.get("ngram_range"), list):  # JSON has no tuple: given as one
+        params["ngram_range"] = tuple(params["ngram_range"])
+    classifier = cls(**params)
     classifier._check_params()
     vectorizer = classifier._make_vectorizer()
     vectorizer._load_state(meta["vectorizer"], section("vectorizer", arrays))
