@@ -183,6 +183,53 @@ def test_table_model_files_keep_vocabularies_cut_points_and_markers(tmp_path):
     assert isinstance(loaded.model_, SelectiveKDB)
 
 
+@pytest.mark.parametrize(
+    "model",
+    [
+        SemiNaiveBayes("tan", alpha=0.01, discriminative=False, missing_values="?"),
+        SemiNaiveBayes(TAN(root=0), max_memory="2GiB", missing_values="?"),
+        SemiNaiveBayes("kdb", loss=[[0, 2], [1, 0]], class_prior=[0.3, 0.7]),
+        SemiNaiveBayes(missing_values="?"),
+    ],
+    ids=["name-and-alpha", "estimator-and-budget", "loss-and-prior", "default"],
+)
+def test_a_loaded_table_model_has_the_parameters_it_was_given(model, tmp_path):
+    """The ``model`` parameter comes back as given (a name, or the estimator with its own
+    settings), not as the fitted structure with the table's overrides folded in: a loaded model
+    refits as the original would."""
+    frame, y = weather()
+    model.fit(frame, y)
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "table.nbm"))
+    assert repr(loaded) == repr(model)
+    assert repr(loaded.model) == repr(model.model)
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+    # clearing a table-level override refits as the original model would
+    for m in (model, loaded):
+        m.set_params(alpha=None, loss=None, class_prior=None, max_memory=None).fit(frame, y)
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+
+
+def test_a_forged_model_parameter_is_refused():
+    from forging import forge, parts
+
+    from nbayes import persist
+    from nbayes._json import to_json
+
+    frame, y = weather()
+    meta, arrays = parts(SemiNaiveBayes("tan", discriminative=False).fit(frame, y))
+    assert persist.loads(forge(meta, arrays)).model == "tan"
+    meta["model_param"] = {"class": "TAN", "params": to_json(TAN(root=1).get_params())}
+    assert repr(persist.loads(forge(meta, arrays)).model) == "TAN(root=1)"
+    for forged, message in [
+        ("forest", "model must be one of"),
+        ({"class": "Forest", "params": {}}, "names no semi-naive structure"),
+        ({"class": "TAN", "params": to_json({"colour": 1})}, "settings are not TAN's"),
+    ]:
+        meta["model_param"] = forged
+        with pytest.raises(ValueError, match=message):
+            persist.loads(forge(meta, arrays))
+
+
 def test_a_damaged_semi_naive_file_is_refused(tmp_path):
     from nbayes import persist
 

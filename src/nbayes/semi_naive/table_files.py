@@ -42,6 +42,7 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
     names = {v: k for k, v in CATEGORY_TYPES.items()}
     meta = {
         "params": to_json(params),
+        "model_param": _model_param(model.model),
         "model_class": type(model.model_).__name__,
         "model": model_meta,
         "schema": [[s.name, s.family, names.get(s.dtype, "Float64")] for s in model.schema_],
@@ -68,6 +69,32 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
     return meta, arrays
 
 
+def _model_param(given: Any) -> Any:
+    """The ``model`` parameter as the user gave it: a name, or a structure's class and its own
+    parameters (not the fitted structure, which holds the table's overrides too)."""
+    if isinstance(given, str):
+        return given
+    return {"class": type(given).__name__, "params": to_json(given.get_params())}
+
+
+def _model_param_from(saved: Any, fitted: Any) -> Any:
+    """The ``model`` parameter :func:`_model_param` saved (files from before it: the fitted
+    structure)."""
+    if saved is None:
+        return fitted
+    if isinstance(saved, str):
+        return saved
+    if not isinstance(saved, dict) or saved.get("class") not in STRUCTURES:
+        raise ValueError(f"the model parameter {saved!r} names no semi-naive structure.")
+    params = from_json(saved.get("params"))
+    try:
+        return STRUCTURES[saved["class"]](**params)
+    except TypeError as error:
+        raise ValueError(
+            f"the model parameter's settings are not {saved['class']}'s: {error}."
+        ) from None
+
+
 def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> Any:
     """A fitted ``cls`` (SemiNaiveBayes) rebuilt from :func:`table_state`'s output."""
     inner = STRUCTURES.get(meta["model_class"])
@@ -79,8 +106,9 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
         params.setdefault("discriminative", False)
         params.setdefault("missing", "skip")
         params.setdefault("max_intervals", None)  # and before intervals were bounded
-    table = cls(model=model, **params)
+    table = cls(model=_model_param_from(meta.get("model_param"), model), **params)
     table._check_params()
+    table._structure()  # a name it does not know is refused
     specs = []
     for name, family, dtype in meta["schema"]:
         if family not in DISCRETE or dtype not in CATEGORY_TYPES:
