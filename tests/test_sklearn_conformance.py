@@ -344,3 +344,28 @@ def test_structures_take_their_first_parameter_by_position():
     assert nbayes.semi_naive.KDB(2).k == 2
     assert nbayes.semi_naive.AnDE(1).n == 1
     assert nbayes.semi_naive.SelectiveKDB(4, alpha=0.5).get_params()["k"] == 4
+
+
+def test_the_structure_of_a_table_model_is_reached_by_nested_parameters():
+    """get_params(deep=True) lists a structure's parameters as model__name, and set_params and
+    grid search reach them, as for any scikit-learn meta-estimator."""
+    from nbayes.semi_naive import KDB, SemiNaiveBayes
+
+    model = SemiNaiveBayes(KDB(1), discriminative=False)
+    deep = model.get_params(deep=True)
+    assert deep["model__k"] == 1 and deep["model__alpha"] == 1.0 and deep["model"] is model.model
+    assert "model__k" not in model.get_params(deep=False)
+    assert model.set_params(model__k=2, alpha=0.5) is model
+    assert model.model.k == 2 and model.alpha == 0.5
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f"a{j}": rng.choice(["x", "y", "z"], 120) for j in range(4)})
+    y = np.where((X["a0"] == "x") ^ (X["a1"] == "y"), "p", "q")
+    search = GridSearchCV(
+        SemiNaiveBayes(KDB(0), discriminative=False), {"model__k": [0, 2]}, cv=3
+    ).fit(X, y)
+    assert search.best_params_ == {"model__k": 2}  # the interaction needs a parent
+    assert search.best_estimator_.model_.k == 2
+    with pytest.raises(ValueError, match="model is 'kdb', not an estimator"):
+        SemiNaiveBayes("kdb").set_params(model__k=2)
+    with pytest.raises(ValueError, match="Invalid parameter 'colour'"):
+        model.set_params(colour__k=2)

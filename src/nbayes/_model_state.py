@@ -27,7 +27,7 @@ class ModelState:
         """The metadata every classifier's file holds: parameters, classes, features."""
         names = getattr(self, "feature_names_in_", None)
         return {
-            "params": to_json(self.get_params()),
+            "params": to_json(self.get_params(deep=False)),
             "classes": labels_to_json(self.classes_),
             "n_features_in": int(self.n_features_in_),
             "feature_names": None if names is None else [str(n) for n in names],

@@ -80,19 +80,42 @@ class ParamsMixin:
             setattr(self, name, arguments[name])
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor parameters and their current values."""
-        return {name: getattr(self, name) for name in self._param_names()}
+        """The constructor parameters and their current values; with ``deep``, also those of
+        a parameter that is itself an estimator, as ``name__parameter`` (scikit-learn's
+        convention, so that a grid search can reach them)."""
+        out = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{k}", v) for k, v in value.get_params(deep=True).items())
+            out[name] = value
+        return out
 
     def set_params(self, **params: Any) -> ParamsMixin:
-        """Set constructor parameters; unknown names raise ValueError."""
+        """Set constructor parameters, and ``name__parameter`` ones of a parameter that is an
+        estimator (set on that estimator, as scikit-learn does); unknown names raise
+        ValueError."""
         valid = set(self._param_names())
-        for name, value in params.items():
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, inner, rest = key.partition("__")
             if name not in valid:
                 raise ValueError(
                     f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
                     f"Valid parameters are: {sorted(valid)!r}."
                 )
-            setattr(self, name, value)
+            if inner:
+                nested.setdefault(name, {})[rest] = value
+            else:
+                setattr(self, name, value)
+        for name, inner_params in nested.items():
+            estimator = getattr(self, name)
+            if not hasattr(estimator, "set_params"):
+                raise ValueError(
+                    f"Invalid parameter {name}__{next(iter(inner_params))} for estimator "
+                    f"{type(self).__name__}: {name} is {estimator!r}, not an estimator."
+                )
+            estimator.set_params(**inner_params)
         return self
 
     def __repr__(self) -> str:

@@ -44,7 +44,7 @@ class NaiveBayesPartitions:
         """An unfitted model that reads and fits pieces as :meth:`fit` (``reset``) or one more
         :meth:`partial_fit` of this model would: its parameters, with the missing-value markers
         of this fitted model (``missing_markers_``) when the pieces are one more batch."""
-        params = copy.deepcopy(self.get_params())
+        params = copy.deepcopy(self.get_params(deep=False))
         if not reset:
             params["missing_values"] = list(self._markers())
         return type(self)(**params)
@@ -77,7 +77,7 @@ class NaiveBayesPartitions:
         one) with ``schema``: pieces fitted with one schema merge into the model of all their
         rows. The piece's columns are cast to the schema's types (see
         :func:`nbayes.schema.conform`); extra columns are ignored."""
-        model = type(self)(**copy.deepcopy(self.get_params()))
+        model = type(self)(**copy.deepcopy(self.get_params(deep=False)))
         model.families = {s.name: s.family for s in schema}
         return model.partial_fit(
             conform(rows.frame, schema), rows.labels, sample_weight=rows.weight

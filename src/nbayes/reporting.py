@@ -131,7 +131,7 @@ def _cross_validated(
     proba = np.zeros((len(labels), len(classes)))
     for test in stratified_folds(labels, folds):
         train = np.setdiff1d(np.arange(len(labels)), test)
-        fold_model = type(model)(**model.get_params()).fit(_take(X, train), labels[train])
+        fold_model = type(model)(**model.get_params(deep=False)).fit(_take(X, train), labels[train])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             part = fold_model.predict_proba(_take(X, test))
@@ -250,7 +250,7 @@ def report(
     if cv is not None:
         classes, predicted, proba = _cross_validated(model, X, labels, cv)
         if not hasattr(model, "classes_"):
-            model = type(model)(**model.get_params()).fit(X, labels)
+            model = type(model)(**model.get_params(deep=False)).fit(X, labels)
         how = f"{cv}-fold stratified cross-validation on {len(labels):,} rows"
     elif X is not None:
         model._check_fitted()

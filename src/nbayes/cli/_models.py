@@ -80,7 +80,7 @@ class Learner:
         elif np.isin(labels, self.model.classes_).all():
             self.model.partial_fit(texts, labels)
         else:  # a class not seen yet: fit this batch alone and merge (exact, as one fit)
-            self.model.merge(TextClassifier(**self.model.get_params()).fit(texts, labels))
+            self.model.merge(TextClassifier(**self.model.get_params(deep=False)).fit(texts, labels))
 
     def summarise_columns(self, frame: pl.DataFrame) -> None:
         """Add a batch's labelled rows to the summaries of the columns whose family a table

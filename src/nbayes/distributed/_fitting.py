@@ -80,7 +80,7 @@ def fit_table(
             if count == 0:
                 raise unobserved_column(spec.name)
     fitted = result.model
-    fitted.set_params(**model.get_params())
+    fitted.set_params(**model.get_params(deep=False))
     return fitted
 
 
@@ -239,7 +239,7 @@ def partial_fit(
 
 def adopt(model: Estimator, fitted: Estimator) -> None:
     """Make ``model`` the fitted one: its parameters stay, its fitted state is replaced."""
-    params = set(model.get_params())
+    params = set(model.get_params(deep=False))
     for name in [n for n in vars(model) if n not in params]:
         delattr(model, name)
     for name, value in vars(fitted).items():

@@ -226,7 +226,7 @@ def predict_part(X: Any, model: Estimator, method: str, options: dict) -> Any:
 # ---------------------------------------------------------------------- models sent to tasks
 def fresh(model: Estimator) -> Estimator:
     """An unfitted copy with the same parameters (what every partition starts from)."""
-    return copy.deepcopy(type(model)(**model.get_params()))
+    return copy.deepcopy(type(model)(**model.get_params(deep=False)))
 
 
 def is_table_model(model: Any) -> bool:

@@ -176,7 +176,7 @@ class SemiNaiveBayes(
                 )
             return factory()
         if isinstance(self.model, SemiNaiveClassifier):
-            return type(self.model)(**self.model.get_params())
+            return type(self.model)(**self.model.get_params(deep=False))
         raise ValueError(
             f"model must be one of {sorted(MODEL_NAMES)} or a semi-naive estimator, got "
             f"{type(self.model).__name__}."

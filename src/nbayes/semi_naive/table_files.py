@@ -37,7 +37,7 @@ def table_state(model: Any) -> tuple[dict, dict[str, np.ndarray]]:
     """(JSON metadata, arrays): the table's schema, vocabularies and cut points, and the
     inner model's own state (see :mod:`nbayes.persist`)."""
     model._check_fitted()
-    params = {k: v for k, v in model.get_params().items() if k != "model"}
+    params = {k: v for k, v in model.get_params(deep=False).items() if k != "model"}
     model_meta, model_arrays = model.model_._to_state()
     names = {v: k for k, v in CATEGORY_TYPES.items()}
     meta = {
@@ -74,7 +74,7 @@ def _model_param(given: Any) -> Any:
     parameters (not the fitted structure, which holds the table's overrides too)."""
     if isinstance(given, str):
         return given
-    return {"class": type(given).__name__, "params": to_json(given.get_params())}
+    return {"class": type(given).__name__, "params": to_json(given.get_params(deep=False))}
 
 
 def _model_param_from(saved: Any, fitted: Any) -> Any:

@@ -265,7 +265,7 @@ class TablePasses:
     # ------------------------------------------------------------------ partition protocol
     def _partition_template(self, *, reset: bool = True) -> SemiNaiveBayes:
         """An unfitted model with this one's parameters, which reads pieces as :meth:`fit`."""
-        template = type(self)(**copy.deepcopy(self.get_params()))
+        template = type(self)(**copy.deepcopy(self.get_params(deep=False)))
         template._check_params()
         template.missing_markers_ = missing_markers(self.missing_values)
         return template

@@ -22,7 +22,7 @@ def classifier_state(classifier: Any) -> tuple[dict, dict[str, np.ndarray]]:
     model_meta, model_arrays = classifier.model_._to_state()
     vector_meta, vector_arrays = classifier.vectorizer_._state()
     meta = {
-        "params": to_json(classifier.get_params()),
+        "params": to_json(classifier.get_params(deep=False)),
         "model": model_meta,
         "vectorizer": vector_meta,
     }

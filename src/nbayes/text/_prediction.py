@@ -35,7 +35,8 @@ class TextPrediction:
         """The count model predictions use: the fitted statistics restricted to the selected
         columns and multiplied by idf (cached until the statistics or options change)."""
         vectorizer = self._synced_vectorizer()
-        key = (self._version, vectorizer._version, repr(sorted(self.get_params().items())))
+        params = repr(sorted(self.get_params(deep=False).items()))
+        key = (self._version, vectorizer._version, params)
         cached = getattr(self, "_prediction_cache", None)
         if cached is not None and cached[0] == key:
             return cached[1]
