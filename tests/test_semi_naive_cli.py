@@ -117,6 +117,11 @@ def test_cv_compares_semi_naive_models(csv_file, capsys):
     [
         (["--model", "aode", "--k", "2"], "--k applies to --model kdb and skdb"),
         (["--model", "tan", "--continuous", "gaussian"], "needs discrete columns"),
+        # an option the model would ignore is refused, not silently dropped
+        (["--k", "2"], "--k applies to --model kdb and skdb, not naive"),
+        (["--discriminative", "off"], "--discriminative applies to semi-naive models"),
+        (["--max-intervals", "3"], "--max-intervals applies to semi-naive models"),
+        (["--model", "tan", "--calibration", "none"], "--calibration applies to naive Bayes"),
     ],
 )
 def test_bad_semi_naive_options_are_usage_errors(tmp_path, csv_file, capsys, extra, message):
@@ -195,3 +200,46 @@ def test_fit_with_an_identifier_and_a_free_text_column(tmp_path):
         assert main(["fit", str(path), "--target", "cls", "--model", model, "-o", str(out)]) == 0
         model = nbayes.load(out)
         assert model.ignored_ == ["id"] and model.text_columns_ == ["note"]
+
+
+def test_a_structure_is_refused_for_documents(tmp_path, capsys):
+    """Documents (or a table whose only feature is free text) are a TextClassifier's: --model
+    is refused in one line by fit and cv (fit crashed, cv ignored it)."""
+    lines = tmp_path / "sms.txt"
+    spam, ham = "win a free prize now", "see you at lunch"
+    lines.write_text("".join(f"spam\t{spam} {i}\nham\t{ham} {i}\n" for i in range(30)))
+    texts = tmp_path / "texts.csv"
+    pl.DataFrame({"label": ["spam", "ham"] * 30, "text": [spam, ham] * 30}).write_csv(texts)
+    for command in (
+        ["fit", lines, "--format", "lines", "--model", "tan", "-o", tmp_path / "m.nbm"],
+        ["cv", lines, "--format", "lines", "--model", "kdb", "--folds", "3"],
+        ["fit", texts, "--target", "label", "--text", "text", "--model", "kdb", "--k", "2",
+         "-o", tmp_path / "m.nbm"],
+        ["cv", lines, "--format", "lines", "--folds", "3", "--compare", "model=tan"],
+    ):  # fmt: skip
+        code, _, err = run(command, capsys)
+        assert code == 2 and "Traceback" not in err, command
+        assert "applies to tables; documents" in err, command
+    assert not (tmp_path / "m.nbm").exists()
+
+
+def test_compare_can_set_an_option_back_to_its_default(csv_file, capsys):
+    """--compare "model=naive" against a base of --model tan compares naive Bayes (it compared
+    the base with itself), and the base's structure options are not inherited by it."""
+    import json
+
+    code, out, _ = run(
+        ["cv", csv_file, "--target", "label", "--folds", "3", "--model", "tan",
+         "--discriminative", "off", "--compare", "model=naive", "--json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    result = json.loads(out)
+    naive = json.loads(
+        run(["cv", csv_file, "--target", "label", "--folds", "3", "--json"], capsys)[1]
+    )
+    base, variant = result["settings"]
+    assert variant["name"] == "model=naive"
+    assert variant["per_fold"] == naive["settings"][0]["per_fold"]
+    assert variant["per_fold"] != base["per_fold"]
+    assert result["comparisons"][0]["mean_difference"] != 0

@@ -303,7 +303,7 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--discriminative",
         choices=DISCRIMINATIVE_CHOICES,
-        default="on",
+        default=None,  # "on"; None tells that it was not given (see _models.check_options)
         help="semi-naive models: correct the structure's scores by weights learnt for the "
         "decision, as many L-BFGS passes as held-out rows choose, the first reading the file "
         "and spilling what the others read to TMPDIR (on, the default), or keep the counts' "
@@ -317,7 +317,7 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--max-intervals",
         type=at_least_two,
-        default=32,
+        default=None,  # 32
         help="semi-naive models: the most MDL intervals of a numeric column, the most "
         "informative splits first (default 32; a column's intervals multiply the tables where "
         "it is a parent)",
@@ -346,7 +346,7 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--calibration",
         choices=CALIBRATION_CHOICES,
-        default="auto",
+        default=None,  # "auto"
         help="NaiveBayes' calibrated scores (a temperature and offsets per class, chosen on "
         "held-out scores of a hashed sample of the rows, as NaiveBayes() fits them, whatever "
         "the file's size): auto (default), or none for the textbook scores",

@@ -207,8 +207,6 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
     if args.alpha is not None:
         settings["alpha"] = args.alpha
     if args.k is not None:
-        if args.model not in ("kdb", "skdb"):
-            raise UsageError(f"--k applies to --model kdb and skdb, not {args.model}.")
         settings["k"] = args.k
     estimator.set_params(**settings)
     continuous = args.continuous or "mdl"
@@ -224,9 +222,38 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         missing=getattr(args, "missing_as", None) or "category",
         missing_values=args.missing or None,
         bins=args.bins,
-        max_intervals=args.max_intervals,
-        discriminative=getattr(args, "discriminative", "on") == "on",
+        max_intervals=32 if args.max_intervals is None else args.max_intervals,
+        discriminative=getattr(args, "discriminative", None) != "off",
     )
+
+
+def check_options(args: argparse.Namespace, *, text: bool) -> None:
+    """Refuse a model option that the model the data call for would ignore: a structure's
+    options (``--model``, ``--k``, ``--discriminative``, ``--max-intervals``) for naive Bayes or
+    for text, and ``--calibration`` (naive Bayes's) for a structure or for text."""
+    model = getattr(args, "model", "naive")
+    if text and model != "naive":
+        raise UsageError(
+            f"--model {model} applies to tables; documents (or a table whose only feature is "
+            "free text) are modelled by a TextClassifier (--text-model), which has no structure."
+        )
+    if getattr(args, "k", None) is not None and model not in ("kdb", "skdb"):
+        raise UsageError(f"--k applies to --model kdb and skdb, not {model}.")
+    structure = [
+        option
+        for option, name in (("--discriminative", "discriminative"),
+                             ("--max-intervals", "max_intervals"))
+        if getattr(args, name, None) is not None
+    ]  # fmt: skip
+    if structure and (text or model == "naive"):
+        what = "text (a TextClassifier)" if text else "naive Bayes (the default --model)"
+        raise UsageError(
+            f"{' and '.join(structure)} applies to semi-naive models (--model aode, tan, kdb, "
+            f"skdb, …), not to {what}."
+        )
+    if getattr(args, "calibration", None) is not None and (text or model != "naive"):
+        fix = "" if text else f"; --model {model} corrects its scores with --discriminative"
+        raise UsageError(f"--calibration applies to naive Bayes models of tables{fix}.")
 
 
 def learner_for(
@@ -243,15 +270,17 @@ def learner_for(
     about (identifiers, or numbers read as text).
     """
     if target == DOCUMENT_LABEL and "text" in frame.columns and is_documents(args):
+        check_options(args, text=True)
         return Learner(text_classifier(args), target, "text")
     columns = frame.columns
     families = {column(source, name, columns): family for name, family in args.family}
     features = [name for name in columns if name != target]
     strings = _string_columns(frame)
     text = column(source, args.text, columns, "text column") if args.text else None
-    if getattr(args, "model", "naive") != "naive" and text is None:
+    if getattr(args, "model", "naive") != "naive" and text is None and len(features) != 1:
         # a semi-naive structure reads the table by the schema's rules (nbayes.schema), which
         # leave identifiers and free text out of it with a warning naming each
+        check_options(args, text=False)
         return Learner(table_model(args, families), target)
     # a table whose one feature is free text is documents (a TextClassifier); in a table of
     # several columns, free text and identifiers are found by the model's own rules
@@ -268,7 +297,9 @@ def learner_for(
                     file=sys.stderr,
                 )
     if text is not None and features == [text]:
+        check_options(args, text=True)
         return Learner(text_classifier(args), target, text)
+    check_options(args, text=False)
     if text is not None:
         families[text] = "text"
     if not quiet:

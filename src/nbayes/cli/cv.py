@@ -123,10 +123,21 @@ def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
             + (f"; {hint}" if hint else ".")
         )
     given = vars(given)
+    # the options the text names, even at their default value ("model=naive" against a base of
+    # --model tan); an abbreviated one is known by its value differing from the default
+    actions = parser._option_string_actions
+    named = {actions[w.split("=")[0]].dest for w in words if w.split("=")[0] in actions}
     variant = copy.copy(args)
     for key, value in given.items():
-        if value != defaults[key]:
+        if key in named or value != defaults[key]:
             setattr(variant, key, args.family + value if key == "family" else value)
+    if variant.model != args.model:  # the base's options of another model are not inherited
+        semi = variant.model != "naive"
+        kept_k = variant.model in ("kdb", "skdb")
+        for key, applies in (("k", kept_k), ("discriminative", semi), ("max_intervals", semi),
+                             ("calibration", not semi)):  # fmt: skip
+            if not applies and given[key] == defaults[key]:
+                setattr(variant, key, None)
     return variant
 
 
