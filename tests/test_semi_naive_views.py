@@ -180,3 +180,59 @@ def test_missing_and_continuous_are_named_as_in_naive_bayes_and_refused_in_one_s
     for family in ("gaussian", "kde", "poisson", "auto"):
         with pytest.raises(ValueError, match=r"continuous must be one of .* discrete"):
             SemiNaiveBayes(continuous=family).fit(data, target="label")
+
+
+def _with_text(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
+    """A strong attribute, a weak one copied five times (evidence the correction undoes), and
+    a free-text column with a weak hint of the class."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    strong = np.where(rng.random(n) < 0.8, y, 1 - y)
+    weak = np.where(rng.random(n) < 0.6, y, 1 - y)
+    columns = {"strong": strong.astype(str)}
+    columns.update({f"weak{j}": weak.astype(str) for j in range(5)})
+    hint = np.where(rng.random(n) < 0.6, y, 1 - y)
+    columns["msg"] = [
+        f"w{rng.integers(0, 20)} w{rng.integers(0, 20)} {'offer' if h else 'hello'} there"
+        for h in hint
+    ]
+    return pl.DataFrame(columns), np.where(y == 1, "yes", "no")
+
+
+def _factors_make_the_posterior(model, row: dict) -> list[str]:
+    e = model.explain(row)
+    assert e.factors[0][0] == "the structure's P(c | x)"
+    product = np.prod([values for _, values in e.factors], axis=0)
+    np.testing.assert_allclose(product / product.sum(), e.posterior, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(e.posterior, model.predict_proba(pl.DataFrame([row]))[0])
+    structure = model.model_.predict_proba(model._codes(pl.DataFrame([row])))[0]
+    np.testing.assert_allclose(e.factors[0][1], structure, rtol=1e-12)
+    labels = [label for label, _ in e.factors]
+    from html import escape
+
+    for shown, written in ((str(e), str), (e._repr_html_(), escape)):
+        assert all(written(label) in shown for label in labels)
+    return labels
+
+
+def test_an_explanation_shows_what_the_table_adds_to_the_structure():
+    """With a text column, or the discriminative correction, the worked table shows the
+    structure's P(c | x) and a factor for each addition, and P(c | x) is proportional to their
+    product (the text was left out, so the lines contradicted the posterior printed)."""
+    from nbayes.semi_naive import KDB
+
+    frame, y = _with_text(3000, 2)
+    row = {**frame.row(0, named=True), "msg": "offer offer now"}
+    texts = SemiNaiveBayes(KDB(0), discriminative=False, families={"msg": "text"}).fit(frame, y)
+    labels = _factors_make_the_posterior(texts, row)
+    assert labels[1:] == ["∝ exp Σ_t w_ct x_t (msg=offer offer now)"]
+    from test_semi_naive_discriminative import _doubled_evidence
+
+    frame, y = _doubled_evidence(3000, 2)
+    corrected = SemiNaiveBayes(KDB(0)).fit(frame, y)
+    assert corrected.correction_.iterations > 0
+    row = frame.row(0, named=True)
+    assert _factors_make_the_posterior(corrected, row)[1:] == ["∝ exp correction b_c + Σ δ"]
+    # a structure alone shows no such lines
+    alone = SemiNaiveBayes(KDB(0), discriminative=False).fit(frame, y)
+    assert alone.explain(row).factors == []

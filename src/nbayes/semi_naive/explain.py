@@ -8,6 +8,11 @@
   a class sum to 1.
 
 The numbers are read from the same tables prediction uses; the posterior is the model's own.
+A table model whose scores add more than the structure's (text columns, each
+Σ_t w_{c,t} x_t beside the structure; the discriminative correction b_c + Σ_j δ_{c,j,x_j} + …)
+shows, after the structure's lines, the structure's own P(c | x) and one factor per addition,
+each exp(term) scaled so that its largest class is 1 (a common factor changes no posterior):
+P(c | x) is proportional to their product.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ class SemiNaiveExplanation:
     #: between them, largest first (:func:`nbayes.semi_naive.views.contributions`)
     top_two: tuple[int, int] = (0, 0)
     contributions: list[tuple[str, float]] = field(default_factory=list)
+    #: what the table model adds to the structure's scores (module docstring): (label, one
+    #: number per class), shown between the structure's lines and P(c | x)
+    factors: list[tuple[str, list[float]]] = field(default_factory=list)
 
     def _rows(self) -> tuple[str, list[str], list[list[float]]]:
         """(header, row labels, per row one number per class) of the worked table."""
@@ -58,9 +66,10 @@ class SemiNaiveExplanation:
             values = [list(line["share"]) for line in self.lines]
         return (
             header,
-            ["P(c)", *labels, "P(c | x)"],
-            [self.prior.tolist(), *values, self.posterior.tolist()],
-        )
+            ["P(c)", *labels, *(label for label, _ in self.factors), "P(c | x)"],
+            [self.prior.tolist(), *values, *(row for _, row in self.factors),
+             self.posterior.tolist()],
+        )  # fmt: skip
 
     def _caption(self) -> str:
         a, b = self.top_two

@@ -229,11 +229,36 @@ class TableViews:
         _, _, joint = attribute_terms(self, frame)
         explanation.top_two, explanation.contributions = contributions(self, frame, joint)
         if not self._structure_only():  # the whole model's posterior: text, correction
+            explanation.factors = self._added_factors(frame, codes, explanation.posterior)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnseenCategoryWarning)
                 explanation.posterior = self.predict_proba(frame, priors=priors)[0]
                 explanation.decision = self.predict(frame, priors=priors)[0]
         return explanation
+
+    def _added_factors(
+        self, frame: pl.DataFrame, codes: Any, structure_posterior: np.ndarray
+    ) -> list[tuple[str, list[float]]]:
+        """The explanation's lines for what the table adds to the structure's scores: the
+        structure's P(c | x), then exp of each text column's term and of the correction, each
+        scaled to a largest class of 1 (:mod:`nbayes.semi_naive.explain`)."""
+
+        def factor(term: np.ndarray) -> list[float]:
+            return np.exp(term - np.max(term)).tolist()
+
+        out = [("the structure's P(c | x)", structure_posterior.tolist())]
+        if self._words is not None:
+            names, terms = self._text_terms(frame)
+            for name, term in zip(names, terms[:, 0], strict=True):
+                value = frame.get_column(name)[0]
+                shown = "missing" if value is None else str(value)
+                shown = shown if len(shown) <= 30 else shown[:29] + "…"
+                out.append((f"∝ exp Σ_t w_ct x_t ({name}={shown})", factor(term)))
+        if self._corrected() is not None:
+            out.append(
+                ("∝ exp correction b_c + Σ δ", factor(self._correction_scores(codes.codes)[0]))
+            )
+        return out
 
     @property
     def families_(self) -> dict[str, str]:
