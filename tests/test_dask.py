@@ -363,6 +363,21 @@ def test_cli_fit_with_scheduler_equals_streaming_fit(cluster, tmp_path):
         nbayes.load(on_cluster).predict_proba(features), whole.predict_proba(features), atol=1e-9
     )
     assert main(["fit", "-", "--target", "y", "-o", str(local), "--scheduler", "tcp://x:1"]) == 2
+    # a structure of several passes (k-DB with k = 2) runs each pass there too; and the
+    # default structure with its discriminative correction
+    for options, model in (
+        (["--model", "kdb", "--k", "2", "--discriminative", "off"],
+         nbayes.SemiNaiveBayes(nbayes.semi_naive.KDB(2), discriminative=False)),
+        (["--model", "skdb"], nbayes.SemiNaiveBayes()),
+    ):  # fmt: skip
+        address = ["--scheduler", cluster.scheduler_address]
+        assert main(["fit", str(folder), "--target", "y", "-o", str(on_cluster), *options,
+                     *address]) == 0  # fmt: skip
+        np.testing.assert_allclose(
+            nbayes.load(on_cluster).predict_proba(features),
+            model.fit(frame, target="y").predict_proba(features),
+            atol=1e-9,
+        )
 
 
 #: The words of two classes of short messages.

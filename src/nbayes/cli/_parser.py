@@ -70,7 +70,9 @@ def _fit(fit: argparse.ArgumentParser) -> None:
         "-o", "--output", required=True, metavar="MODEL", help="model file to write (.nbm)"
     )
     fit.add_argument(
-        "--scheduler", metavar="ADDRESS", help="fit on a running Dask cluster (tcp://host:8786)"
+        "--scheduler",
+        metavar="ADDRESS",
+        help="fit on a running Dask cluster (tcp://host:8786), every pass of a --model too",
     )
     fit.add_argument(
         "--max-memory",

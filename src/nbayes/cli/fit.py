@@ -293,13 +293,12 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
         raise UsageError("--scheduler has the workers read the files; it cannot read stdin.")
     if args.target is None:
         raise UsageError("--scheduler fits tables: name the --target column.")
-    if args.model != "naive":
-        raise UsageError(
-            f"--scheduler fits naive Bayes models; --model {args.model} does not run there."
-        )
     from ..distributed import fit_files
-    from ._models import Learner, table_model
+    from ._models import Learner, check_options, table_model
 
+    check_options(args, text=False)
+    # a semi-naive structure's passes each run as a map over the files' partitions and a
+    # reduction of their statistics (nbayes.distributed), as NaiveBayes's one pass does
     families = dict(args.family)
     # without Dask, fit_files raises MissingDependencyError naming the install: exit 1, one line
     model = fit_files(table_model(args, families), args.data, args.target, args.scheduler)
