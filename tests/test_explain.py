@@ -294,3 +294,27 @@ def model_cuts(model, name: str) -> np.ndarray:
         if name in group.names:
             return group.cuts(model._settings())[group.names.index(name)]
     raise KeyError(name)
+
+
+def test_tables_give_the_probabilities_prediction_uses_with_missing_as_a_category():
+    """A column whose missing values are a category of their own: tables() lists them as a
+    null value with the probability print(model) and prediction use (it renormalised the other
+    values without them), and the HTML view names the row (missing), apart from a value "None"."""
+    rng = np.random.default_rng(0)
+    n = 400
+    a = np.array(["None", "x", "y", None], dtype=object)[rng.integers(0, 4, n)]
+    frame = pd.DataFrame({"a": a, "b": rng.choice(["u", "v"], n), "y": rng.choice(["p", "q"], n)})
+    model = nbayes.NaiveBayes(missing="category", alpha=1.0, calibration=None).fit(
+        frame, target="y"
+    )
+    table = model.tables()["a"]
+    for c in ("p", "q"):
+        rows = table.filter(pl.col("class") == c)
+        got = dict(zip(rows["value"].to_list(), rows["probability"].to_list(), strict=True))
+        rows_c = frame[frame["y"] == c]["a"]
+        counts = {v: int((rows_c == v).sum()) for v in ("None", "x", "y")}
+        counts[None] = int(rows_c.isna().sum())
+        for v, k in counts.items():  # Lidstone λ = 1 over the three values and missing
+            assert got[v] == pytest.approx((k + 1) / (len(rows_c) + 4), rel=1e-12)
+    html = model._repr_html_()
+    assert "(missing)" in html

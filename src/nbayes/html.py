@@ -112,7 +112,8 @@ def _pivot(frame: Any, label: str, values: str, classes: list[Any]) -> list[list
     columns = [
         frame.filter(frame.get_column("class") == c).get_column(values).to_list() for c in classes
     ]
-    return [[str(v), *(column[i] for column in columns)] for i, v in enumerate(labels)]
+    shown = ["(missing)" if v is None else str(v) for v in labels]  # missing as a value: null
+    return [[v, *(column[i] for column in columns)] for i, v in enumerate(shown)]
 
 
 def _interval_label(lower: float, upper: float) -> str:

@@ -325,22 +325,28 @@ class CategoricalColumns(ColumnGroup):
     def tables(
         self, classes: np.ndarray, settings: Settings, *, grid: int = 200
     ) -> dict[str, pl.DataFrame]:
-        """value, count n_{c,v}, probability P_λ(v | c); values in the order first seen."""
+        """value, count n_{c,v}, probability P_λ(v | c); values in the order first seen, then
+        (where missing values are a category of their own) a null value for them: the numbers
+        prediction uses."""
         import polars as pl
 
-        table, _ = self.stats.log_prob(self.alphas(settings))
-        offsets = self.stats.offsets
+        counts, missing_as_value = self._with_missing(settings)
+        table, _ = counts.log_prob(self.alphas(settings))
+        offsets = counts.offsets
         out = {}
         for j, name in enumerate(self.names):
-            size = int(self.stats.n_categories[j])
+            size = int(counts.n_categories[j])
             columns = slice(offsets[j], offsets[j] + size)
+            values = list(self.vocabularies[j])
+            if j in missing_as_value:
+                values.append(None)
             frame = tidy_frame(
                 name,
                 classes,
                 size,
-                shared={"value": self.vocabularies[j]},
+                shared={"value": values},
                 per_class={
-                    "count": self.stats.counts[:, columns],
+                    "count": counts.counts[:, columns],
                     "probability": np.exp(table[columns]).T,
                 },
             )
