@@ -294,15 +294,20 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
     if args.target is None:
         raise UsageError("--scheduler fits tables: name the --target column.")
     from ..distributed import fit_files
+    from ._cluster import cluster_reading
     from ._models import Learner, check_options, table_model
 
     check_options(args, text=False)
+    file_format, options, target = cluster_reading(args)
     # a semi-naive structure's passes each run as a map over the files' partitions and a
     # reduction of their statistics (nbayes.distributed), as NaiveBayes's one pass does
     families = dict(args.family)
+    model = table_model(args, families)
     # without Dask, fit_files raises MissingDependencyError naming the install: exit 1, one line
-    model = fit_files(table_model(args, families), args.data, args.target, args.scheduler)
-    return Learner(model, args.target)
+    model = fit_files(
+        model, args.data, target, args.scheduler, file_format=file_format, **options
+    )
+    return Learner(model, target)
 
 
 def read_loss(path: str, classes: np.ndarray) -> np.ndarray:

@@ -37,6 +37,7 @@ def fit_files(
     *,
     file_format: str | None = None,
     split_every: int = SPLIT_EVERY,
+    strip: bool = False,
     **read_options: Any,
 ) -> Estimator:
     """Fit ``model`` (a :class:`~nbayes.NaiveBayes`) on Parquet or CSV files with Dask.
@@ -47,7 +48,9 @@ def fit_files(
     scheduler (``tcp://host:8786``), connected to for this fit only; None uses the current
     scheduler (a ``distributed.Client`` if one is active, else local threads). ``read_options``
     go to ``dask.dataframe.read_parquet`` or ``read_csv`` (for CSV the model's ``missing_values``
-    are passed as ``na_values`` unless given). Returns ``model``, fitted.
+    are passed as ``na_values`` unless given). ``strip``: for CSV, strip the whitespace around
+    text values, then read an empty value or one of the ``na_values`` as missing, as
+    ``nbayes fit`` reads a file (``' ?'`` is ``'?'``). Returns ``model``, fitted.
 
     Raises :class:`~nbayes.exceptions.MissingDependencyError` (an ImportError), saying what to
     install, when Dask (or ``distributed``, for a ``scheduler_address``) is not installed.
@@ -75,6 +78,9 @@ def fit_files(
         if ".tsv" in lowered and "sep" not in read_options:
             read_options["sep"] = "\t"
         frame = dd.read_csv(files, **read_options)
+        if strip:
+            markers = [str(m) for m in read_options.get("na_values") or []]
+            frame = frame.map_partitions(_stripped, ["", *markers], meta=frame._meta)
     else:
         raise ValueError(f"file_format must be 'parquet' or 'csv', got {fmt!r}.")
     if is_table_model(model):
@@ -90,3 +96,19 @@ def fit_files(
     with Client(scheduler_address, set_as_default=False) as client:
         with dask.config.set(scheduler=client):
             return fit(model, **inputs, split_every=split_every)
+
+
+def _stripped(frame: Any, markers: list[str]) -> Any:
+    """A pandas partition with the whitespace around its text values stripped and the values
+    then equal to a marker made missing."""
+    import pandas as pd
+
+    frame = frame.copy()
+    for name in frame.columns:
+        values = frame[name]
+        if pd.api.types.is_string_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
+            values.dtype
+        ):
+            values = values.str.strip()
+            frame[name] = values.mask(values.isin(markers))
+    return frame
