@@ -429,3 +429,38 @@ def test_a_padded_boolean_column_reads_as_booleans_in_every_block(tmp_path: Path
         got = read_all(TableReader(path, chunk_bytes=chunk))
         assert got.schema == pl.Schema({"flag": pl.Boolean, "n": pl.Int64}), chunk
         assert got.get_column("flag").to_list() == [bool(i % 3) for i in range(600)], chunk
+
+
+# ---------------------------------------------------------------------- late values
+@pytest.mark.parametrize("chunk", [2**24, 50_000], ids=["one-block", "many-blocks"])
+def test_a_column_whose_values_come_after_the_inferred_rows_gets_their_type(
+    tmp_path: Path, chunk: int
+):
+    """Polars types a column of nulls as text: a column empty in the rows the types are
+    inferred from (and, in many blocks, in the whole first block) is typed from its first
+    values further on, as a reading of the whole file would type it; a column with no value
+    anywhere stays text (every value missing)."""
+    from nbayes.readers import INFER_ROWS, QuickReadAbandoned
+
+    n = INFER_ROWS + 5000
+    rng = np.random.default_rng(3)
+    late = np.round(rng.normal(size=n), 3)
+    lines = ["a,late_float,late_int,late_bool,never,y"]
+    for i in range(n):
+        shown = i >= INFER_ROWS + 1000
+        lines.append(
+            f"{i % 7},{late[i] if shown else ''},{i % 11 if shown else ''},"
+            f"{('true' if i % 2 else 'false') if shown else ''},,{'p' if i % 3 else 'q'}"
+        )
+    path = tmp_path / "late.csv"
+    path.write_text("\n".join(lines) + "\n")
+    whole = pl.read_csv(path, infer_schema_length=None)
+    frame = read_all(TableReader(path, chunk_bytes=chunk))
+    assert frame.schema["late_float"] == pl.Float64
+    assert frame.schema["late_int"] == pl.Int64
+    assert frame.schema["late_bool"] == pl.Boolean
+    assert frame["never"].null_count() == n
+    assert frame.drop("never").equals(whole.drop("never"))
+    # the quick reader leaves such a file to the careful one
+    with pytest.raises(QuickReadAbandoned, match="no value in the first rows"):
+        list(TableReader(path, quick=True, chunk_bytes=chunk))

@@ -29,6 +29,17 @@ def infer_rows(n_columns: int) -> int:
     return max(20, min(INFER_ROWS, INFER_VALUES // max(1, n_columns)))
 
 
+def untyped_columns(frame: pl.DataFrame, rows: int) -> list[str]:
+    """The text columns of ``frame`` without a value in its first ``rows`` (those Polars inferred
+    the types from): Polars reads a column of nulls as text, whatever its later values."""
+    rows = min(rows, frame.height)
+    return [
+        name
+        for name, dtype in frame.schema.items()
+        if dtype in (pl.String, pl.Null) and frame.get_column(name).head(rows).null_count() == rows
+    ]
+
+
 #: The byte a separator of several bytes is replaced by before parsing (ASCII unit separator).
 _UNIT_SEPARATOR = b"\x1f"
 

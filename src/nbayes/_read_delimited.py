@@ -14,8 +14,8 @@ from typing import IO, Any
 import numpy as np
 import polars as pl
 
-from ._read_common import INFER_ROWS, Batch, DataError, _snippet
-from ._read_values import _infer_types, _padded, _stripped
+from ._read_common import INFER_ROWS, Batch, DataError, _snippet, untyped_columns
+from ._read_values import _cast, _infer_types, _padded, _stripped
 
 
 class DelimitedReading:
@@ -65,6 +65,8 @@ class DelimitedReading:
             line += newlines
             self._hold(pending, used, line)
             if frame is not None:
+                if schema is None:
+                    frame = self._typed_further_on(frame, at_end)
                 schema = schema or dict(frame.schema)
                 self._check_near_misses(frame, first_line)
                 yield self._batch(frame, first_line)
@@ -72,6 +74,69 @@ class DelimitedReading:
                 break
         if self.columns is None:
             raise DataError(self.path, "the file is empty (no header line).")
+
+    def _typed_further_on(self, first: pl.DataFrame, at_end: bool) -> pl.DataFrame:
+        """The first block, its text columns without a value in the rows Polars inferred the
+        types from (the first ``INFER_ROWS``) typed from their first values instead.
+
+        Polars reads a column of nulls as text, and later blocks keep the first block's types,
+        so numbers after a long run of missing values would each be read as a category. Such a
+        column's type is inferred from its values in the rest of the first block and, when it
+        holds none there, from its first ``INFER_ROWS`` values further on, which a second
+        careful reading of the file collects (it stops once it has them: a column missing
+        everywhere costs one more pass). Standard input cannot be read twice: there a column
+        whose values all come after the first block stays text.
+        """
+        untyped = untyped_columns(first, INFER_ROWS)
+        if not untyped:
+            return first
+        values = {name: first.get_column(name).drop_nulls().cast(pl.String) for name in untyped}
+        further = [name for name, found in values.items() if found.is_empty()]
+        if further and not at_end and self.path != "-" and self.look_ahead:
+            for name, found in self._first_values(further).items():
+                values[name] = pl.Series(name, found, dtype=pl.String)
+        types = {
+            name: _infer_types(found.to_frame(name))[name]
+            for name, found in values.items()
+            if not found.is_empty()
+        }
+        # every value of the block was among those the types came from: none is lost
+        return first.with_columns(
+            _cast(pl.col(name), dtype).alias(name) for name, dtype in types.items()
+        )
+
+    def _first_values(self, names: list[str]) -> dict[str, list[str]]:
+        """Up to ``INFER_ROWS`` values of each of ``names``, as text, read by a second reader
+        with the same rules (rows it cannot read skipped, its warnings silenced: this reading
+        reports them)."""
+        ahead = type(self)(
+            self.path,
+            format=self.format,
+            separator=self.separator,
+            missing=self.missing,
+            chunk_bytes=self.chunk_bytes,
+            skip_bad_rows=True,
+            header=self.header,
+            names=self.names,
+            strip=self.strip,
+            quote=self.quote,
+            max_record_bytes=self.max_record_bytes,
+        )
+        ahead.look_ahead = False
+        found: dict[str, list[str]] = {name: [] for name in names}
+        batches = iter(ahead)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for batch in batches:
+                    for name, kept in found.items():
+                        column = batch.frame.get_column(name).drop_nulls().cast(pl.String)
+                        kept.extend(column.head(INFER_ROWS - len(kept)).to_list())
+                    if all(len(kept) >= INFER_ROWS for kept in found.values()):
+                        break
+        finally:
+            batches.close()
+        return found
 
     def _block(
         self,

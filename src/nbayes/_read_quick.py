@@ -14,7 +14,7 @@ from typing import IO
 
 import polars as pl
 
-from ._read_common import _BOM, Batch, QuickReadAbandoned, infer_rows
+from ._read_common import _BOM, Batch, QuickReadAbandoned, infer_rows, untyped_columns
 from ._read_values import _padded, _padded_strings
 
 #: Bytes of a file mapped at a time by the quick reader's scan (the window's pages are resident
@@ -85,6 +85,9 @@ class QuickReading:
             for frame in lazy.collect_batches(chunk_size=rows):
                 if frame.width and frame.get_column(frame.columns[-1]).null_count():
                     raise QuickReadAbandoned("an empty last field: perhaps a row lacks fields")
+                if self.rows == 0 and untyped_columns(frame, infer_rows(len(self.columns))):
+                    # the careful reader types it from the values further on in the file
+                    raise QuickReadAbandoned("a column with no value in the first rows")
                 if padded is None and pl.String in frame.schema.values():
                     padded = self._file_padded()
                 if padded and _padded_strings(frame):

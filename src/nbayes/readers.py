@@ -29,9 +29,11 @@ and the marker ``"?"`` matches ``" ?"``); a separator may be several bytes (``",
 ``"::"``); ``quote=None`` reads quote characters as ordinary text.
 
 Column types are those Polars infers from the first rows (``INFER_ROWS``) of the first block;
-later blocks are read with the same types. (The quick reader of a table of very many columns
-infers from fewer rows, :func:`infer_rows`, and leaves a later value of another type to the
-careful reader.)
+later blocks are read with the same types. A column with no value in those rows is typed from its
+first values instead: those later in the first block, else those further on in the file, which a
+second reading collects (standard input cannot be read twice: there it stays text). (The quick
+reader of a table of very many columns infers from fewer rows, :func:`infer_rows`, and leaves a
+later value of another type, or a column without values in those rows, to the careful reader.)
 
 The jobs are in modules of their own, re-exported here: what every reader shares
 (``_read_common``), what a file is (``_read_options``), Zstandard input (``_read_zstd``), records
@@ -185,6 +187,9 @@ class TableReader(
         self.columns: list[str] | None = None
         self._raw: IO[bytes] | None = None
         self._near_misses_checked = not self.missing
+        #: whether a column with no value in the first block is typed from values further on
+        #: (``DelimitedReading._typed_further_on``; off for the reader that finds them)
+        self.look_ahead = True
 
     @property
     def size(self) -> int | None:
