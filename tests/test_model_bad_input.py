@@ -63,6 +63,38 @@ def test_a_column_entirely_missing_is_named(values, params):
         nbayes.NaiveBayes(**params).fit(table, ["p", "q", "p", "q"])
 
 
+@pytest.mark.parametrize(
+    "family", [None, "gaussian", "kde", "poisson", "equal-width", "equal-frequency", "mdl"]
+)
+def test_a_column_no_batch_observed_adds_nothing_and_a_whole_fit_refuses_it(family, tmp_path):
+    """partial_fit takes a batch without a column's values (a later one may bring them); if
+    none does, the column adds nothing to any score, whatever value a row to predict holds.
+    fit, and nbayes fit (which reads the whole file), refuse such a column, naming it."""
+    import warnings
+
+    from nbayes.cli import main
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"n": rng.normal(size=40), "label": rng.choice(["p", "q"], 40)})
+    frame["empty"] = np.nan
+    families = {"empty": family} if family else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = nbayes.NaiveBayes(families=families).partial_fit(frame, target="label")
+        without = nbayes.NaiveBayes().partial_fit(frame.drop(columns="empty"), target="label")
+        rows = frame.drop(columns="label").assign(empty=rng.normal(100, 50, 40))
+        np.testing.assert_allclose(
+            model.predict_joint_log_proba(rows),
+            without.predict_joint_log_proba(rows.drop(columns="empty")),
+            rtol=1e-12,
+        )
+    with pytest.raises(ValueError, match=r"column 'empty' is entirely missing"):
+        nbayes.NaiveBayes(families=families).fit(frame, target="label")
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    assert main(["fit", str(tmp_path / "data.csv"), "--target", "label", "-o",
+                 str(tmp_path / "m.nbm")]) == 1  # fmt: skip
+
+
 def test_a_target_with_missing_values_drops_those_rows_with_a_counted_warning():
     X = good_frame()
     y = np.array(["p", None, "q", "p", np.nan, "q", "p", "q", None, "q", "p", "q"], dtype=object)

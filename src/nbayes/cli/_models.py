@@ -46,6 +46,8 @@ class Learner:
     #: + 1) of the integer columns whose families the first batch chose
     strings: dict[str, StringSummary] = field(default_factory=dict)
     integers: dict[str, set] = field(default_factory=dict)
+    #: each feature column's values in the labelled rows of every batch fitted so far
+    observed: dict[str, int] = field(default_factory=dict)
 
     @property
     def classes_(self) -> np.ndarray:
@@ -82,26 +84,32 @@ class Learner:
         else:  # a class not seen yet: fit this batch alone and merge (exact, as one fit)
             self.model.merge(TextClassifier(**self.model.get_params(deep=False)).fit(texts, labels))
 
+    def unobserved(self) -> list[str]:
+        """The feature columns with no value in any labelled row summarised so far."""
+        return [name for name, count in self.observed.items() if count == 0]
+
     def summarise_columns(self, frame: pl.DataFrame) -> None:
-        """Add a batch's labelled rows to the summaries of the columns whose family a table
-        model infers from the data (not named by the user): each string column's
+        """Add a batch's labelled rows to the summaries of the columns: each column's count of
+        values (:meth:`unobserved`) and, for the columns whose family a table
+        model infers from the data (not named by the user), each string column's
         (:class:`~nbayes.schema.StringSummary`), and, where integers are not left to
         ``continuous="auto"``, each integer column's distinct values up to
         ``max_int_categories`` + 1 (the rule of :func:`nbayes.schema.infer_schema`)."""
         if self.text is not None:
             return
+        labelled = self.labelled(frame)
+        counts = labelled.select(pl.exclude(self.target).count()).row(0, named=True)
+        for name, count in counts.items():
+            self.observed[name] = self.observed.get(name, 0) + count
         named = set(getattr(self.model, "families", None) or {})
         counted = getattr(self.model, "continuous", "auto") != "auto"
         cap = int(getattr(self.model, "max_int_categories", 0)) + 1
-        labelled = None
         for name, dtype in frame.schema.items():
             kind = column_kind(dtype)
             if name == self.target or name in named or kind not in ("string", "int"):
                 continue
             if kind == "int" and (not counted or len(self.integers.get(name, ())) >= cap):
                 continue
-            if labelled is None:
-                labelled = self.labelled(frame)
             values = labelled.get_column(name)
             if kind == "int":
                 seen = self.integers.setdefault(name, set())

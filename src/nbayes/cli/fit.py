@@ -284,6 +284,11 @@ def _checked_fit(args: argparse.Namespace, learner: Learner | None, reader: Read
             "entirely missing."
         )
         raise DataError(reader.path, message)
+    empty = learner.unobserved()
+    if empty:  # as NaiveBayes.fit on the whole table
+        from ..schema import unobserved_column
+
+        raise DataError(reader.path, str(unobserved_column(empty[0])))
     return learner, reader
 
 

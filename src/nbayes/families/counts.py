@@ -67,7 +67,7 @@ class FeatureSums(Memo):
         values = X.data if is_sparse(X) else X
         if not values.size:
             return
-        top = float(np.nanmax(np.abs(values)))
+        top = float(np.max(np.abs(values), initial=0.0, where=~np.isnan(values)))
         bound = X.shape[0] * float(np.max(weight)) * top  # ≥ every Σ_i w_i x_it of the batch
         ceiling = getattr(self, "_ceiling", None)
         if ceiling is None:

@@ -363,6 +363,10 @@ class GaussianMoments(Memo):
         pooled = self.pooled_variance()
         return self.cached(("floor",), lambda: np.where(pooled > 0, tiny * pooled, tiny))
 
+    def unobserved(self) -> np.ndarray:
+        """(d,) bool: the features with no value in any class."""
+        return self.weight.sum(axis=0) == 0
+
     def theta_var(
         self, var_smoothing: float, *, ddof: int = 0, rule: str = "max"
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -406,6 +410,9 @@ class GaussianMoments(Memo):
         quadratic = -0.5 / var  # (K, d)
         linear = centred / var
         constant = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * centred * centred / var
+        # a feature no class observed (partial_fit of batches without its values) adds nothing
+        unobserved = self.unobserved()
+        quadratic[:, unobserved] = linear[:, unobserved] = constant[:, unobserved] = 0.0
         result = (
             shift,
             np.ascontiguousarray(quadratic.T),
@@ -454,7 +461,8 @@ class GaussianMoments(Memo):
             for i, row in enumerate(X):
                 z = (row[None, :] - theta) / np.sqrt(var)
                 terms = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * z * z
-                out[i] = np.where(np.isnan(row)[None, :], 0.0, terms).sum(axis=1)
+                skipped = np.isnan(row) | self.unobserved()
+                out[i] = np.where(skipped[None, :], 0.0, terms).sum(axis=1)
         return out
 
 

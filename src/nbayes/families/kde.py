@@ -275,6 +275,8 @@ class KernelDensity:
         point_share: float | None = None,
         alpha: float = 1.0,
     ) -> None:
+        #: whether any class observed the feature (a feature no class observed adds nothing)
+        self.observed = sketch.keys.size > 0
         share = math.nan if point_share is None or sketch.level != EXACT else float(point_share)
         rule = isinstance(bandwidth, str)
         (
@@ -312,7 +314,10 @@ class KernelDensity:
         )
 
     def add_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
-        """out[i, c] += log P(x_i | c); NaN (missing) adds nothing."""
+        """out[i, c] += log P(x_i | c); NaN (missing) adds nothing, nor does any value of a
+        feature without observations."""
+        if not self.observed:
+            return
         if self.atoms.size == 0:
             self.kernel_log_density(x, out)
             return

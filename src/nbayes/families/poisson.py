@@ -87,6 +87,9 @@ class PoissonColumns(ColumnGroup):
 
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
         alpha = settings.alpha_for(self.names)
+        unobserved = self.stats.observed.sum(axis=0) == 0
+        if unobserved.any():  # a column no class observed adds nothing: its values as missing
+            block = np.where(unobserved[None, :], np.nan, block)
         return log_likelihood(self.stats, block, np.zeros(0), alpha)
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
