@@ -95,6 +95,14 @@ def test_a_column_no_batch_observed_adds_nothing_and_a_whole_fit_refuses_it(fami
                  str(tmp_path / "m.nbm")]) == 1  # fmt: skip
 
 
+def test_a_batch_whose_column_has_another_type_is_refused_naming_it():
+    first = pl.DataFrame({"flag": [True, False] * 3, "y": ["p", "q", "q"] * 2})
+    model = nbayes.NaiveBayes().partial_fit(first, target="y")
+    later = first.with_columns(flag=pl.Series(["yes", "no"] * 3))
+    with pytest.raises(ValueError, match=r"column 'flag' holds String values \(e.g. 'yes'\)"):
+        model.partial_fit(later, target="y")
+
+
 def test_a_target_with_missing_values_drops_those_rows_with_a_counted_warning():
     X = good_frame()
     y = np.array(["p", None, "q", "p", np.nan, "q", "p", "q", None, "q", "p", "q"], dtype=object)

@@ -119,6 +119,11 @@ def test_models_of_different_columns_or_structures_do_not_merge():
     a = SemiNaiveBayes("aode").fit(table, target="label")
     with pytest.raises(ValueError, match="columns differ"):
         a.merge(SemiNaiveBayes("aode").fit(table.drop("d"), target="label"))
+    # the same names and families, another type: the message shows the column that differs
+    flagged = table.with_columns(pl.col("d") == pl.col("d").first())
+    with pytest.raises(ValueError, match=r"first \('d', 'categorical', Int64\) vs \('d', "
+                       r"'categorical', Boolean\)"):  # fmt: skip
+        a.merge(SemiNaiveBayes("aode").fit(flagged, target="label"))
     with pytest.raises(ValueError, match="cannot merge a TAN"):
         a.merge(SemiNaiveBayes("tan").fit(table, target="label"))
     with pytest.raises(TypeError, match="cannot merge a NaiveBayes"):

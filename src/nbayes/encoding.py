@@ -147,10 +147,8 @@ class CategoricalEncoder:
                 [self._cast(schema, j).alias(n) for j, n in enumerate(self.names)]
             )
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
-            raise ValueError(
-                f"a categorical column could not be read as it was in fitting "
-                f"({dict(zip(self.names, self.dtypes, strict=True))}): {exc}"
-            ) from exc
+            types = dict(zip(self.names, self.dtypes, strict=True))
+            raise ValueError(uncastable(frame, types, "the fitted") or str(exc)) from exc
         block, new = self._codes(casted, range(len(self.names)), learn=fitting)
         if fitting:
             # values new to a vocabulary (in order of appearance) join it; only the columns
@@ -367,3 +365,21 @@ def _check_category_sizes(name: str, values: list[str]) -> None:
                 f"{value[:20]!r}); a model file keeps values of at most {MAX_CATEGORY_BYTES:,} "
                 "bytes (nbayes.encoding.MAX_CATEGORY_BYTES): map or drop it before fitting."
             )
+
+
+def uncastable(frame: pl.DataFrame, types: dict[str, pl.DataType], whose: str) -> str | None:
+    """The sentence naming the first column of ``frame`` whose values cannot be read as its
+    type in ``types`` (``whose``: whose types they are), with a value; None if all can."""
+    for name, dtype in types.items():
+        column = frame.get_column(name)
+        try:
+            column.cast(dtype)
+        except pl.exceptions.PolarsError:
+            example = column.drop_nulls().head(1).to_list()
+            shown = f" (e.g. {example[0]!r})" if example else ""
+            return (
+                f"column {name!r} holds {column.dtype} values{shown}, which cannot be read as "
+                f"{whose} type for it, {dtype}: a batch or partition must have the columns' "
+                "types of the rows fitted before."
+            )
+    return None

@@ -48,6 +48,7 @@ import numpy as np
 import polars as pl
 
 from . import families as registry
+from .encoding import uncastable
 from .exceptions import caller_stacklevel, close_match, suggest_names
 from .row_sample import mixed_hashes
 
@@ -336,10 +337,7 @@ def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
         picked = frame.clone() if frame.columns == names else frame[names]
         return picked.cast(cast) if cast else picked
     except pl.exceptions.PolarsError as exc:
-        dtypes = {s.name: s.dtype for s in specs}
-        raise ValueError(
-            f"a partition's columns could not be read as the schema's types {dtypes}: {exc}"
-        ) from exc
+        raise ValueError(uncastable(frame, cast, "the model's") or str(exc)) from exc
 
 
 def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:

@@ -87,10 +87,13 @@ class TableMerge:
         mine = [(s.name, s.family, s.dtype) for s in self.schema_] + self.text_columns_
         theirs = [(s.name, s.family, s.dtype) for s in other.schema_] + other.text_columns_
         if mine != theirs:
-            raise ValueError(
-                "cannot merge table models whose columns differ: "
-                f"{[m[:2] for m in mine]} vs {[t[:2] for t in theirs]}."
+            differ = [(m, t) for m, t in zip(mine, theirs, strict=False) if m != t]
+            first = (
+                f"first {differ[0][0]} vs {differ[0][1]} (name, family, type)"
+                if differ
+                else f"{len(mine)} vs {len(theirs)} columns"
             )
+            raise ValueError(f"cannot merge table models whose columns differ: {first}.")
         if list(self.missing_markers_) != list(other.missing_markers_):
             raise ValueError(
                 "cannot merge table models read with different missing-value markers: "
