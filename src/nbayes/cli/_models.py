@@ -98,9 +98,9 @@ class Learner:
         if self.text is not None:
             return
         labelled = self.labelled(frame)
-        counts = labelled.select(pl.exclude(self.target).count()).row(0, named=True)
-        for name, count in counts.items():
-            self.observed[name] = self.observed.get(name, 0) + count
+        for name, missing in labelled.null_count().row(0, named=True).items():
+            if name != self.target:  # (null counts are kept by the columns: fast)
+                self.observed[name] = self.observed.get(name, 0) + labelled.height - missing
         named = set(getattr(self.model, "families", None) or {})
         counted = getattr(self.model, "continuous", "auto") != "auto"
         cap = int(getattr(self.model, "max_int_categories", 0)) + 1
