@@ -85,6 +85,38 @@ def test_the_gradient_is_the_objectives():
         np.testing.assert_array_equal(hessian, hessian.T)
 
 
+def test_log_joints_far_from_zero_fit_as_their_differences_do():
+    """P(c | x) depends on a row's log joints only through their differences, so shifting each
+    row by a constant (here about −10⁹, as narrow kernel densities over many columns give)
+    changes neither the objective's curvature nor the fitted (a, b); and the temperature is the
+    minimum a one-dimensional search finds. (The curvature was once taken as E J² − (E J)²,
+    all round-off at such magnitudes: Newton's method then stopped at a = 1.)"""
+    from scipy.optimize import minimize_scalar
+
+    n, k = 400, 3
+    truth = RNG.integers(0, k, n)
+    log_joint = 40.0 * RNG.normal(0, 1, (n, k))  # overconfident: the optimum a is well below 1
+    log_joint[np.arange(n), truth] += 20.0
+    shifted = log_joint - RNG.uniform(1e9, 2e9, (n, 1))
+    weight = np.ones(n)
+    near, far = _Scores(log_joint, truth, weight), _Scores(shifted, truth, weight)
+    for theta, offsets in ((np.array([0.3, 0.2, -0.1]), True), (np.array([1.0]), False)):
+        np.testing.assert_allclose(
+            far.derivatives(theta, offsets)[2], near.derivatives(theta, offsets)[2], rtol=1e-6
+        )
+    best = minimize_scalar(
+        lambda a: near.objective(np.array([a]), False)[0],
+        bounds=(1e-3, 10.0), method="bounded", options={"xatol": 1e-10},
+    )  # fmt: skip
+    for form in ("weight", "weight and offsets"):
+        a, b = fit(shifted, truth, weight, form)
+        expected_a, expected_b = fit(log_joint, truth, weight, form)
+        assert a == pytest.approx(expected_a, rel=1e-6)
+        np.testing.assert_allclose(b, expected_b, atol=1e-6)
+    assert fit(shifted, truth, weight, "weight")[0] == pytest.approx(best.x, rel=1e-5)
+    assert best.x < 0.5
+
+
 def test_held_out_scores_are_the_log_posterior_of_the_class_and_its_decision():
     n, k = 200, 3
     truth = RNG.integers(0, k, n)
