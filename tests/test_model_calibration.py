@@ -264,6 +264,28 @@ def test_partial_fit_merge_and_any_row_order_give_the_model_of_one_fit():
     assert model.calibration_.weight != before.weight
 
 
+def test_integers_read_as_floats_give_the_same_calibrated_model():
+    """pandas reads an integer column with missing values as floats (2.0), Polars as integers
+    (2): the same rows, so the same sample, calibration and probabilities."""
+    rng = np.random.default_rng(8)
+    n = 2000
+    y = rng.choice(["p", "q", "r"], n)
+    codes = {f"c{j}": rng.integers(0, 4, n) + (y == "q") * (j % 2) for j in range(6)}
+    frame = pl.DataFrame(codes).with_columns(
+        pl.when(pl.Series(rng.random(n) < 0.1)).then(None).otherwise(pl.col(name)).alias(name)
+        for name in codes
+    )
+    floats = frame.to_pandas()
+    assert all(str(t) == "float64" for t in floats.dtypes)
+    as_ints = nbayes.NaiveBayes().fit(frame, y)
+    as_floats = nbayes.NaiveBayes().fit(floats, y)
+    assert not as_ints.calibration_.is_identity
+    assert as_floats.calibration_.weight == pytest.approx(as_ints.calibration_.weight, rel=1e-12)
+    np.testing.assert_allclose(
+        as_floats.predict_proba(floats), as_ints.predict_proba(frame), atol=1e-12
+    )
+
+
 def test_a_class_with_one_sample_row_keeps_a_zero_offset():
     # scores whose class 1 is favoured by 2 nats too many: its offset is fitted near −2; class
     # 2, masked out (as a class with fewer than two sample rows is), keeps b = 0

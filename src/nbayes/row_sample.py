@@ -32,11 +32,15 @@ LABEL = "\x00label"
 
 def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
     """Each row's 64-bit content hash (its columns' values, in the schema's types, so that a
-    value hashes alike whatever type a batch read it as, and its label as text), mixed by the
+    value hashes alike whatever type a batch read it as, integers as floats of the same value,
+    and its label as text), mixed by the
     finaliser of SplitMix64 (Steele, Lea & Flood 2014) so that its smallest values are a
     uniform sample of the rows: a row hash combines the columns' hashes, and without the
     mixing its low values follow some columns' values (a class's rows, say)."""
-    content = frame.with_columns(labels.cast(pl.String).alias(LABEL))
+    # an integer is hashed as the float of the same value: a column read as 2 by one reader
+    # (Polars) and as 2.0 by another (pandas, where the column has missing values) hashes alike
+    integers = [pl.col(name).cast(pl.Float64) for name, t in frame.schema.items() if t.is_integer()]
+    content = frame.with_columns(*integers, labels.cast(pl.String).alias(LABEL))
     return mixed_hashes(content.hash_rows(SEED).to_numpy())
 
 
