@@ -289,6 +289,11 @@ def test_separators_of_several_bytes(tmp_path: Path, chunk: int):
     comma_space.write_bytes(ADULT_LIKE)
     by_two_bytes = read_all(TableReader(comma_space, header=False, separator=", ", strip=False))
     assert by_two_bytes.equals(read_all(TableReader(comma_space, header=False)))
+    # inside quotes the separator is part of the value, in every block
+    quoted = tmp_path / "quoted.dat"
+    quoted.write_text("".join(f'{i}::"x::{i % 3}"::y\n' for i in range(3000)))
+    got = read_all(TableReader(quoted, header=False, separator="::", chunk_bytes=chunk))
+    assert got.get_column("2").to_list() == [f"x::{i % 3}" for i in range(3000)]
 
 
 def test_quotes_inside_text_and_broken_quoting(tmp_path: Path):

@@ -14,7 +14,14 @@ from typing import IO, Any
 import numpy as np
 import polars as pl
 
-from ._read_common import INFER_ROWS, Batch, DataError, _snippet, untyped_columns
+from ._read_common import (
+    _UNIT_SEPARATOR,
+    INFER_ROWS,
+    Batch,
+    DataError,
+    _snippet,
+    untyped_columns,
+)
 from ._read_values import _cast, _infer_types, _padded, _stripped
 
 
@@ -68,12 +75,24 @@ class DelimitedReading:
                 if schema is None:
                     frame = self._typed_further_on(frame, at_end)
                 schema = schema or dict(frame.schema)
+                if self._multibyte:
+                    frame = self._separator_restored(frame)
                 self._check_near_misses(frame, first_line)
                 yield self._batch(frame, first_line)
             if at_end:
                 break
         if self.columns is None:
             raise DataError(self.path, "the file is empty (no header line).")
+
+    def _separator_restored(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Text values with the separator of several bytes put back where it was replaced by
+        the one byte the records were cut at: inside quoted values (the input may not hold
+        that byte itself: :meth:`_blocks` refuses it)."""
+        text = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+        return frame.with_columns(
+            pl.col(name).str.replace_all(_UNIT_SEPARATOR.decode(), self.separator, literal=True)
+            for name in text
+        )
 
     def _typed_further_on(self, first: pl.DataFrame, at_end: bool) -> pl.DataFrame:
         """The first block, its text columns without a value in the rows Polars inferred the
