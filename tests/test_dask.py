@@ -383,40 +383,71 @@ def test_cli_fit_with_scheduler_equals_streaming_fit(cluster, tmp_path):
 def test_cli_fit_with_scheduler_reads_a_file_as_the_command_line_does(cluster, tmp_path):
     """The workers read with the command line's rules: no header line and the target by
     position, a sniffed ", " separator, whitespace stripped (" ?" and "? " are the marker "?",
-    " blue" is "blue"), true/false values, several partitions; the model equals ``nbayes fit``
-    without a cluster to 1e-9, and an unreadable format is refused in one line."""
+    " blue" is "blue"), true/false values, the column types nbayes' reader gives the first rows
+    (a column of numbers but for "5more" in a few early rows is text in every partition),
+    gzip known by its first bytes, several partitions; the model equals ``nbayes fit`` without
+    a cluster to 1e-9. Quoted values spanning lines are not cut between partitions. An
+    unreadable format and --skip-bad-rows are refused in one line."""
+    import gzip
+
+    import polars as pl
+
     from nbayes.cli import main
 
     rng = np.random.default_rng(5)
     n = 100_000
     y = rng.integers(0, 2, n)
     colour = np.where(rng.random(n) < 0.05, "?", rng.choice(["red", "green", " blue"], n))
+    doors = rng.integers(2, 5, n).astype(str)
+    doors[15_000:15_010] = "5more"
     rows = zip(
         np.round(rng.normal(y, 1.0), 3),
         colour,
         np.where(rng.random(n) < 0.3 + 0.4 * y, "true", "false"),
+        doors,
         np.where(y == 1, "yes", "no"),
         strict=True,
     )
     data = tmp_path / "published.data"  # a name that says nothing of the format
-    data.write_text("".join(f"{a}, {b} , {c}, {d}\n" for a, b, c, d in rows))
+    data.write_text("".join(f"{a}, {b} , {c}, {d}, {e}\n" for a, b, c, d, e in rows))
     assert data.stat().st_size > 2 * 2**20  # more than one partition of --chunk-mb 1
-    common = ["fit", str(data), "--no-header", "--target", "4", "--missing", "?", "--chunk-mb", "1"]
+    packed = tmp_path / "packed.data"
+    packed.write_bytes(gzip.compress(data.read_bytes()))
+    address = ["--scheduler", cluster.scheduler_address]
+    options = ["--no-header", "--target", "5", "--missing", "?", "--chunk-mb", "1"]
     local, on_cluster = tmp_path / "local.nbm", tmp_path / "cluster.nbm"
-    assert main([*common, "-o", str(local)]) == 0
-    assert main([*common, "-o", str(on_cluster), "--scheduler", cluster.scheduler_address]) == 0
-    expected, model = nbayes.load(local), nbayes.load(on_cluster)
-    assert model.families_ == expected.families_
-    assert list(model.classes_) == ["no", "yes"]
-    features = nbayes.read_table(data, header=False, missing="?").drop("4")
+    assert main(["fit", str(data), *options, "-o", str(local)]) == 0
+    expected = nbayes.load(local)
+    features = nbayes.read_table(data, header=False, missing="?").drop("5")
     assert features["2"].null_count() > 0  # the marker was read as missing
+    assert features["4"].dtype == pl.String
+    for source in (data, packed):
+        assert main(["fit", str(source), *options, "-o", str(on_cluster), *address]) == 0
+        model = nbayes.load(on_cluster)
+        assert model.families_ == expected.families_
+        assert list(model.classes_) == ["no", "yes"]
+        np.testing.assert_allclose(
+            model.predict_proba(features), expected.predict_proba(features), atol=1e-9
+        )
+    quoted = tmp_path / "notes.csv"
+    quoted.write_text(
+        "note,y\n" + "".join(f'"line one\nline, {i % 4}",{"pq"[i % 2]}\n' for i in range(60_000))
+    )
+    chunks = ["--chunk-mb", "1"]
+    assert main(["fit", str(quoted), "--target", "y", "-o", str(local), *chunks]) == 0
+    assert main(["fit", str(quoted), "--target", "y", "-o", str(on_cluster), *chunks,
+                 *address]) == 0  # fmt: skip
+    notes = nbayes.read_table(quoted).drop("y")
     np.testing.assert_allclose(
-        model.predict_proba(features), expected.predict_proba(features), atol=1e-9
+        nbayes.load(on_cluster).predict_proba(notes),
+        nbayes.load(local).predict_proba(notes),
+        atol=1e-9,
     )
     lines = tmp_path / "rows.jsonl"
     lines.write_text('{"a": 1, "y": "p"}\n')
-    address = ["--scheduler", cluster.scheduler_address]
     assert main(["fit", str(lines), "--target", "y", "-o", str(on_cluster), *address]) == 2
+    assert main(["fit", str(data), *options, "-o", str(on_cluster), "--skip-bad-rows",
+                 *address]) == 2  # fmt: skip
 
 
 #: The words of two classes of short messages.
