@@ -266,6 +266,10 @@ def test_naive_bayes_partial_fit_and_errors(client):
     missing = frame.assign(empty=np.nan)
     with pytest.raises(ValueError, match="'empty' is entirely missing"):
         table_model().fit(dd.from_pandas(missing, npartitions=3), target="label")
+    left_out = table_model()
+    left_out.set_params(families={**left_out.families, "empty": "ignore"})
+    left_out.fit(dd.from_pandas(missing, npartitions=3), target="label")
+    assert left_out.families_["empty"] == "ignore"
 
 
 def test_fit_files_on_a_running_cluster(cluster, tmp_path):

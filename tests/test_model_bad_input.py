@@ -93,6 +93,17 @@ def test_a_column_no_batch_observed_adds_nothing_and_a_whole_fit_refuses_it(fami
     frame.to_csv(tmp_path / "data.csv", index=False)
     assert main(["fit", str(tmp_path / "data.csv"), "--target", "label", "-o",
                  str(tmp_path / "m.nbm")]) == 1  # fmt: skip
+    # left out by name (family 'ignore'), it is accepted, as a model without it
+    left_out = nbayes.NaiveBayes(families={"empty": "ignore"}).fit(frame, target="label")
+    np.testing.assert_allclose(
+        left_out.predict_proba(rows),
+        nbayes.NaiveBayes().fit(frame.drop(columns="empty"), target="label").predict_proba(
+            rows.drop(columns="empty")
+        ),
+        atol=1e-12,
+    )
+    assert main(["fit", str(tmp_path / "data.csv"), "--target", "label", "-o",
+                 str(tmp_path / "m.nbm"), "--family", "empty=ignore"]) == 0  # fmt: skip
 
 
 def test_a_batch_whose_column_has_another_type_is_refused_naming_it():

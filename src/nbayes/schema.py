@@ -213,9 +213,9 @@ def infer_schema(
     nulls = frame.null_count().row(0) if frame.width else ()  # all columns at once: fast
     for name, dtype, null_count in zip(frame.columns, frame.dtypes, nulls, strict=True):
         kind = column_kind(dtype)
-        if require_observed and null_count == frame.height:
-            raise unobserved_column(name)
         family = families.get(name)
+        if require_observed and null_count == frame.height and family != "ignore":
+            raise unobserved_column(name)
         if family is not None and family not in registry.names():
             raise ValueError(
                 f"unknown family {family!r} for column {name!r}; choose one of {registry.names()}."

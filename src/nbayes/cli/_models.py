@@ -85,8 +85,14 @@ class Learner:
             self.model.merge(TextClassifier(**self.model.get_params(deep=False)).fit(texts, labels))
 
     def unobserved(self) -> list[str]:
-        """The feature columns with no value in any labelled row summarised so far."""
-        return [name for name, count in self.observed.items() if count == 0]
+        """The feature columns with no value in any labelled row summarised so far (but those
+        the user leaves out: family 'ignore')."""
+        named = getattr(self.model, "families", None) or {}
+        return [
+            name
+            for name, count in self.observed.items()
+            if count == 0 and named.get(name) != "ignore"
+        ]
 
     def summarise_columns(self, frame: pl.DataFrame) -> None:
         """Add a batch's labelled rows to the summaries of the columns: each column's count of

@@ -77,7 +77,7 @@ def fit_table(
         raise no_labelled_rows()
     if require_observed:
         for spec, count in zip(schema, result.observed, strict=True):
-            if count == 0:
+            if count == 0 and spec.family != "ignore":
                 raise unobserved_column(spec.name)
     fitted = result.model
     fitted.set_params(**model.get_params(deep=False))
