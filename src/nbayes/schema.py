@@ -291,8 +291,9 @@ def schema_for(
 def unobserved_column(name: str) -> ValueError:
     """The error for a column with no value in any labelled row of a fit."""
     return ValueError(
-        f"column {name!r} is entirely missing: there is nothing to learn from it. Drop it, "
-        "or check the missing-value markers."
+        f"column {name!r} is entirely missing: there is nothing to learn from it. Drop it "
+        f"(or name its family: families={{{name!r}: 'ignore'}}, --family {name}=ignore), or "
+        "check the missing-value markers."
     )
 
 

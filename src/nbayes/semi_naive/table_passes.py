@@ -35,7 +35,7 @@ from ..families.intervals import cut_points
 from ..families.sketch import ValueSketches
 from ..labels import LabelledRows, check_classes, keep_labelled, split_target
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, StringSummary, schema_for
+from ..schema import ColumnSpec, StringSummary, schema_for, unobserved_column
 from ..tables import missing_markers, warn_near_missing_marker
 from .classifier import Encoded
 from .first_pass import FirstPass
@@ -344,10 +344,7 @@ class TablePasses:
             if sketch.weight.sum() == 0
         ]
         if empty:
-            raise ValueError(
-                f"column {empty[0]!r} is entirely missing: there is nothing to learn from it. "
-                "Drop it, or check the missing-value markers."
-            )
+            raise unobserved_column(empty[0])
 
 
 Coded = tuple[Encoded, np.ndarray, np.ndarray]
