@@ -66,9 +66,9 @@ class NumericEncoder:
                 block = frame.select(casts).to_numpy().astype(np.float64, copy=False)
             block = block.reshape(frame.height, len(self.names))
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
-            raise ValueError(
-                f"columns {self.names} must hold numbers for family {self.family!r}: {exc}"
-            ) from exc
+            wanted = dict.fromkeys(self.names, pl.Float64)
+            then = f"family {self.family!r} models numbers"
+            raise ValueError(uncastable(frame, wanted, "numbers", then) or str(exc)) from exc
         largest = largest_magnitude(block)  # one look at the block for both checks
         check_no_infinite(block, self.names, largest)
         if fitting and largest > MAX_ABS_VALUE:  # squares, spreads and sums must stay finite
@@ -148,7 +148,7 @@ class CategoricalEncoder:
             )
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
             types = dict(zip(self.names, self.dtypes, strict=True))
-            raise ValueError(uncastable(frame, types, "the fitted") or str(exc)) from exc
+            raise ValueError(uncastable(frame, types, "its type in fitting") or str(exc)) from exc
         block, new = self._codes(casted, range(len(self.names)), learn=fitting)
         if fitting:
             # values new to a vocabulary (in order of appearance) join it; only the columns
@@ -367,9 +367,15 @@ def _check_category_sizes(name: str, values: list[str]) -> None:
             )
 
 
-def uncastable(frame: pl.DataFrame, types: dict[str, pl.DataType], whose: str) -> str | None:
+def uncastable(
+    frame: pl.DataFrame,
+    types: dict[str, pl.DataType],
+    whose: str,
+    then: str = "a batch or partition must have the columns' types of the rows fitted before",
+) -> str | None:
     """The sentence naming the first column of ``frame`` whose values cannot be read as its
-    type in ``types`` (``whose``: whose types they are), with a value; None if all can."""
+    type in ``types`` (``whose``: what that type is, in words), with a value, and ``then``;
+    None if all can."""
     for name, dtype in types.items():
         column = frame.get_column(name)
         try:
@@ -379,7 +385,6 @@ def uncastable(frame: pl.DataFrame, types: dict[str, pl.DataType], whose: str) -
             shown = f" (e.g. {example[0]!r})" if example else ""
             return (
                 f"column {name!r} holds {column.dtype} values{shown}, which cannot be read as "
-                f"{whose} type for it, {dtype}: a batch or partition must have the columns' "
-                "types of the rows fitted before."
+                f"{whose} ({dtype}): {then}."
             )
     return None

@@ -338,7 +338,7 @@ def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
         picked = frame.clone() if frame.columns == names else frame[names]
         return picked.cast(cast) if cast else picked
     except pl.exceptions.PolarsError as exc:
-        raise ValueError(uncastable(frame, cast, "the model's") or str(exc)) from exc
+        raise ValueError(uncastable(frame, cast, "the model's type") or str(exc)) from exc
 
 
 def _categorical_dtype(dtype: pl.DataType) -> pl.DataType:

@@ -39,7 +39,7 @@ from .._base import InnerModel
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
 from .._validation import check_sample_weight
-from ..encoding import check_no_infinite
+from ..encoding import check_no_infinite, uncastable
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
@@ -261,7 +261,13 @@ class SemiNaiveBayes(
             )
         for j, spec in enumerate(self.schema_):
             if spec.family != "categorical":
-                values = frame.get_column(spec.name).cast(pl.Float64).to_numpy()
+                column = frame.get_column(spec.name)
+                try:
+                    values = column.cast(pl.Float64).to_numpy()
+                except pl.exceptions.PolarsError:
+                    wanted = {spec.name: pl.Float64}
+                    then = "it is cut into intervals of numbers"
+                    raise ValueError(uncastable(frame, wanted, "numbers", then)) from None
                 check_no_infinite(values[:, None], [spec.name])  # as fitting refuses it
                 codes[:, j] = interval_of(values.astype(np.float64), self.cut_points_[spec.name])
         for j, code in self._missing_codes.items():  # missing as a value
