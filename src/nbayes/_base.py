@@ -258,8 +258,8 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
                 difference = _key_difference(self._merge_key(), other._merge_key())
                 raise ValueError(
                     f"cannot merge {self._name} models whose statistics were computed with "
-                    f"different parameters (or, for tables, columns as (name, family, type)): "
-                    f"{difference}."
+                    f"different parameters: {difference}"
+                    + (" (a column as (name, family, type))." if hasattr(self, "schema_") else ".")
                 )
             mine = getattr(self, "feature_names_in_", None)
             theirs = getattr(other, "feature_names_in_", None)
