@@ -457,11 +457,12 @@ class GaussianMoments(Memo):
         theta, var = self.theta_var(var_smoothing, ddof=ddof, rule=rule)
         var = np.maximum(var, self.variance_floor())
         out = np.zeros((X.shape[0], theta.shape[0]))
+        unobserved = self.unobserved()
         with np.errstate(over="ignore", invalid="ignore"):
             for i, row in enumerate(X):
                 z = (row[None, :] - theta) / np.sqrt(var)
                 terms = -0.5 * np.log(2.0 * np.pi * var) - 0.5 * z * z
-                skipped = np.isnan(row) | self.unobserved()
+                skipped = np.isnan(row) | unobserved
                 out[i] = np.where(skipped[None, :], 0.0, terms).sum(axis=1)
         return out
 
