@@ -424,7 +424,7 @@ def normalize_rows(jll, log_prior, as_log, out) -> int:
     """Posterior per row by log-sum-exp (see :func:`normalize_block`), on as many threads as the
     work pays for. Returns the number of rows that fell back to the prior."""
     n, K = jll.shape
-    threads = _threads.plan(8 * n * K)  # an exp and a few passes per value
+    threads = _threads.plan(_threads.EXP_STEPS * n * K)  # an exp and a few passes per value
     parts = _threads.blocks(n, threads, minimum=64)
 
     def body(start: int, stop: int) -> int:

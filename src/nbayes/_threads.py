@@ -51,6 +51,9 @@ from concurrent.futures import ThreadPoolExecutor
 #: does not pay for its wake-up and the cache lines it must bring in: about a millisecond.
 WORK_PER_THREAD = 1 << 20
 
+#: Inner-loop steps one exponential or logarithm counts for in a call's ``work``.
+EXP_STEPS = 8
+
 #: Blocks per thread in a parallel call, so that a thread slowed by a busy core takes fewer.
 BLOCKS_PER_THREAD = 4
 

@@ -62,7 +62,7 @@ MAX_ITERATIONS = 200
 #: Held-out losses this close (relative) count as equal: the fewer iterations win.
 TIE = 1e-9
 #: Rows per block of a pass (fixed, so that the sums do not depend on the number of threads).
-BLOCK_ROWS = 4096
+BLOCK_ROWS = 1024
 #: The sums a pass adds up (see :func:`~nbayes.semi_naive._correction_kernels.correction_pass`).
 TOTALS = 7
 
@@ -275,7 +275,10 @@ def add_batch(
         return part_totals, part_gradient
 
     parts = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
-    threads = _threads.plan(n * rows.slots.shape[1] * n_classes)
+    # per row: for each slot, two reads of its index and K score and K gradient adds; for
+    # each class, an exponential
+    per_row = rows.slots.shape[1] * (2 * n_classes + 2) + n_classes * _threads.EXP_STEPS
+    threads = _threads.plan(n * per_row)
     for part_totals, part_gradient in _threads.run(block, parts, threads):
         totals += part_totals
         gradient += part_gradient

@@ -115,7 +115,9 @@ class SelectiveKDB(KDB):
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         k = losses.shape[1] - 1
         n, d = X.shape
-        threads = _threads.plan(n * d * (k + 1) * self.class_count_.shape[0])
+        # per row, attribute, k' and class: a logarithm and an exponential
+        steps = 2 * _threads.EXP_STEPS * n * d * (k + 1) * self.class_count_.shape[0]
+        threads = _threads.plan(steps)
         parts = [(a, min(n, a + LOSS_BLOCK_ROWS)) for a in range(0, n, LOSS_BLOCK_ROWS)]
 
         def block(start: int, stop: int) -> np.ndarray:
