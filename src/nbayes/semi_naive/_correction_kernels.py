@@ -15,16 +15,21 @@ from .._jit import kernel
 
 @kernel
 def correction_pass(
-    slots, offsets, cls, weight, held_out, delta, bias, gradient, bias_gradient, totals
-):  # pragma: no cover - compiled
+    slots, offsets, cls, weight, held_out, generative_loss, delta_t, bias, gradient_t,
+    bias_gradient, totals,
+):  # pragma: no cover - compiled  # fmt: skip
     """Add one batch to the sums of a pass.
 
-    For row r with class y, scores s_c = offsets[r, c] + bias[c] + Σ_j delta[slots[r, j], c]
+    For row r with class y, scores s_c = offsets[r, c] + bias[c] + Σ_j delta_t[c, slots[r, j]]
     (slot −1: no term), p_c = exp(s_c) / Σ exp(s): a training row adds w·(log Σ exp(s) − s_y) to
-    ``totals[0]``, w to ``totals[1]`` and w·(p_c − [c = y]) to the gradients of its slots and of
-    the bias; a held-out row adds its loss to ``totals[2]``, w to ``totals[3]``, and with
-    Δ = its loss less its loss under the offsets alone (the generative model), w·Δ to
-    ``totals[4]``, w·Δ² to ``totals[5]`` and 1 to ``totals[6]``.
+    ``totals[0]``, w to ``totals[1]`` and w·(p_c − [c = y]) to the gradients of its slots
+    (``gradient_t[c, slot]``) and of the bias; a held-out row adds its loss to ``totals[2]``, w
+    to ``totals[3]``, and with Δ = its loss less ``generative_loss[r]`` (its loss under the
+    offsets alone), w·Δ to ``totals[4]``, w·Δ² to ``totals[5]`` and 1 to ``totals[6]``.
+
+    The weights are class-major (one row of ``delta_t`` and ``gradient_t`` per class) so that a
+    class's score sums in a register over the row's slots; each sum still adds its terms in
+    slot order, and the gradients row after row.
     """
     n, d = slots.shape
     K = offsets.shape[1]
@@ -34,13 +39,15 @@ def correction_pass(
         w = weight[r]
         if w == 0.0:
             continue
+        row = slots[r]
         for c in range(K):
-            score[c] = offsets[r, c] + bias[c]
-        for j in range(d):  # a slot's K weights lie together: one row of delta each
-            slot = slots[r, j]
-            if slot >= 0:
-                for c in range(K):
-                    score[c] += delta[slot, c]
+            s = offsets[r, c] + bias[c]
+            weights = delta_t[c]
+            for j in range(d):
+                slot = row[j]
+                if slot >= 0:
+                    s += weights[slot]
+            score[c] = s
         top = -np.inf
         for c in range(K):
             if score[c] > top:
@@ -52,14 +59,7 @@ def correction_pass(
         normaliser = top + np.log(total)
         loss = w * (normaliser - score[cls[r]])
         if held_out[r]:
-            top0 = -np.inf
-            for c in range(K):
-                if offsets[r, c] > top0:
-                    top0 = offsets[r, c]
-            total0 = 0.0
-            for c in range(K):
-                total0 += np.exp(offsets[r, c] - top0)
-            change = loss / w - (top0 + np.log(total0) - offsets[r, cls[r]])
+            change = loss / w - generative_loss[r]
             totals[2] += loss
             totals[3] += w
             totals[4] += w * change
@@ -74,8 +74,9 @@ def correction_pass(
         g[cls[r]] -= w
         for c in range(K):
             bias_gradient[c] += g[c]
-        for j in range(d):
-            slot = slots[r, j]
-            if slot >= 0:
-                for c in range(K):
-                    gradient[slot, c] += g[c]
+            step = g[c]
+            sums = gradient_t[c]
+            for j in range(d):
+                slot = row[j]
+                if slot >= 0:
+                    sums[slot] += step

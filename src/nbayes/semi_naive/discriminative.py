@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -77,6 +78,17 @@ class CorrectionRows:
     cls: np.ndarray
     weight: np.ndarray
     held_out: np.ndarray
+
+    @cached_property
+    def generative_loss(self) -> np.ndarray:
+        """Each row's loss under the structure's scores alone, log Σ_c exp s_c(x) − s_y(x): what
+        a held-out row's loss is compared with, the same at every step."""
+        top = self.offsets.max(axis=1, initial=-np.inf, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            normaliser = top[:, 0] + np.log(np.exp(self.offsets - top).sum(axis=1))
+            own = np.take_along_axis(self.offsets, self.cls[:, None], axis=1)[:, 0]
+            return normaliser - own
 
 
 def no_edges() -> np.ndarray:
@@ -262,23 +274,25 @@ def add_batch(
     number of threads)."""
     n, n_classes = rows.offsets.shape
     size = gradient.shape[0] - n_classes
-    delta = np.ascontiguousarray(theta[:size].reshape(-1, n_classes))
+    delta_t = np.ascontiguousarray(theta[:size].reshape(-1, n_classes).T)  # class-major
     bias = np.ascontiguousarray(theta[size:])
+    generative_loss = rows.generative_loss
 
     def block(start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        part_totals, part_gradient = np.zeros(TOTALS), np.zeros(gradient.shape[0])
+        part_totals, part_gradient = np.zeros(TOTALS), np.zeros((n_classes, size // n_classes))
+        part_bias = np.zeros(n_classes)
         correction_pass(
             rows.slots[start:stop], rows.offsets[start:stop], rows.cls[start:stop],
-            rows.weight[start:stop], rows.held_out[start:stop], delta, bias,
-            part_gradient[:size].reshape(-1, n_classes), part_gradient[size:], part_totals,
+            rows.weight[start:stop], rows.held_out[start:stop], generative_loss[start:stop],
+            delta_t, bias, part_gradient, part_bias, part_totals,
         )  # fmt: skip
-        return part_totals, part_gradient
+        return part_totals, np.concatenate([part_gradient.T.ravel(), part_bias])
 
-    parts = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
-    # per row: for each slot, two reads of its index and K score and K gradient adds; for
-    # each class, an exponential
-    per_row = rows.slots.shape[1] * (2 * n_classes + 2) + n_classes * _threads.EXP_STEPS
+    # per row: for each slot, K reads of its index and K score and K gradient adds; for each
+    # class, an exponential
+    per_row = rows.slots.shape[1] * 3 * n_classes + n_classes * _threads.EXP_STEPS
     threads = _threads.plan(n * per_row)
+    parts = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
     for part_totals, part_gradient in _threads.run(block, parts, threads):
         totals += part_totals
         gradient += part_gradient
