@@ -27,6 +27,7 @@ from .discriminative import (
 from .spill import compact_slots, replayed
 
 if TYPE_CHECKING:
+    from .classifier import Encoded
     from .table import SemiNaiveBayes
 
 
@@ -34,10 +35,16 @@ class TableCorrection:
     """Fitting and applying ``correction_`` (module docstring)."""
 
     def _correction_rows(
-        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray
+        self,
+        frame: pl.DataFrame,
+        labels: np.ndarray,
+        weight: np.ndarray,
+        encoded: Encoded | None = None,
     ) -> CorrectionRows:
-        """A labelled batch as the correction reads it (the structure fitted)."""
-        encoded = self._encode(frame, fitting=False)
+        """A labelled batch as the correction reads it (the structure fitted); ``encoded``: the
+        frame's codes, when they are at hand."""
+        if encoded is None:
+            encoded = self._encode(frame, fitting=False)
         codes = encoded.codes
         offsets, _ = self._joint_of(frame, encoded, None, corrected=False)
         classes = self.model_.classes_
@@ -64,9 +71,11 @@ class TableCorrection:
         source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]],
         *,
         in_memory: bool,
+        encoded: list[tuple[Encoded, np.ndarray, np.ndarray]] | None = None,
     ) -> None:
         """Fit ``correction_`` over ``source()``'s labelled frames: prepared once when they are
-        in memory; otherwise read once and spilled to a temporary folder that the later passes
+        in memory (``encoded``: their codes, batch by batch, when the structure's passes made
+        them); otherwise read once and spilled to a temporary folder that the later passes
         read (:mod:`nbayes.semi_naive.spill`), or read once per pass where it cannot be
         written."""
 
@@ -75,7 +84,15 @@ class TableCorrection:
                 yield self._correction_rows(frame, labels, weight)
 
         if in_memory:
-            prepared = list(batches())
+            if encoded is None:
+                prepared = list(batches())
+            else:
+                prepared = [
+                    self._correction_rows(frame, labels, weight, codes)
+                    for (frame, labels, weight), (codes, _, _) in zip(
+                        source(), encoded, strict=True
+                    )
+                ]
             self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
             return
         with replayed(batches, _packed, _unpacked, "nbayes-correction-") as again:

@@ -213,15 +213,17 @@ class TablePasses:
                 yield self._encode(frame, fitting=False), labels, weight
 
         model = self._new_model()
-        if in_memory:
-            model.fit_passes(coded, classes=first.classes)
+        encoded = None
+        if in_memory:  # encoded once: each of the structure's passes reads the same codes
+            encoded = list(coded())
+            model.fit_passes(lambda: encoded, classes=first.classes)
         else:  # the structure's first pass spills the encoded rows; its later passes read them
             pack, unpack = _encoded_spill(first.classes, [s.name for s in self.schema_])
             with replayed(coded, pack, unpack, "nbayes-rows-") as again:
                 model.fit_passes(again, classes=first.classes)
         self.model_ = model
         if self.discriminative:
-            self._fit_correction_over(source, in_memory=in_memory)
+            self._fit_correction_over(source, in_memory=in_memory, encoded=encoded)
         return self
 
     def _first_pass(self) -> FirstPass:
