@@ -49,12 +49,14 @@ def correction_pass(
                     s += weights[slot]
             score[c] = s
         top = -np.inf
+        best = 0
         for c in range(K):
             if score[c] > top:
                 top = score[c]
+                best = c
         total = 0.0
-        for c in range(K):
-            g[c] = np.exp(score[c] - top)
+        for c in range(K):  # exp(0) is 1 exactly: the top class needs no exp
+            g[c] = np.exp(score[c] - top) if c != best or top == -np.inf else 1.0
             total += g[c]
         normaliser = top + np.log(total)
         loss = w * (normaliser - score[cls[r]])

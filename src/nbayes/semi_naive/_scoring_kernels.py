@@ -454,8 +454,8 @@ def leave_one_out_losses(
                         top = jll[kk, c]
                         best = c
                 norm = 0.0
-                for c in range(K):
-                    post[c] = np.exp(jll[kk, c] - top) if top > -np.inf else 1.0
+                for c in range(K):  # exp(0) is 1 exactly: the top class needs no exp
+                    post[c] = np.exp(jll[kk, c] - top) if top > -np.inf and c != best else 1.0
                     norm += post[c]
                 sq = 0.0
                 for c in range(K):
