@@ -321,6 +321,24 @@ def test_selective_kdb_leave_one_out_losses_equal_refitting_without_each_row():
     )
 
 
+def test_selective_kdb_takes_the_simplest_of_near_tied_losses():
+    # totals whose last bits depend on the order rows were summed in must not decide: within
+    # 1e-9 (relative) of the lowest, fewer parents win, then fewer attributes
+    X, y, w, _ = _problem(4, n=30, d=4, K=2)
+    model = SelectiveKDB(2).fit(X, y, sample_weight=w)
+    losses = np.full((5, 3, 3), 50.0)
+    losses[4, 2, 0] = 10.0
+    losses[3, 2, 0] = 10.0 * (1 + 1e-12)  # fewer attributes, same parents: a tie
+    losses[4, 1, 0] = 10.0 * (1 + 5e-10)  # fewer parents: a tie, and simpler still
+    losses[1, 0, 0] = 10.0 * (1 + 1e-6)  # simplest, but truly worse
+    model.leave_one_out_losses_ = losses
+    model._select()
+    assert (model.n_attributes_, model.k_) == (4, 1)
+    losses[4, 1, 0] = 10.0 * (1 + 1e-8)  # no longer a tie
+    model._select()
+    assert (model.n_attributes_, model.k_) == (3, 2)
+
+
 def test_priors_and_loss_apply_to_semi_naive_models():
     X, y, _, queries = _problem(5, K=2)
     queries = np.nan_to_num(np.minimum(queries, 2), nan=0)

@@ -12,7 +12,9 @@ together: for each row, its own weight is taken out of every count it touched an
 
 are added up for every (s, k')
 (:func:`nbayes.semi_naive._scoring_kernels.leave_one_out_losses`). The
-model with the smallest total is kept (ties: fewer attributes, then fewer parents). Three passes;
+model with the smallest total is kept; totals within 10⁻⁹ (relative) of the smallest count as
+equal, since their last bits follow the order the rows were added in, and among those the one
+with the fewest parents, then the fewest attributes, is kept. Three passes;
 ``merge`` refuses, since the selection depends on all rows' leave-one-out predictions.
 """
 
@@ -34,6 +36,9 @@ CRITERIA = ("log-loss", "error", "rmse")
 #: Training rows per leave-one-out block. The blocks do not depend on the number of threads and
 #: their sums are added in block order, so the losses are the same on any number of threads.
 LOSS_BLOCK_ROWS = 1024
+
+#: Leave-one-out totals this close (relative) to the smallest count as equal to it.
+TIE = 1e-9
 
 
 class SummedLosses:
@@ -137,11 +142,14 @@ class SelectiveKDB(KDB):
 
     def _select(self) -> None:
         table = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
-        best = (0, 0)
-        for kk in range(table.shape[1]):
-            for s in range(table.shape[0]):
-                if table[s, kk] < table[best]:
-                    best = (s, kk)
+        # the losses are sums whose last bits follow the order rows and partitions were added
+        # in: losses within TIE (relative) of the lowest count as equal, and the simplest wins
+        lowest = float(np.min(table))
+        floor = lowest + TIE * (1 + abs(lowest))
+        best = next(
+            (s, kk) for kk in range(table.shape[1]) for s in range(table.shape[0])
+            if table[s, kk] <= floor
+        )  # fmt: skip
         self.n_attributes_, self.k_ = int(best[0]), int(best[1])
 
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
