@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import kernel
-from ._kernels import _log_ratio, _observed, _triple
+from ._kernels import _observed, _triple
 
 
 # --------------------------------------------------------------------------- scoring
@@ -368,6 +368,16 @@ def network_scores(
 
 
 @kernel
+def _ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
+    """numerator / denominator; an empty denominator gives 1/v (the λ → 0⁺ limit)."""
+    if denominator <= 0.0:
+        return 1.0 / max(n_values, 1)
+    if numerator <= 0.0:
+        return 0.0
+    return numerator / denominator
+
+
+@kernel
 def leave_one_out_losses(
     X, cls, weight, n_values, parents, n_parents, order, level_base, config_base, counts,
     config_class, config_count, class_count, pseudo, hierarchical, min_count, k, start, stop,
@@ -392,6 +402,7 @@ def leave_one_out_losses(
     for c in range(K):
         total_weight += class_count[c]
     jll = np.empty((k + 1, K))
+    level_p = np.empty((k + 1, K))  # each level's estimate, and its log
     level_log = np.empty((k + 1, K))
     post = np.empty(K)
     cells = np.empty(k + 1, np.int64)
@@ -431,17 +442,18 @@ def leave_one_out_losses(
                             own = w if c == y else 0.0
                             if hierarchical and L > 0:
                                 mass = vj * pseudo[j]
-                                level_log[L, c] = _log_ratio(
-                                    counts[cells[L], c] - own + mass * np.exp(level_log[L - 1, c]),
+                                level_p[L, c] = _ratio(
+                                    counts[cells[L], c] - own + mass * level_p[L - 1, c],
                                     config_class[configs[L], c] - own + mass,
                                     vj,
                                 )
                             else:
-                                level_log[L, c] = _log_ratio(
+                                level_p[L, c] = _ratio(
                                     counts[cells[L], c] - own + pseudo[j],
                                     config_class[configs[L], c] - own + vj * pseudo[j],
                                     vj,
                                 )
+                            level_log[L, c] = np.log(level_p[L, c])
                     for kk in range(k + 1):
                         L = min(kk, reached)
                         for c in range(K):
