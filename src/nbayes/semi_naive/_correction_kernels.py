@@ -82,3 +82,31 @@ def correction_pass(
                 slot = row[j]
                 if slot >= 0:
                     sums[slot] += step
+
+
+@kernel
+def value_slots(codes, n_values, bases, edges, out):  # pragma: no cover - compiled
+    """out[r, j] = the slot of row r's value of attribute j, bases[j] + x_rj (bases[j] + v_j
+    for a missing value: NaN), and out[r, d + e] = the slot of edge e's pair of values,
+    bases[d + e] + a · (v_p + 1) + b with a, b the child's and the parent's value (v for
+    missing); −1 wherever a value is unseen in fitting (a code ≥ v_j, or negative)."""
+    n, d = codes.shape
+    m = edges.shape[0]
+    local = np.empty(d, np.int64)
+    for r in range(n):
+        for j in range(d):
+            v = codes[r, j]
+            if v != v:
+                local[j] = n_values[j]
+            elif v >= n_values[j] or v < 0:
+                local[j] = -1
+            else:
+                local[j] = np.int64(v)
+            out[r, j] = bases[j] + local[j] if local[j] >= 0 else -1
+        for e in range(m):
+            a = local[edges[e, 0]]
+            b = local[edges[e, 1]]
+            if a < 0 or b < 0:
+                out[r, d + e] = -1
+            else:
+                out[r, d + e] = bases[d + e] + a * (n_values[edges[e, 1]] + 1) + b

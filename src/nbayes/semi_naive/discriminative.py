@@ -49,7 +49,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _threads
-from ._correction_kernels import correction_pass
+from ._correction_kernels import correction_pass, value_slots
 
 #: λ of the Gaussian prior on δ, per unit of training weight: weak (it keeps ℓ strictly
 #: concave); the early stopping is the regularisation that matters.
@@ -147,9 +147,10 @@ def slots_of(
     n_values = np.asarray(n_values, dtype=np.int64)
     edges = no_edges() if edges is None else np.asarray(edges, dtype=np.int64)
     bases = slot_bases(n_values, edges)
-    local = _local_values(codes, n_values)
-    own = np.where(local < 0, -1, local + bases[: n_values.shape[0]])
-    return np.ascontiguousarray(np.hstack([own, _edge_slots(local, n_values, edges, bases)]))
+    codes = np.ascontiguousarray(codes, dtype=np.float64)
+    out = np.empty((codes.shape[0], n_values.shape[0] + edges.shape[0]), dtype=np.int64)
+    value_slots(codes, n_values, bases, np.ascontiguousarray(edges), out)
+    return out
 
 
 def held_out_rows(hashes: np.ndarray) -> np.ndarray:
