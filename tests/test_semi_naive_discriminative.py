@@ -91,6 +91,20 @@ def test_the_objective_and_gradient_match_a_direct_computation():
     value, held = direct(delta, bias)
     assert loss == pytest.approx(value, rel=1e-12)
     assert passes.held_out(theta)[0] == pytest.approx(held, rel=1e-12)
+    # the standard error of the held-out rows' change in loss from the offsets' alone
+    def row_losses(scores):
+        log_p = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+        return -log_p[np.arange(n), rows.cls]
+
+    scores = rows.offsets + bias + np.array(
+        [sum(delta[slots[r, j]] for j in range(d) if slots[r, j] >= 0) for r in range(n)]
+    )
+    out = rows.held_out
+    change = (row_losses(scores) - row_losses(rows.offsets))[out]
+    w = rows.weight[out]
+    mean = np.sum(w * change) / w.sum()
+    error = np.sqrt((np.sum(w * change**2) / w.sum() - mean**2) / out.sum())
+    assert passes.held_out(theta)[1] == pytest.approx(error, rel=1e-9)
     assert slots[0, 1] == -1
     step = 1e-6
     for i in rng.choice(theta.size, 12, replace=False):
