@@ -118,6 +118,44 @@ def test_the_objective_and_gradient_match_a_direct_computation():
         assert gradient[i] == pytest.approx(numeric, abs=1e-7)
 
 
+@pytest.mark.parametrize("partial_bytes", [64 << 20, 1])
+def test_a_pass_over_many_blocks_and_waves_sums_every_row_once(monkeypatch, partial_bytes):
+    # blocks of 100 rows; PARTIAL_BYTES = 1 runs them in waves of one block per thread
+    from nbayes.semi_naive import discriminative
+
+    monkeypatch.setattr(discriminative, "BLOCK_ROWS", 100)
+    monkeypatch.setattr(discriminative, "PARTIAL_BYTES", partial_bytes)
+    rng = np.random.default_rng(3)
+    n, K, n_values = 1234, 4, np.array([3, 5, 2])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    slots = slots_of(codes, n_values)
+    rows = CorrectionRows(
+        slots,
+        rng.normal(size=(n, K)),
+        rng.integers(0, K, n).astype(np.int64),
+        rng.uniform(0.5, 2, n),
+        rng.random(n) < 0.2,
+    )
+    n_slots = int(n_values.sum() + len(n_values))
+    theta = rng.normal(scale=0.3, size=n_slots * K + K)
+    totals, gradient = batch_sums(lambda: [rows], n_slots, K)(theta)
+    delta, bias = theta[: n_slots * K].reshape(n_slots, K), theta[n_slots * K :]
+    scores = rows.offsets + bias + delta[slots].sum(axis=1)
+    p = np.exp(scores - scores.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    train = ~rows.held_out
+    w = rows.weight * train
+    loss = -np.log(p[np.arange(n), rows.cls])
+    residual = (p - np.eye(K)[rows.cls]) * w[:, None]
+    expected = np.zeros((n_slots, K))
+    np.add.at(expected, slots, residual[:, None, :])
+    assert totals[0] == pytest.approx(np.sum(w * loss), rel=1e-12)
+    assert totals[1] == pytest.approx(w.sum(), rel=1e-12)
+    assert totals[2] == pytest.approx(np.sum((rows.weight * loss)[~train]), rel=1e-12)
+    np.testing.assert_allclose(gradient[: n_slots * K], expected.ravel(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gradient[n_slots * K :], residual.sum(axis=0), atol=1e-10)
+
+
 def test_the_iteration_count_is_the_held_out_minimum():
     X, y = _threshold_concept(800, 1)
     model = SemiNaiveBayes().fit(X, y)

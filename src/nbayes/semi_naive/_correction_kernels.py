@@ -15,10 +15,10 @@ from .._jit import kernel
 
 @kernel
 def correction_pass(
-    slots, offsets, cls, weight, held_out, generative_loss, delta_t, bias, gradient_t,
-    bias_gradient, totals,
+    slots, offsets, cls, weight, held_out, generative_loss, start, stop, delta_t, bias,
+    gradient_t, bias_gradient, totals,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """Add one batch to the sums of a pass.
+    """Add the rows start ≤ r < stop of a batch to the sums of a pass.
 
     For row r with class y, scores s_c = offsets[r, c] + bias[c] + Σ_j delta_t[c, slots[r, j]]
     (slot −1: no term), p_c = exp(s_c) / Σ exp(s): a training row adds w·(log Σ exp(s) − s_y) to
@@ -31,11 +31,11 @@ def correction_pass(
     class's score sums in a register over the row's slots; each sum still adds its terms in
     slot order, and the gradients row after row.
     """
-    n, d = slots.shape
+    d = slots.shape[1]
     K = offsets.shape[1]
     score = np.empty(K)
     g = np.empty(K)
-    for r in range(n):
+    for r in range(start, stop):
         w = weight[r]
         if w == 0.0:
             continue

@@ -64,6 +64,8 @@ MAX_ITERATIONS = 200
 TIE = 1e-9
 #: Rows per block of a pass (fixed, so that the sums do not depend on the number of threads).
 BLOCK_ROWS = 1024
+#: Memory for the blocks' partial gradients of a batch, added up a wave of blocks at a time.
+PARTIAL_BYTES = 64 << 20
 #: The sums a pass adds up (see :func:`~nbayes.semi_naive._correction_kernels.correction_pass`).
 TOTALS = 7
 
@@ -271,32 +273,44 @@ def add_batch(
     gradient: np.ndarray,
 ) -> None:
     """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given: blocks
-    of BLOCK_ROWS rows on threads, their sums added in block order (the same numbers on any
-    number of threads)."""
+    of BLOCK_ROWS rows on threads, each into its own partial sums, added in block order (the
+    same numbers on any number of threads). The blocks run in waves whose partial sums fit in
+    PARTIAL_BYTES, so their memory does not grow with the batch."""
     n, n_classes = rows.offsets.shape
     size = gradient.shape[0] - n_classes
     delta_t = np.ascontiguousarray(theta[:size].reshape(-1, n_classes).T)  # class-major
     bias = np.ascontiguousarray(theta[size:])
     generative_loss = rows.generative_loss
-
-    def block(start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        part_totals, part_gradient = np.zeros(TOTALS), np.zeros((n_classes, size // n_classes))
-        part_bias = np.zeros(n_classes)
-        correction_pass(
-            rows.slots[start:stop], rows.offsets[start:stop], rows.cls[start:stop],
-            rows.weight[start:stop], rows.held_out[start:stop], generative_loss[start:stop],
-            delta_t, bias, part_gradient, part_bias, part_totals,
-        )  # fmt: skip
-        return part_totals, np.concatenate([part_gradient.T.ravel(), part_bias])
-
     # per row: for each slot, K reads of its index and K score and K gradient adds; for each
     # class, an exponential
     per_row = rows.slots.shape[1] * 3 * n_classes + n_classes * _threads.EXP_STEPS
     threads = _threads.plan(n * per_row)
     parts = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
-    for part_totals, part_gradient in _threads.run(block, parts, threads):
-        totals += part_totals
-        gradient += part_gradient
+    wave = min(len(parts), max(threads, PARTIAL_BYTES // (8 * (size + n_classes))))
+    # each block's small sums padded to a cache line of their own: threads adding to
+    # neighbouring ones row after row would otherwise contend for the same line
+    pad = 8
+    part_totals = np.zeros((wave, TOTALS + pad))[:, :TOTALS]
+    part_gradient = np.zeros((wave, n_classes, size // n_classes))
+    part_bias = np.zeros((wave, n_classes + pad))[:, :n_classes]
+    gradient_t = np.zeros((n_classes, size // n_classes))
+
+    def block(start: int, stop: int) -> None:
+        i = start // BLOCK_ROWS % wave  # its place in its wave
+        correction_pass(
+            rows.slots, rows.offsets, rows.cls, rows.weight, rows.held_out, generative_loss,
+            start, stop, delta_t, bias, part_gradient[i], part_bias[i], part_totals[i],
+        )  # fmt: skip
+
+    for first in range(0, len(parts), wave):
+        chunk = parts[first : first + wave]
+        _threads.run(block, chunk, threads)
+        for i in range(len(chunk)):
+            totals += part_totals[i]
+            gradient_t += part_gradient[i]
+            gradient[size:] += part_bias[i]
+        part_totals[:] = part_gradient[:] = part_bias[:] = 0.0
+    gradient[:size] += gradient_t.T.ravel()
 
 
 class _Passes:
