@@ -189,7 +189,11 @@ def test_categorical_coding_of_many_columns_matches_column_by_column(d: int):
     first = pl.DataFrame({m: rng.choice(["a", "b", "c", None], n).tolist() for m in names})
     second = pl.DataFrame({m: rng.choice(["b", "d", None], n).tolist() for m in names})
     encoder = CategoricalEncoder(names, [pl.String] * d)
-    encoder.encode(first, fitting=True)
+    first_block = encoder.encode(first, fitting=True)
+    for j, name in enumerate(names):  # the first batch's codes, its values just learnt
+        order = list(dict.fromkeys(v for v in first[name].to_list() if v is not None))
+        expected = [np.nan if v is None else order.index(v) for v in first[name].to_list()]
+        np.testing.assert_array_equal(first_block[:, j], expected)
     block = encoder.encode(second, fitting=True)
     for j, name in enumerate(names):
         seen: list = []
@@ -201,6 +205,22 @@ def test_categorical_coding_of_many_columns_matches_column_by_column(d: int):
         np.testing.assert_array_equal(block[:, j], expected)
     fresh = pl.DataFrame({m: ["z", "a"] for m in names})
     np.testing.assert_array_equal(encoder.encode(fresh, fitting=False)[0], np.full(d, UNSEEN))
+
+
+def test_integer_categories_of_a_first_batch_are_coded_in_order_of_first_appearance():
+    import polars as pl
+
+    from nbayes.encoding import CategoricalEncoder
+
+    encoder = CategoricalEncoder(["i", "b"], [pl.Int64, pl.Boolean])
+    first = pl.DataFrame({"i": [7, None, -3, 7, 40], "b": [True, None, False, False, True]})
+    block = encoder.encode(first, fitting=True)
+    assert encoder.vocabularies == [[7, -3, 40], [True, False]]
+    np.testing.assert_array_equal(block[:, 0], [0, np.nan, 1, 0, 2])
+    np.testing.assert_array_equal(block[:, 1], [0, np.nan, 1, 1, 0])
+    block = encoder.encode(pl.DataFrame({"i": [5, -3], "b": [False, None]}), fitting=True)
+    assert encoder.vocabularies[0] == [7, -3, 40, 5]
+    np.testing.assert_array_equal(block, [[3, 1], [1, np.nan]])
 
 
 # ---------------------------------------------------------------------- the quick reader's scan

@@ -149,6 +149,8 @@ class CategoricalEncoder:
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
             types = dict(zip(self.names, self.dtypes, strict=True))
             raise ValueError(uncastable(frame, types, "its type in fitting") or str(exc)) from exc
+        if fitting:
+            self._learn_first_values(casted)
         block, new = self._codes(casted, range(len(self.names)), learn=fitting)
         if fitting:
             # values new to a vocabulary (in order of appearance) join it; only the columns
@@ -195,6 +197,15 @@ class CategoricalEncoder:
             out[:, general] = block
             new.update(found)
         return out, new
+
+    def _learn_first_values(self, casted: pl.DataFrame) -> None:
+        """A column with no values yet (a first batch) takes its batch's values at once, in
+        order of first appearance, as coding them all as unseen first would; for the types
+        whose only missing value is null."""
+        for j, name in enumerate(self.names):
+            if not self.vocabularies[j] and self.dtypes[j] in (pl.String, pl.Int64, pl.Boolean):
+                values = casted.get_column(name).drop_nulls().unique(maintain_order=True)
+                self.vocabularies[j].extend(values.to_list())
 
     def _unseen_values(self, casted: pl.DataFrame, j: int, codes: np.ndarray) -> list:
         """Column j's values coded UNSEEN, once each, in order of first appearance."""
