@@ -18,7 +18,8 @@ def correction_pass(
     slots, offsets, cls, weight, held_out, generative_loss, start, stop, delta_t, bias,
     gradient_t, bias_gradient, totals,
 ):  # pragma: no cover - compiled  # fmt: skip
-    """Add the rows start ≤ r < stop of a batch to the sums of a pass.
+    """The sums of a pass over the rows start ≤ r < stop of a batch, written over ``gradient_t``,
+    ``bias_gradient`` and ``totals`` (zeroed first, here, by the thread that fills them).
 
     For row r with class y, scores s_c = offsets[r, c] + bias[c] + Σ_j delta_t[c, slots[r, j]]
     (slot −1: no term), p_c = exp(s_c) / Σ exp(s): a training row adds w·(log Σ exp(s) − s_y) to
@@ -33,6 +34,9 @@ def correction_pass(
     """
     d = slots.shape[1]
     K = offsets.shape[1]
+    gradient_t[:, :] = 0.0
+    bias_gradient[:] = 0.0
+    totals[:] = 0.0
     score = np.empty(K)
     g = np.empty(K)
     for r in range(start, stop):

@@ -290,9 +290,9 @@ def add_batch(
     # each block's small sums padded to a cache line of their own: threads adding to
     # neighbouring ones row after row would otherwise contend for the same line
     pad = 8
-    part_totals = np.zeros((wave, TOTALS + pad))[:, :TOTALS]
-    part_gradient = np.zeros((wave, n_classes, size // n_classes))
-    part_bias = np.zeros((wave, n_classes + pad))[:, :n_classes]
+    part_totals = np.empty((wave, TOTALS + pad))[:, :TOTALS]  # each zeroed by its block
+    part_gradient = np.empty((wave, n_classes, size // n_classes))
+    part_bias = np.empty((wave, n_classes + pad))[:, :n_classes]
     gradient_t = np.zeros((n_classes, size // n_classes))
 
     def block(start: int, stop: int) -> None:
@@ -309,7 +309,6 @@ def add_batch(
             totals += part_totals[i]
             gradient_t += part_gradient[i]
             gradient[size:] += part_bias[i]
-        part_totals[:] = part_gradient[:] = part_bias[:] = 0.0
     gradient[:size] += gradient_t.T.ravel()
 
 
