@@ -1,9 +1,11 @@
-"""Compiled loop (Numba) of the discriminative correction
-(:mod:`nbayes.semi_naive.discriminative`): one pass over a batch of rows giving the conditional
-log-likelihood of the training rows, its gradient, and the log-likelihood of the held-out rows.
+"""Compiled loops (Numba) of the discriminative correction
+(:mod:`nbayes.semi_naive.discriminative`): the slot of each value and value pair of the rows
+(:func:`value_slots`), and one pass over a block of rows giving the conditional log-likelihood of
+the training rows, its gradient, and the log-likelihood of the held-out rows
+(:func:`correction_pass`).
 
-Serial and in row order, so its sums are the same on any number of threads; cached once per
-install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
+Serial and in row order within a block, so a block's sums are the same on any number of
+threads; cached once per install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
 """
 
 from __future__ import annotations
