@@ -71,3 +71,10 @@ def write_section(name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     README.write_text(text)
+
+
+def publish(name: str, body: str, write: bool) -> None:
+    """Print a section's body, and with ``write`` record it in README (:func:`write_section`)."""
+    print(body)
+    if write:
+        write_section(name, body)

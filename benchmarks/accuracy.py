@@ -710,9 +710,7 @@ def main() -> None:
             warnings.filterwarnings("ignore", message="column 'text' looks like free text")
             body = SECTIONS[name](args.data)
         print()
-        print(body)
-        if args.write:
-            _report.write_section(f"accuracy-{name}", body)
+        _report.publish(f"accuracy-{name}", body, args.write)
 
 
 if __name__ == "__main__":

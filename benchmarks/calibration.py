@@ -118,9 +118,7 @@ def main() -> None:
         "chosen and fitted (nbayes.model_calibration).\n\n"
         + _report.markdown_table(header, rows)
     )
-    print(body)
-    if args.write:
-        _report.write_section("calibration-cost", body)
+    _report.publish("calibration-cost", body, args.write)
 
 
 if __name__ == "__main__":

@@ -96,9 +96,7 @@ def main() -> None:
         "that keep the full model's choices (an open fault, docs/calibration.md).\n\n"
         + _report.markdown_table(header, rows)
     )
-    print(body)
-    if args.write:
-        _report.write_section("calibration-wide", body)
+    _report.publish("calibration-wide", body, args.write)
 
 
 if __name__ == "__main__":

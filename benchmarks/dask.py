@@ -241,9 +241,7 @@ def main() -> None:
         "partition to move); it is off in the first two rows of each model.\n\n"
         + _report.markdown_table(header, table)
     )
-    print(body)
-    if args.write:
-        _report.write_section("dask", body)
+    _report.publish("dask", body, args.write)
 
 
 if __name__ == "__main__":

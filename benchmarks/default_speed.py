@@ -103,9 +103,7 @@ def main() -> None:
         f"average {load:.1f} at the start and {os.getloadavg()[0]:.1f} at the end.\n\n"
         + _report.markdown_table(header, rows)
     )
-    print(body)
-    if args.write:
-        _report.write_section("default-speed", body)
+    _report.publish("default-speed", body, args.write)
 
 
 if __name__ == "__main__":

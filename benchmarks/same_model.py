@@ -162,9 +162,7 @@ def main() -> None:
         f"`NaiveBayes()` calibration: {one.calibration_.reason}\n\n"
         + _report.markdown_table(header, rows)
     )
-    print(body)
-    if args.write:
-        _report.write_section("same-model", body)
+    _report.publish("same-model", body, args.write)
 
 
 if __name__ == "__main__":

@@ -199,9 +199,7 @@ def main() -> None:
         "machine is shared with other work: expect ±30 %; 1-minute load average "
         f"{load_before:.1f} at the start, {load_after:.1f} at the end.\n\n" + "\n\n".join(parts)
     )
-    print(body)
-    if args.write:
-        _report.write_section("semi-naive-speed", body)
+    _report.publish("semi-naive-speed", body, args.write)
 
 
 if __name__ == "__main__":

@@ -348,9 +348,7 @@ def main() -> None:
             median(polars_name),
         )  # fmt: skip
     print()
-    print(body)
-    if args.write:
-        _report.write_section("stream" + suffix, body)
+    _report.publish("stream" + suffix, body, args.write)
 
 
 def _per_pass(

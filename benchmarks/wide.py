@@ -118,9 +118,7 @@ def main() -> None:
         f"{ratio:.0f}× pandas' read of the same file (medians).\n\n"
         + _report.markdown_table(["command", "runs", "median", "worst", "peak RSS"], table)
     )
-    print(body)
-    if args.write:
-        _report.write_section("wide", body)
+    _report.publish("wide", body, args.write)
 
 
 if __name__ == "__main__":

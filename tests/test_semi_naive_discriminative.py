@@ -53,6 +53,18 @@ def _log_loss(model, X, y) -> float:
     return float(-np.mean(np.log(proba[np.arange(len(y)), np.searchsorted(model.classes_, y)])))
 
 
+def _random_rows(rng, slots: np.ndarray, K: int, held_share: float) -> CorrectionRows:
+    """Rows with the given slots, random offsets, classes and weights, a share held out."""
+    n = slots.shape[0]
+    return CorrectionRows(
+        slots,
+        rng.normal(size=(n, K)),
+        rng.integers(0, K, n).astype(np.int64),
+        rng.uniform(0.5, 2, n),
+        rng.random(n) < held_share,
+    )
+
+
 def test_the_objective_and_gradient_match_a_direct_computation():
     rng = np.random.default_rng(0)
     n, d, K = 60, 3, 3
@@ -61,13 +73,7 @@ def test_the_objective_and_gradient_match_a_direct_computation():
     codes[rng.random((n, d)) < 0.1] = np.nan
     codes[0, 1] = 7  # a value unseen in fitting: no term
     slots = slots_of(codes, n_values)
-    rows = CorrectionRows(
-        slots,
-        rng.normal(size=(n, K)),
-        rng.integers(0, K, n).astype(np.int64),
-        rng.uniform(0.5, 2, n),
-        rng.random(n) < 0.3,
-    )
+    rows = _random_rows(rng, slots, K, 0.3)
     n_slots = int(n_values.sum() + d)
     passes = _Passes(batch_sums(lambda: [rows], n_slots, K), n_slots, K)
     theta = rng.normal(scale=0.3, size=n_slots * K + K)
@@ -129,13 +135,7 @@ def test_a_pass_over_many_blocks_and_waves_sums_every_row_once(monkeypatch, part
     n, K, n_values = 1234, 4, np.array([3, 5, 2])
     codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
     slots = slots_of(codes, n_values)
-    rows = CorrectionRows(
-        slots,
-        rng.normal(size=(n, K)),
-        rng.integers(0, K, n).astype(np.int64),
-        rng.uniform(0.5, 2, n),
-        rng.random(n) < 0.2,
-    )
+    rows = _random_rows(rng, slots, K, 0.2)
     n_slots = int(n_values.sum() + len(n_values))
     theta = rng.normal(scale=0.3, size=n_slots * K + K)
     totals, gradient = batch_sums(lambda: [rows], n_slots, K)(theta)
