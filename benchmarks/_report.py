@@ -7,6 +7,7 @@ import gc
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -78,3 +79,13 @@ def publish(name: str, body: str, write: bool) -> None:
     print(body)
     if write:
         write_section(name, body)
+
+
+def fresh_run(code: str) -> str:
+    """The last line ``code`` prints, run by ``python -c`` in a fresh process that imports this
+    checkout's nbayes (src/ first on its path)."""
+    env = {**os.environ, "PYTHONPATH": str(README.parent.parent / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    return done.stdout.strip().splitlines()[-1]

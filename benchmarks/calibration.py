@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -63,11 +62,7 @@ def fit_seconds(table: str, calibration: str | None, data: Path) -> float:
     code = FIT.format(
         benchmarks=str(ROOT / "benchmarks"), table=table, data=str(data), calibration=calibration
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    return float(done.stdout.strip().splitlines()[-1])
+    return float(_report.fresh_run(code))
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -55,11 +54,7 @@ print(nbayes_seconds, forest_seconds)
 def one_run(name: str, data: Path) -> tuple[float, float]:
     """(nbayes seconds, forest seconds) from a fresh process."""
     code = RUN.format(benchmarks=str(HERE), name=name, data=str(data))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    nbayes_seconds, forest_seconds = done.stdout.strip().splitlines()[-1].split()
+    nbayes_seconds, forest_seconds = _report.fresh_run(code).split()
     return float(nbayes_seconds), float(forest_seconds)
 
 
