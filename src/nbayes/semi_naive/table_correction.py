@@ -54,17 +54,20 @@ class TableCorrection:
             np.ascontiguousarray(offsets, dtype=np.float64),
             cls.astype(np.int64),
             np.ascontiguousarray(weight, dtype=np.float64),
-            held_out_rows(self._content_hashes(frame, labels)),
+            held_out_rows(self._content_hashes(frame, cls)),
         )
 
-    def _content_hashes(self, frame: pl.DataFrame, labels: np.ndarray) -> np.ndarray:
-        """Each row's content hash over the structure's columns in the schema's types (so that
-        the held-out rows do not depend on the order or the batches the rows come in)."""
+    def _content_hashes(self, frame: pl.DataFrame, cls: np.ndarray) -> np.ndarray:
+        """Each row's content hash over the structure's columns in the schema's types and its
+        label (class index ``cls`` in ``classes_``), so that the held-out rows do not depend on
+        the order or the batches the rows come in."""
         columns = [
             pl.col(s.name).cast(s.dtype if s.family == "categorical" else pl.Float64)
             for s in self.schema_
         ]
-        return row_hashes(frame.select(columns), pl.Series(labels))
+        # the labels as the classes' values: K conversions to Polars, not one per row
+        labels = pl.Series(self.model_.classes_).gather(cls)
+        return row_hashes(frame.select(columns), labels)
 
     def _fit_correction_over(
         self,
