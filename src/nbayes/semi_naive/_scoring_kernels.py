@@ -407,9 +407,14 @@ def leave_one_out_losses(
     post = np.empty(K)
     cells = np.empty(k + 1, np.int64)
     configs = np.empty(k + 1, np.int64)
+    # same[kk]: the row's jll[kk] is still jll[kk − 1] (no attribute so far reached level kk),
+    # so model (s, kk) scores the row as (s, kk − 1) does and its losses are copied
+    same = np.empty(k + 1, np.bool_)
+    loss = np.empty(3)  # the row's three losses under the last model scored
     for r in range(start, stop):
         y = cls[r]
         w = weight[r]
+        same[:] = True
         for c in range(K):
             own = w if c == y else 0.0
             prior = np.log((class_count[c] - own + 1.0) / (total_weight - w + K))
@@ -458,7 +463,13 @@ def leave_one_out_losses(
                         L = min(kk, reached)
                         for c in range(K):
                             jll[kk, c] += level_log[L, c]
+                    for kk in range(1, reached + 1):
+                        same[kk] = False
             for kk in range(k + 1):
+                if kk > 0 and same[kk]:
+                    for m in range(3):
+                        partial[s, kk, m] += loss[m]
+                    continue
                 top = -np.inf
                 best = 0
                 for c in range(K):
@@ -475,7 +486,9 @@ def leave_one_out_losses(
                     diff = post[c] - (1.0 if c == y else 0.0)
                     sq += diff * diff
                 py = post[y]
-                partial[s, kk, 0] += w * (-np.log(py) if py > 0.0 else 745.0)
-                partial[s, kk, 1] += w * (1.0 if best != y else 0.0)
-                partial[s, kk, 2] += w * sq
+                loss[0] = w * (-np.log(py) if py > 0.0 else 745.0)
+                loss[1] = w * (1.0 if best != y else 0.0)
+                loss[2] = w * sq
+                for m in range(3):
+                    partial[s, kk, m] += loss[m]
     return partial
