@@ -139,10 +139,12 @@ def test_predict_keeps_columns_in_row_order(tmp_path: Path, capsys):
 
 
 def test_version_and_a_closed_pipe(tmp_path: Path):
-    result = subprocess.run(
-        [sys.executable, "-m", "nbayes.cli", "--version"], capture_output=True, text=True
-    )
-    assert result.returncode == 0 and result.stdout.strip() == f"nbayes {nbayes.__version__}"
+    for module in ("nbayes.cli", "nbayes"):  # python -m nbayes is the command too
+        result = subprocess.run(
+            [sys.executable, "-m", module, "--version"], capture_output=True, text=True
+        )
+        assert result.returncode == 0
+        assert result.stdout.strip() == f"nbayes {nbayes.__version__}"
     rng = np.random.default_rng(0)
     frame = pl.DataFrame({"x": rng.normal(size=200_000), "y": rng.choice(["a", "b"], 200_000)})
     data = tmp_path / "d.csv"
