@@ -154,6 +154,15 @@ def test_a_pass_over_many_blocks_and_waves_sums_every_row_once(monkeypatch, part
     assert totals[2] == pytest.approx(np.sum((rows.weight * loss)[~train]), rel=1e-12)
     np.testing.assert_allclose(gradient[: n_slots * K], expected.ravel(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(gradient[n_slots * K :], residual.sum(axis=0), atol=1e-10)
+    # a batch without rows adds nothing, beside others or alone
+    empty = CorrectionRows(
+        slots[:0], rows.offsets[:0], rows.cls[:0], rows.weight[:0], rows.held_out[:0]
+    )
+    again = batch_sums(lambda: [empty, rows, empty], n_slots, K)(theta)
+    np.testing.assert_array_equal(again[0], totals)
+    np.testing.assert_array_equal(again[1], gradient)
+    nothing = batch_sums(lambda: [empty], n_slots, K)(theta)
+    assert not nothing[0].any() and not nothing[1].any()
 
 
 def test_the_iteration_count_is_the_held_out_minimum():

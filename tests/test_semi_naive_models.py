@@ -337,6 +337,12 @@ def test_selective_kdb_takes_the_simplest_of_near_tied_losses():
     losses[4, 1, 0] = 10.0 * (1 + 1e-8)  # no longer a tie
     model._select()
     assert (model.n_attributes_, model.k_) == (3, 2)
+    losses[0, 0, 0] = np.nan  # a total that is not a number is no candidate
+    model._select()
+    assert (model.n_attributes_, model.k_) == (3, 2)
+    losses[:] = np.nan  # none at all: the prior alone
+    model._select()
+    assert (model.n_attributes_, model.k_) == (0, 0)
 
 
 def test_priors_and_loss_apply_to_semi_naive_models():

@@ -275,8 +275,11 @@ def add_batch(
     """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given: blocks
     of BLOCK_ROWS rows on threads, each into its own partial sums, added in block order (the
     same numbers on any number of threads). The blocks run in waves whose partial sums fit in
-    PARTIAL_BYTES, so their memory does not grow with the batch."""
+    PARTIAL_BYTES (and at least one block per thread), so their memory does not grow with the
+    batch."""
     n, n_classes = rows.offsets.shape
+    if n == 0:
+        return
     size = gradient.shape[0] - n_classes
     delta_t = np.ascontiguousarray(theta[:size].reshape(-1, n_classes).T)  # class-major
     bias = np.ascontiguousarray(theta[size:])

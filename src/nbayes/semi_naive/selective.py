@@ -144,7 +144,11 @@ class SelectiveKDB(KDB):
         table = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
         # the losses are sums whose last bits follow the order rows and partitions were added
         # in: losses within TIE (relative) of the lowest count as equal, and the simplest wins
-        lowest = float(np.min(table))
+        finite = np.isfinite(table)
+        if not finite.any():  # nothing to judge by: the prior alone
+            self.n_attributes_, self.k_ = 0, 0
+            return
+        lowest = float(np.min(table[finite]))
         floor = lowest + TIE * (1 + abs(lowest))
         best = next(
             (s, kk) for kk in range(table.shape[1]) for s in range(table.shape[0])
