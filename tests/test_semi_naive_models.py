@@ -270,6 +270,37 @@ def test_networks_equal_the_reference(model, seed):
         np.testing.assert_allclose(row - log_prior, expected, rtol=1e-10, atol=1e-12)
 
 
+def test_selective_kdb_leave_one_out_losses_keep_posteriors_far_below_the_smallest_double():
+    """500 attributes, each agreeing with the class 9 times in 10: every class's joint
+    probability falls far below 2^-1022 (the kernel keeps it as mantissa and exponent), and the
+    rows whose attributes all disagree have P(y | x) near e^-1000 (loss capped at 745) or
+    e^-600. Checked at k' = 0 (naive Bayes on the first s attributes) against log-space sums."""
+    rng = np.random.default_rng(7)
+    n, d = 40, 500
+    y = np.arange(n) % 2
+    X = np.where(rng.random((n, d)) < 0.9, y[:, None], 1 - y[:, None]).astype(float)
+    X[0] = 1 - y[0]  # every attribute against its class
+    X[1, :300] = 1 - y[1]
+    model = SelectiveKDB(1).fit(X, y)
+    order = list(model.structure_.order)
+    N = np.array([np.sum(y == c) for c in range(2)], dtype=float)
+    match = np.stack([(X == c).astype(float) for c in range(2)], axis=2)  # (row, j, value)
+    count = np.stack([match[y == c].sum(axis=0) for c in range(2)], axis=2)  # (j, value, c)
+    losses = np.zeros(d + 1)
+    for r in range(n):
+        own = np.eye(2)[y[r]]
+        terms = np.empty((d, 2))
+        for j in range(d):
+            x = int(X[r, j])
+            terms[j] = np.log((count[j, x] - own + 1.0) / (N - own + 2.0))
+        prior = np.log((N - own + 1.0) / (n - 1 + 2.0))
+        jll = prior + np.vstack([np.zeros(2), np.cumsum(terms[order], axis=0)])
+        log_post = jll[:, y[r]] - np.logaddexp(jll[:, 0], jll[:, 1])
+        losses += np.minimum(-log_post, 745.0)
+    assert losses[d] > 745.0  # row 0 alone reaches the cap
+    np.testing.assert_allclose(model.leave_one_out_losses_[:, 0, 0], losses, rtol=1e-9)
+
+
 def test_selective_kdb_leave_one_out_losses_equal_refitting_without_each_row():
     X, _, w, _ = _problem(4, n=30, d=4, K=2)
     w = np.round(w * 2) / 2

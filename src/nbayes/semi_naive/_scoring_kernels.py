@@ -10,6 +10,8 @@ is cached once per install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._jit import kernel
@@ -377,6 +379,27 @@ def _ratio(numerator, denominator, n_values):  # pragma: no cover - compiled
     return numerator / denominator
 
 
+#: A running product below this is renormalised (its mantissa kept, its binary exponent
+#: counted apart), so that a product of factors ≥ this never reaches the subnormal range.
+_SMALL = 2.0**-500
+_LN2 = math.log(2.0)
+
+
+@kernel
+def _times(product, exponent, factor):  # pragma: no cover - compiled
+    """(product · factor) as (mantissa, exponent + e), the value mantissa · 2^(exponent + e);
+    exact scaling by powers of two, so the only rounding is that of one multiplication."""
+    if factor < _SMALL and factor > 0.0:
+        mantissa, shift = math.frexp(factor)
+        factor = mantissa
+        exponent += shift
+    product *= factor
+    if product < _SMALL and product > 0.0:
+        mantissa, shift = math.frexp(product)
+        return mantissa, exponent + shift
+    return product, exponent
+
+
 @kernel
 def leave_one_out_losses(
     X, cls, weight, n_values, parents, n_parents, order, level_base, config_base, counts,
@@ -394,32 +417,43 @@ def leave_one_out_losses(
     model's estimate with the row's counts taken out, at the level the row reaches
     (the network scoring rule, with config counts less w); with ``hierarchical`` each level's
     estimate backs off to the level above's, itself with the row's counts taken out.
+
+    The product P(c) Π_j P(x_j | c, u_j) is kept as a mantissa and a binary exponent per class
+    (:func:`_times`), not as a sum of logarithms: no underflow, and no logarithm per factor.
+    Likewise the log losses of the rows of weight 1 are −log of the product of their P(y | x),
+    one logarithm per model and block of rows. −log P(y | x) is capped at 745 (e^−745 is below
+    the smallest double).
     """
     d = X.shape[1]
     K = counts.shape[1]
     partial = np.zeros((d + 1, k + 1, 3))
+    # Π P(y | x) over the rows of weight 1 whose P(y | x) ≥ _SMALL, as mantissa and exponent:
+    # their log loss is −log of it, one logarithm per model instead of one per row
+    likelihood = np.ones((d + 1, k + 1))
+    likelihood_exponent = np.zeros((d + 1, k + 1), np.int64)
     total_weight = 0.0
     for c in range(K):
         total_weight += class_count[c]
-    jll = np.empty((k + 1, K))
-    level_p = np.empty((k + 1, K))  # each level's estimate, and its log
-    level_log = np.empty((k + 1, K))
+    joint = np.empty((k + 1, K))  # P(c) Π_j P(x_j | c, u_j) = joint · 2^exponent
+    exponent = np.empty((k + 1, K), np.int64)
+    level_p = np.empty((k + 1, K))  # each level's estimate
     post = np.empty(K)
     cells = np.empty(k + 1, np.int64)
     configs = np.empty(k + 1, np.int64)
-    # same[kk]: the row's jll[kk] is still jll[kk − 1] (no attribute so far reached level kk),
-    # so model (s, kk) scores the row as (s, kk − 1) does and its losses are copied
+    # same[kk]: the row's joint[kk] is still joint[kk − 1] (no attribute so far reached level
+    # kk), so model (s, kk) scores the row as (s, kk − 1) does and its losses are copied
     same = np.empty(k + 1, np.bool_)
     loss = np.empty(3)  # the row's three losses under the last model scored
+    factor = 1.0  # and its P(y | x) when that goes into ``likelihood`` (1: it does not)
     for r in range(start, stop):
         y = cls[r]
         w = weight[r]
         same[:] = True
         for c in range(K):
             own = w if c == y else 0.0
-            prior = np.log((class_count[c] - own + 1.0) / (total_weight - w + K))
+            prior = _ratio(class_count[c] - own + 1.0, total_weight - w + K, K)
             for kk in range(k + 1):
-                jll[kk, c] = prior
+                joint[kk, c], exponent[kk, c] = _times(1.0, 0, prior)
         for s in range(d + 1):
             if s > 0:
                 j = order[s - 1]
@@ -458,37 +492,72 @@ def leave_one_out_losses(
                                     config_class[configs[L], c] - own + vj * pseudo[j],
                                     vj,
                                 )
-                            level_log[L, c] = np.log(level_p[L, c])
                     for kk in range(k + 1):
                         L = min(kk, reached)
                         for c in range(K):
-                            jll[kk, c] += level_log[L, c]
+                            joint[kk, c], exponent[kk, c] = _times(
+                                joint[kk, c], exponent[kk, c], level_p[L, c]
+                            )
                     for kk in range(1, reached + 1):
                         same[kk] = False
             for kk in range(k + 1):
                 if kk > 0 and same[kk]:
                     for m in range(3):
                         partial[s, kk, m] += loss[m]
+                    if factor != 1.0:
+                        likelihood[s, kk], likelihood_exponent[s, kk] = _times(
+                            likelihood[s, kk], likelihood_exponent[s, kk], factor
+                        )
                     continue
-                top = -np.inf
-                best = 0
+                top = np.iinfo(np.int64).min  # the largest exponent among possible classes
                 for c in range(K):
-                    if jll[kk, c] > top:
-                        top = jll[kk, c]
-                        best = c
+                    if joint[kk, c] > 0.0 and exponent[kk, c] > top:
+                        top = exponent[kk, c]
+                best = 0
                 norm = 0.0
-                for c in range(K):  # exp(0) is 1 exactly: the top class needs no exp
-                    post[c] = np.exp(jll[kk, c] - top) if top > -np.inf and c != best else 1.0
+                for c in range(K):
+                    if joint[kk, c] <= 0.0:
+                        post[c] = 0.0
+                    elif exponent[kk, c] == top:
+                        post[c] = joint[kk, c]
+                    else:
+                        post[c] = math.ldexp(joint[kk, c], exponent[kk, c] - top)
+                    if post[c] > post[best]:
+                        best = c
                     norm += post[c]
+                if norm <= 0.0:  # every class impossible: the posterior is uniform
+                    for c in range(K):
+                        post[c] = 1.0
+                    norm = float(K)
                 sq = 0.0
                 for c in range(K):
                     post[c] /= norm
                     diff = post[c] - (1.0 if c == y else 0.0)
                     sq += diff * diff
                 py = post[y]
-                loss[0] = w * (-np.log(py) if py > 0.0 else 745.0)
+                factor = 1.0
+                if py >= _SMALL and w == 1.0:
+                    factor = py
+                    loss[0] = 0.0
+                    likelihood[s, kk], likelihood_exponent[s, kk] = _times(
+                        likelihood[s, kk], likelihood_exponent[s, kk], factor
+                    )
+                elif py >= _SMALL:
+                    loss[0] = w * -np.log(py)
+                elif joint[kk, y] > 0.0:  # in logs: post[y] lost its precision or underflowed
+                    log_py = (
+                        np.log(joint[kk, y])
+                        + (exponent[kk, y] - top) * _LN2
+                        - np.log(norm)
+                    )
+                    loss[0] = w * min(-log_py, 745.0)
+                else:
+                    loss[0] = w * 745.0
                 loss[1] = w * (1.0 if best != y else 0.0)
                 loss[2] = w * sq
                 for m in range(3):
                     partial[s, kk, m] += loss[m]
+    for s in range(d + 1):
+        for kk in range(k + 1):
+            partial[s, kk, 0] -= np.log(likelihood[s, kk]) + likelihood_exponent[s, kk] * _LN2
     return partial
