@@ -117,7 +117,9 @@ class StringSummary:
         """The summary of this one's values and a column's (nulls left out): a batch of a
         stream. Once the sketch is full only values that hash below its largest kept hash can
         enter, so a batch costs a hash per value and little more."""
-        present = column.drop_nulls().cast(pl.String)
+        # each distinct value once, in order of first appearance: a column of categories then
+        # hashes a handful of values, and a hash collision keeps the same value as without
+        present = column.drop_nulls().cast(pl.String).unique(maintain_order=True)
         hashes = mixed_hashes(present.hash(VALUE_SEED).to_numpy())
         if len(self.values) >= DISTINCT_SKETCH:
             below = hashes < self.hashes[-1]
