@@ -193,7 +193,9 @@ class FeatureSketch:
                 return
             else:
                 new = _grid_entries(grid, self.level, self.n_classes)
-            self._store(*(np.concatenate(p) for p in zip(self._entries(), new, strict=True)))
+            if self.keys.shape[0]:
+                new = tuple(np.concatenate(p) for p in zip(self._entries(), new, strict=True))
+            self._store(*new)  # (a first batch: its entries alone, no empty ones to join)
         except ValueError:  # the sums overflowed: nothing was stored
             self.minimum, self.maximum = before
             raise
