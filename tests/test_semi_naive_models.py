@@ -270,6 +270,20 @@ def test_networks_equal_the_reference(model, seed):
         np.testing.assert_allclose(row - log_prior, expected, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("structure", [TAN(), KDB(2), SelectiveKDB(2)])
+def test_tiny_weights_learn_the_structure_of_unit_weights(structure):
+    """I(X_i; X_j | C) is a function of count ratios, so weights of 1e-300 (whose products
+    underflow) give the structure of weights of 1."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, (80, 5)).astype(float)
+    X[:, 1] = (X[:, 0] + (rng.random(80) < 0.2)) % 3
+    y = (X[:, 0] + rng.integers(0, 2, 80)) % 2
+    unit = structure.fit(X, y).structure_.parents
+    tiny = structure.fit(X, y, sample_weight=np.full(80, 1e-300))
+    assert tiny.structure_.parents == unit
+    assert np.all(np.isfinite(tiny.predict_proba(X)))
+
+
 def test_selective_kdb_leave_one_out_losses_keep_posteriors_far_below_the_smallest_double():
     """500 attributes, each agreeing with the class 9 times in 10: every class's joint
     probability falls far below 2^-1022 (the kernel keeps it as mantissa and exponent), and the

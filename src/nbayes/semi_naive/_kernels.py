@@ -372,7 +372,8 @@ def conditional_mutual_information(
                                 continue
                             ca = margins[offsets[i] + a, j, c]
                             cb = margins[offsets[j] + b, i, c]
-                            value += x / total * np.log(x * class_total[c] / (ca * cb))
+                            # as two ratios: ca · cb underflows for tiny weights
+                            value += x / total * np.log((x / ca) * (class_total[c] / cb))
             out[i, j] = max(value, 0.0)
             out[j, i] = out[i, j]
 

@@ -32,7 +32,9 @@ def mutual_information(stats: PairCounts) -> np.ndarray:
         total = class_total.sum(axis=1)  # (d,)
         value_total = counts.sum(axis=1)  # (V,)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = counts * total[feature][:, None] / (value_total[:, None] * class_total[feature])
+            # as two ratios: products of tiny weights would underflow
+            share = counts / value_total[:, None]  # P(c | x_j)
+            ratio = share * (total[feature][:, None] / class_total[feature])  # ÷ P(c)
             terms = np.where(counts > 0, counts * np.log(ratio), 0.0)
         per_value = terms.sum(axis=1)
         sums = np.bincount(feature, weights=per_value, minlength=d)
