@@ -148,9 +148,9 @@ def main() -> None:
             [
                 semi,
                 "`nbayes fit --model skdb` of adult.data as published, streamed in 1 MiB "
-                "chunks (read by the table's pass and the structure's first, whose spill of "
-                "the encoded rows the later passes read; the correction reads it once, then "
-                "its spill), vs the in-memory fit of that file",
+                "chunks (read once, by the table's pass, whose spill of the rows as read the "
+                "structure's first pass and the correction's first read, each spilling what "
+                "its later passes read), vs the in-memory fit of that file",
                 gap(streamed.predict_proba(test_table), in_memory.predict_proba(test_table)),
             ]
         )

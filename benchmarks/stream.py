@@ -360,27 +360,27 @@ def _per_pass(
     polars_seconds: float,
 ) -> str:
     """A multi-pass model's reading rate: of the structure's passes alone (``--discriminative
-    off``), the table's pass and the structure's first read the file (the later ones read the
-    first's spill of the encoded rows), so the file's rate is 2 × size / time (start-up, the
-    spilled passes and the model's own work included: a floor); the correction's evaluations
-    (at least the held-out losses it kept; the line search's extra ones are not recorded) read
-    the file once and then their spill."""
+    off``), the table's pass reads the file and spills its rows as read (the structure's first
+    pass reads them and spills their codes, which the later passes read), so the file's rate
+    is size / time (start-up, the spilled passes and the model's own work included: a floor);
+    the correction's evaluations (at least the held-out losses it kept; the line search's extra
+    ones are not recorded) read the table pass's spill once and then their own."""
     import nbayes
 
     fitted, structure = nbayes.load(model_path), nbayes.load(structure_path)
     correction = getattr(fitted, "correction_", None)
     evaluations = 0 if correction is None else correction.held_out_losses.shape[0]
-    reads = min(structure.passes, 2)
-    rate = reads * size / 2**20 / structure_seconds
+    rate = size / 2**20 / structure_seconds
     polars_rate = size / 2**20 / polars_seconds
     return (
         f"\n\nThe structure's {structure.passes} passes (table, pairs, parents, leave-one-out; "
-        f"the last {structure.passes - reads} read the pair pass's spill of the encoded rows) "
-        f"took {structure_seconds:.0f} s: the file read at ≥ {rate:.0f} MB/s in each of its "
-        f"{reads} reads, {rate / polars_rate:.0%} of Polars' scan (target ≥ 50%: "
+        "the table's reads the file and spills its rows as read, the pair pass reads that "
+        "spill and spills the encoded rows, the last 2 read those) took "
+        f"{structure_seconds:.0f} s: the file read once, at ≥ {rate:.0f} MB/s, "
+        f"{rate / polars_rate:.0%} of Polars' scan (target ≥ 50% a pass: "
         f"{'met' if rate >= polars_rate / 2 else 'NOT met'}). The default adds "
-        f"the correction's search, {evaluations} evaluations or more: the first reads the file "
-        f"and spills the rows it needs, the others read that spill "
+        f"the correction's search, {evaluations} evaluations or more: the first reads the table "
+        "pass's spill and spills the rows it needs, the others read that spill "
         f"({seconds - structure_seconds:.0f} s for all of them)."
     )
 

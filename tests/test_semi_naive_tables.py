@@ -305,7 +305,7 @@ def test_fit_passes_over_batches_equals_fit():
     np.testing.assert_array_equal(streamed.cut_points_["humidity"], whole.cut_points_["humidity"])
 
 
-def test_fit_passes_takes_a_list_and_refuses_a_source_that_changes():
+def test_fit_passes_takes_a_list_and_refuses_a_source_that_changes(monkeypatch):
     frame, y = weather()
     table = pl.from_pandas(frame.assign(play=y))
     whole = SemiNaiveBayes(KDB(2), missing_values="?").fit(table, target="play")
@@ -320,11 +320,18 @@ def test_fit_passes_takes_a_list_and_refuses_a_source_that_changes():
         reads.append(1)
         return batches if len(reads) == 1 else batches[:1]
 
+    # the source is read once and spilled; where the spill cannot be written (no room), every
+    # pass reads the source again, which must give the same rows
+    monkeypatch.setattr(np, "save", _no_room)
     message = f"gave {table.height:,} labelled rows on its first read and 70 on read 2"
     with pytest.raises(ValueError, match=message):
         SemiNaiveBayes(KDB(2), missing_values="?").fit_passes(shrinking, target="play")
     with pytest.raises(TypeError, match=r"once per pass.*not a generator"):
         SemiNaiveBayes().fit_passes((b for b in batches), target="play")
+
+
+def _no_room(*args, **kwargs):
+    raise OSError(28, "No space left on device")
 
 
 def test_partial_fit_over_categorical_columns_equals_fit_and_refuses_numbers():

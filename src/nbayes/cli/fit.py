@@ -192,12 +192,13 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
 
 
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
-    """A semi-naive model of several passes reads the file more than once (the numeric columns'
-    cut points, then the structure's first pass, whose encoded rows its later passes read from
-    a spill; then the correction's first pass): a file, not standard input."""
+    """A semi-naive model of several passes reads the file once, spilling the rows as read to a
+    temporary folder that its later passes read (the structure's, then the correction's); where
+    no spill can be written, once per pass: so a file, not standard input."""
     if args.data == "-":
         return _fit_one_pass(args)
     readers: list[Reader] = []
+    read_whole: list[bool] = []  # [True] once the first read has given every row
 
     def batches():
         reader = open_reader(args)
@@ -207,6 +208,8 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
             if first_pass:
                 learner.summarise_columns(batch.frame)
             yield batch.frame
+        if first_pass:
+            read_whole.append(True)
 
     first = next(iter(open_reader(args)), None)
     if first is None:
@@ -218,7 +221,7 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     try:
         learner.model.fit_passes(batches, target=target)
     except ValueError as error:
-        if len(readers) > 1 and learner.families_to_settle():
+        if read_whole and learner.families_to_settle():
             # the first pass read every row, and its families were not all the rows' (a
             # column of free text counted as categories can exhaust the table budget):
             # _settled reads the data again with those families

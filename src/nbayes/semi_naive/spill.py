@@ -2,10 +2,13 @@
 over a source too large for memory read the source once and the spill after that.
 
 A model fitted from a re-readable source (``fit_passes``, the command line's streamed files)
-makes several passes over the same rows. Two kinds of pass need the rows in a form that does not
+makes several passes over the same rows. Each pass needs the rows in a form that does not
 change from pass to pass, and computing that form means reading the source again, parsing it and
 encoding it — for a CSV most of a pass's time:
 
+* the passes after the table's own read the rows as it read them: the labelled frames
+  (:mod:`nbayes.semi_naive.table_passes`), spilled as Arrow IPC files (LZ4-compressed: a
+  table of categories shrinks several times, and its columns come back without a parse);
 * the structure's passes after its first (k-DB's parent counts, selective k-DB's leave-one-out
   losses) read the rows as the table model encoded them: their codes (NaN missing), class and
   weight (:mod:`nbayes.semi_naive.table_passes`);
@@ -34,8 +37,12 @@ from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
+import polars as pl
 
 Item = TypeVar("Item")
+
+#: What a spilled batch may hold: arrays (NumPy's .npy files) and tables (Arrow IPC files).
+Piece = np.ndarray | pl.DataFrame
 
 class SpilledBatches:
     """Batches of arrays written once and read back in order (module docstring)."""
@@ -44,7 +51,7 @@ class SpilledBatches:
         self._prefix = prefix
         self._folder: Path | None = None
         self._batches = 0
-        self._width = 0
+        self._kinds: tuple[bool, ...] = ()  # per piece of a batch: a table (else an array)
         self.complete = False
         self.failed = False
 
@@ -54,7 +61,7 @@ class SpilledBatches:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def write(self, arrays: Sequence[np.ndarray] | None) -> None:
+    def write(self, arrays: Sequence[Piece] | None) -> None:
         """Add a batch; None (a batch that cannot be stored) drops the spill, as a failed write
         does (a no-op once writing has failed)."""
         if self.failed:
@@ -65,11 +72,19 @@ class SpilledBatches:
         try:
             if self._folder is None:
                 self._folder = Path(tempfile.mkdtemp(prefix=self._prefix))
-            for index, array in enumerate(arrays):
-                np.save(self._path(self._batches, index), array, allow_pickle=False)
-            self._width = len(arrays)
+            kinds = tuple(isinstance(piece, pl.DataFrame) for piece in arrays)
+            if self._batches and kinds != self._kinds:
+                raise ValueError("every batch of a spill holds the same kinds of pieces")
+            for index, piece in enumerate(arrays):
+                path = self._path(self._batches, index, kinds[index])
+                if isinstance(piece, pl.DataFrame):
+                    piece.write_ipc(path, compression="lz4")
+                else:
+                    np.save(path, piece, allow_pickle=False)
+            self._kinds = kinds
             self._batches += 1
-        except (OSError, ValueError):  # no room, no temporary folder, or an object array
+        except (OSError, ValueError, pl.exceptions.PolarsError):
+            # no room, no temporary folder, an object array, or a column Arrow cannot hold
             self._abandon()
 
     def _abandon(self) -> None:
@@ -87,14 +102,18 @@ class SpilledBatches:
         """The first pass is over: later passes may read the batches back."""
         self.complete = not self.failed
 
-    def read(self) -> Iterator[list[np.ndarray]]:
+    def read(self) -> Iterator[list[Piece]]:
         """The batches, in the order written."""
         for b in range(self._batches):
-            yield [np.load(self._path(b, i), allow_pickle=False) for i in range(self._width)]
+            yield [
+                pl.read_ipc(self._path(b, i, table)) if table
+                else np.load(self._path(b, i, table), allow_pickle=False)
+                for i, table in enumerate(self._kinds)
+            ]  # fmt: skip
 
-    def _path(self, batch: int, index: int) -> Path:
+    def _path(self, batch: int, index: int, table: bool) -> Path:
         assert self._folder is not None
-        return self._folder / f"{batch}-{index}.npy"
+        return self._folder / f"{batch}-{index}.{'arrow' if table else 'npy'}"
 
     def close(self) -> None:
         self._remove()
@@ -109,8 +128,8 @@ class SpilledBatches:
 @contextmanager
 def replayed(
     batches: Callable[[], Iterable[Item]],
-    pack: Callable[[Item], Sequence[np.ndarray] | None],
-    unpack: Callable[[list[np.ndarray]], Item],
+    pack: Callable[[Item], Sequence[Piece] | None],
+    unpack: Callable[[list[Piece]], Item],
     prefix: str,
 ) -> Iterator[Callable[[], Iterable[Item]]]:
     """``again()``, which gives ``batches()``'s items: the first complete pass reads them from

@@ -195,8 +195,22 @@ class TablePasses:
         in_memory: bool,
     ) -> SemiNaiveBayes:
         """Fit from ``source()``, labelled frames (the same rows each call, ``in_memory`` or
-        read again each time): the table's pass, then the structure's passes over the encoded
-        rows, then the discriminative correction's (``discriminative=True``)."""
+        read again each time: then the table's pass spills them, and the later passes read
+        the spill), the table's pass, then the structure's passes over the encoded rows, then
+        the discriminative correction's (``discriminative=True``)."""
+        if in_memory:
+            return self._passes_over(source, in_memory=True)
+        spill = _LabelledSpill()
+        with replayed(source, spill.pack, spill.unpack, "nbayes-table-") as rows:
+            return self._passes_over(rows, in_memory=False, spill=spill)
+
+    def _passes_over(
+        self,
+        source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]],
+        *,
+        in_memory: bool,
+        spill: _LabelledSpill | None = None,
+    ) -> SemiNaiveBayes:
         self.missing_markers_ = missing_markers(self.missing_values)
         first = None
         for frame, labels, weight in source():  # pass 1: types, values, numeric sketches
@@ -207,6 +221,8 @@ class TablePasses:
         if first is None:
             raise ValueError("SemiNaiveBayes: the source gave no rows.")
         self._finish_first_pass(first)
+        if spill is not None:
+            spill.classes = np.asarray(first.classes)
 
         def coded() -> Iterable[tuple[Encoded, np.ndarray, np.ndarray]]:
             for frame, labels, weight in source():
@@ -350,6 +366,36 @@ class TablePasses:
 
 
 Coded = tuple[Encoded, np.ndarray, np.ndarray]
+
+
+class _LabelledSpill:
+    """How a labelled batch of the table's pass (frame, labels, weights) is spilled
+    (:mod:`~nbayes.semi_naive.spill`) and read back: the frame as it is, each label as its
+    index among the distinct labels spilled so far (labels may be objects, which a spill
+    does not store), read back as its class among ``classes`` — set once the table's pass has
+    seen every label, before any pass reads the spill — as :func:`_encoded_spill` gives them."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Any, int] = {}
+        self.classes: np.ndarray | None = None
+        self._labels: np.ndarray | None = None  # the class of each index in ``seen``
+
+    def pack(self, batch: tuple[pl.DataFrame, np.ndarray, np.ndarray]) -> list | None:
+        frame, labels, weight = batch
+        try:
+            distinct, inverse = np.unique(np.asarray(labels), return_inverse=True)
+        except TypeError:  # labels that do not sort together: read the source
+            return None
+        index = [self.seen.setdefault(value, len(self.seen)) for value in distinct.tolist()]
+        return [frame, np.asarray(index, dtype=np.int64)[inverse], np.asarray(weight)]
+
+    def unpack(self, pieces: list) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+        frame, index, weight = pieces
+        if self._labels is None:
+            assert self.classes is not None, "the table's pass sets the classes first"
+            values = np.asarray(list(self.seen), dtype=self.classes.dtype)
+            self._labels = self.classes[np.searchsorted(self.classes, values)]
+        return frame, self._labels[index], weight
 
 
 def _encoded_spill(
