@@ -44,8 +44,9 @@ Item = TypeVar("Item")
 #: What a spilled batch may hold: arrays (NumPy's .npy files) and tables (Arrow IPC files).
 Piece = np.ndarray | pl.DataFrame
 
+
 class SpilledBatches:
-    """Batches of arrays written once and read back in order (module docstring)."""
+    """Batches of arrays and tables written once and read back in order (module docstring)."""
 
     def __init__(self, prefix: str = "nbayes-rows-") -> None:
         self._prefix = prefix

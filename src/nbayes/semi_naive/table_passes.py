@@ -195,9 +195,9 @@ class TablePasses:
         in_memory: bool,
     ) -> SemiNaiveBayes:
         """Fit from ``source()``, labelled frames (the same rows each call, ``in_memory`` or
-        read again each time: then the table's pass spills them, and the later passes read
-        the spill), the table's pass, then the structure's passes over the encoded rows, then
-        the discriminative correction's (``discriminative=True``)."""
+        read again each time): the table's pass, then the structure's passes over the encoded
+        rows, then the discriminative correction's (``discriminative=True``). A source that is
+        not in memory is read once: the table's pass spills its frames for the later passes."""
         if in_memory:
             return self._passes_over(source, in_memory=True)
         spill = _LabelledSpill()
