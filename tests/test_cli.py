@@ -486,6 +486,18 @@ def test_streaming_settles_string_kinds_on_all_the_rows(tmp_path: Path, capsys, 
     assert nbayes.load(model_path).families_["ticket"] == "ignore"
 
 
+def test_passes_of_a_semi_naive_model_stop_at_a_table_error_without_reading_again(
+    tmp_path: Path, capsys
+):
+    """A fault the table's pass finds (here one class) is reported at once: reading the file
+    again with other families could not mend it."""
+    path = tmp_path / "one-class.csv"
+    late_kinds().with_columns(pl.lit("a").alias("y")).write_csv(path)
+    fit = ["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", "--chunk-mb", "1"]
+    code, _, err = run([*fit, "--model", "skdb"], capsys)
+    assert code == 1 and "single class" in err and "reading it again" not in err
+
+
 def test_passes_of_a_semi_naive_model_settle_the_families_on_all_the_rows(tmp_path: Path, capsys):
     """The same for a semi-naive structure read in passes, whose integer columns are counted
     when they have at most max_int_categories distinct values: over all the rows the note is

@@ -198,7 +198,6 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     if args.data == "-":
         return _fit_one_pass(args)
     readers: list[Reader] = []
-    read_whole: list[bool] = []  # [True] once the first read has given every row
 
     def batches():
         reader = open_reader(args)
@@ -208,8 +207,6 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
             if first_pass:
                 learner.summarise_columns(batch.frame)
             yield batch.frame
-        if first_pass:
-            read_whole.append(True)
 
     first = next(iter(open_reader(args)), None)
     if first is None:
@@ -221,10 +218,11 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     try:
         learner.model.fit_passes(batches, target=target)
     except ValueError as error:
-        if read_whole and learner.families_to_settle():
-            # the first pass read every row, and its families were not all the rows' (a
-            # column of free text counted as categories can exhaust the table budget):
-            # _settled reads the data again with those families
+        # the table's pass finished (its last choice, the missing modes, is taken), so the
+        # first read gave every row; a later pass failed, and the first rows' families were
+        # not all the rows' (a column of free text counted as categories can exhaust the table
+        # budget): _settled reads the data again with those families
+        if hasattr(learner.model, "missing_modes_") and learner.families_to_settle():
             return learner, readers[-1]
         raise DataError(args.data, str(error)) from error
     return learner, readers[-1]
