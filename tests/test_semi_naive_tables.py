@@ -326,7 +326,7 @@ def test_fit_passes_takes_a_list_and_refuses_a_source_that_changes(monkeypatch):
     message = f"gave {table.height:,} labelled rows on its first read and 70 on read 2"
     with pytest.raises(ValueError, match=message):
         SemiNaiveBayes(KDB(2), missing_values="?").fit_passes(shrinking, target="play")
-    with pytest.raises(TypeError, match=r"once per pass.*not a generator"):
+    with pytest.raises(TypeError, match=r"read its source again.*not a generator"):
         SemiNaiveBayes().fit_passes((b for b in batches), target="play")
 
 

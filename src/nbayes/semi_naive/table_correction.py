@@ -175,7 +175,7 @@ class TableCorrection:
             raise error(
                 f"{action}: the discriminative correction (discriminative=True) is learnt from "
                 "all rows' conditional likelihood, which batches or models fitted apart cannot "
-                "add up to. Fit on all rows (fit, or fit_passes reading a source once per pass, "
+                "add up to. Fit on all rows (fit, or fit_passes over a re-readable source, "
                 "or a Dask collection), or use discriminative=False."
             )
 

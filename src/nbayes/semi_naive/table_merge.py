@@ -74,14 +74,14 @@ class TableMerge:
                 f"{name} learns its structure from all rows before it counts them "
                 f"({self.model_.passes} passes), so two finished models cannot be merged "
                 "exactly: fit it by the staged protocol instead (fit_passes(source) reads a "
-                "source once per pass; a Dask collection merges each pass's statistics)."
+                "re-readable source in passes; a Dask collection merges each pass's statistics)."
             )
         numeric = [s.name for s in self.schema_ if s.family != "categorical"]
         if numeric:
             raise ValueError(
                 f"column {numeric[0]!r} is cut into intervals whose cut points come from all "
                 "rows, so two finished models cannot be merged exactly: fit by the staged "
-                "protocol instead (fit_passes(source) reads a source once per pass; a Dask "
+                "protocol instead (fit_passes(source) reads a re-readable source in passes; a Dask "
                 "collection merges each pass's statistics), or name the column 'categorical'."
             )
         mine = [(s.name, s.family, s.dtype) for s in self.schema_] + self.text_columns_

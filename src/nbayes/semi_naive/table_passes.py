@@ -80,20 +80,23 @@ class TablePasses:
         ``source()`` returns an iterable of batches, the same rows every time: tables holding
         the ``target`` column, or ``(X, y)`` / ``(X, y, sample_weight)`` tuples. The first pass
         learns the columns' types and values and sketches the numeric columns (their cut points
-        follow); then the model makes its own passes: the first reads the source and spills
-        the encoded rows, which the later ones read, as the correction's passes do with theirs
-        (:mod:`nbayes.semi_naive.spill`; where no spill can be written, every pass reads the
-        source). A list (or tuple) of batches is a source too; a read that gives another number
-        of rows than the first is a ValueError.
+        follow), and spills the rows as read; then the model makes its own passes over that
+        spill: the first spills the encoded rows, which the later ones read, as the correction's
+        passes do with theirs (:mod:`nbayes.semi_naive.spill`; where a spill cannot be written,
+        the passes that would read it read the source again). A list (or tuple) of batches is a
+        source too, read again rather than spilled; a read that gives another number of rows
+        than the first is a ValueError.
         """
         self._check_params()
-        if isinstance(source, (list, tuple)):
+        in_a_list = isinstance(source, (list, tuple))
+        if in_a_list:
             given = source
             source = lambda: given  # noqa: E731 - a list is read again as it is
         elif not callable(source):
             raise TypeError(
-                "fit_passes reads its source once per pass: give a function that returns the "
-                f"batches, or a list of them, not a {type(source).__name__}."
+                "fit_passes may read its source again (each pass, where no spill can be "
+                "written): give a function that returns the batches, or a list of them, not a "
+                f"{type(source).__name__}."
             )
         self._forget()
         reads: list[int] = []  # the rows of each complete read of the source
@@ -118,7 +121,7 @@ class TablePasses:
                     f"and {rows:,} on read {len(reads)}: it must give the same rows every time."
                 )
 
-        return self._passes(batches, in_memory=False)
+        return self._passes(batches, in_memory=False, spill_source=not in_a_list)
 
     @property
     def partial_fit(self) -> Callable[..., SemiNaiveBayes]:
@@ -161,7 +164,7 @@ class TablePasses:
                 raise ValueError(
                     f"partial_fit cannot cut numeric columns into intervals batch by batch "
                     f"({numeric}): their cut points come from all rows. Use fit, or fit_passes "
-                    "with a source read once per pass, or families={column: 'categorical'}."
+                    "over a re-readable source, or families={column: 'categorical'}."
                 )
             self.cut_points_ = {}
             self._take_missing_modes(["skip"] * len(self.schema_))  # batches need "skip"
@@ -193,13 +196,15 @@ class TablePasses:
         source: Callable[[], Iterable[tuple[pl.DataFrame, np.ndarray, np.ndarray]]],
         *,
         in_memory: bool,
+        spill_source: bool = True,
     ) -> SemiNaiveBayes:
         """Fit from ``source()``, labelled frames (the same rows each call, ``in_memory`` or
         read again each time): the table's pass, then the structure's passes over the encoded
-        rows, then the discriminative correction's (``discriminative=True``). A source that is
-        not in memory is read once: the table's pass spills its frames for the later passes."""
-        if in_memory:
-            return self._passes_over(source, in_memory=True)
+        rows, then the discriminative correction's (``discriminative=True``). A source read
+        again each time is read once with ``spill_source``: the table's pass spills its frames
+        for the later passes."""
+        if in_memory or not spill_source:
+            return self._passes_over(source, in_memory=in_memory)
         spill = _LabelledSpill()
         with replayed(source, spill.pack, spill.unpack, "nbayes-table-") as rows:
             return self._passes_over(rows, in_memory=False, spill=spill)
