@@ -114,6 +114,8 @@ def _semi_naive() -> None:
     nbayes.SemiNaiveBayes("aode").fit(table, y).predict_proba(table)
     # the default: hierarchical selective k-DB and its discriminative correction
     nbayes.SemiNaiveBayes().fit(table, y).predict_proba(table)
+    # and fitted in passes, whose correction reads its rows back from a spill (32-bit slots)
+    nbayes.SemiNaiveBayes().fit_passes([(table, y)])
 
 
 def _readers() -> None:

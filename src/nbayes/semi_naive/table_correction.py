@@ -195,9 +195,16 @@ class TableCorrection:
 
 
 def _packed(rows: CorrectionRows) -> list[np.ndarray]:
-    return [compact_slots(rows.slots), rows.offsets, rows.cls, rows.weight, rows.held_out]
+    return [
+        compact_slots(rows.slots), rows.offsets, rows.cls, rows.weight, rows.held_out,
+        rows.generative_loss,
+    ]  # fmt: skip
 
 
 def _unpacked(arrays: list[np.ndarray]) -> CorrectionRows:
-    slots, offsets, cls, weight, held_out = arrays
-    return CorrectionRows(slots.astype(np.int64), offsets, cls, weight, held_out)
+    """The rows as spilled: their slots as stored (the pass reads 32-bit ones as they are), and
+    the held-out rows' generative losses computed once, by the pass that spilled them."""
+    slots, offsets, cls, weight, held_out, generative_loss = arrays
+    rows = CorrectionRows(slots, offsets, cls, weight, held_out)
+    rows.generative_loss = generative_loss  # the cached property's value, as computed then
+    return rows
