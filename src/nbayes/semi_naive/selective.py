@@ -120,8 +120,9 @@ class SelectiveKDB(KDB):
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         k = losses.shape[1] - 1
         n, d = X.shape
-        # per row, attribute, k' and class: a logarithm and an exponential
-        steps = 2 * _threads.EXP_STEPS * n * d * (k + 1) * self.class_count_.shape[0]
+        # per row, attribute and k': a product and a division per class (the kernel keeps
+        # products, not sums of logarithms), and at most one logarithm
+        steps = n * d * (k + 1) * (2 * self.class_count_.shape[0] + _threads.EXP_STEPS)
         threads = _threads.plan(steps)
         parts = [(a, min(n, a + LOSS_BLOCK_ROWS)) for a in range(0, n, LOSS_BLOCK_ROWS)]
 
