@@ -66,6 +66,19 @@ def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[first], first
 
 
+def _bottom(hashes: np.ndarray, size: int) -> np.uint64:
+    """The ``size``-th smallest distinct value of ``hashes`` (the largest one when fewer are
+    distinct). The ``size`` smallest values are selected in linear time first: unless copies
+    hide among them, their distinct values already hold the answer, and only then is the
+    whole array sorted."""
+    if hashes.size > size:
+        candidates, _ = _runs(np.sort(np.partition(hashes, size - 1)[:size]))
+        if candidates.size == size:
+            return candidates[-1]
+    distinct, _ = _runs(np.sort(hashes))
+    return distinct[min(size, distinct.size) - 1]
+
+
 def _kinds(schema: dict[str, pl.DataType]) -> tuple[list[str], list[str]]:
     """The columns a model file holds as floats (floats and booleans, nulls apart) and as
     64-bit integers; the others are text."""
@@ -110,9 +123,7 @@ class RowSample:
             keep &= hashes <= self.hashes[-1]
         rows = np.flatnonzero(keep)
         if rows.size > self.size:  # a large batch: its own bottom k first
-            distinct, _ = _runs(np.sort(hashes[rows]))
-            if distinct.size > self.size:
-                rows = rows[hashes[rows] <= distinct[self.size - 1]]
+            rows = rows[hashes[rows] <= _bottom(hashes[rows], self.size)]
         batch = RowSample(frame[rows], hashes[rows], cls[rows], weight[rows], self.size)
         self._join(batch)
 
