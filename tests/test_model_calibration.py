@@ -10,13 +10,16 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.optimize import check_grad
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
 import nbayes
-from nbayes.calibration import FOLDS, _Scores, choose_calibration, fit
-from nbayes.row_sample import row_hashes
+from nbayes import row_sample
+from nbayes.calibration import FOLDS, _fit, _fold_fits, _Scores, choose_calibration, fit
+from nbayes.row_sample import RowSample, row_hashes
 
 RNG = np.random.default_rng(5)
 
@@ -83,6 +86,48 @@ def test_the_gradient_is_the_objectives():
         )
         np.testing.assert_allclose(hessian, numeric, rtol=1e-5, atol=1e-7)
         np.testing.assert_array_equal(hessian, hessian.T)
+
+
+def test_each_folds_sums_are_the_derivatives_of_its_rows_alone():
+    # one pass sums each fold's rows apart; the objective is a weighted mean, so fold f's sums
+    # are its rows' own mean derivatives times their share W_f / W of the weight
+    n, k = 500, 3
+    truth = RNG.integers(0, k, n)
+    log_joint = RNG.normal(0, 2, (n, k))
+    weight = RNG.uniform(0.5, 2.0, n)
+    fold = RNG.integers(0, FOLDS, n)
+    scores = _Scores(log_joint, truth, weight)
+    for theta, offsets in ((np.array([0.8, 0.4, -0.3]), True), (np.array([1.2]), False)):
+        value, grad, hessian = scores.fold_derivatives(theta, offsets, fold, FOLDS)
+        for f in range(FOLDS):
+            rows = fold == f
+            share = weight[rows].sum() / weight.sum()
+            alone = _Scores(log_joint[rows], truth[rows], weight[rows]).derivatives(theta, offsets)
+            assert value[f] == pytest.approx(share * alone[0], rel=1e-12)
+            np.testing.assert_allclose(grad[f], share * alone[1], rtol=1e-10, atol=1e-14)
+            np.testing.assert_allclose(hessian[f], share * alone[2], rtol=1e-10, atol=1e-14)
+
+
+def test_a_folds_one_step_fit_is_the_fit_on_the_other_folds_rows():
+    # the folds' fits (which only judge the forms) are one Newton step from the fit on every
+    # row; Newton's error squares: the step lands within (distance to the fold's fit)² of it
+    n, k = 4000, 3
+    truth = RNG.integers(0, k, n)
+    log_joint = 2.5 * RNG.normal(0, 1, (n, k))  # overconfident scores: a well below 1
+    log_joint[np.arange(n), truth] += 1.5
+    weight = RNG.uniform(0.5, 2.0, n)
+    fold = RNG.integers(0, FOLDS, n)
+    everyone = _Scores(log_joint, truth, weight)
+    for form in ("weight", "weight and offsets"):
+        whole = _fit(everyone, form)
+        assert whole[0] < 0.8
+        for f, (a, b) in enumerate(_fold_fits(everyone, form, whole, fold)):
+            rows = fold != f
+            exact = _fit(_Scores(log_joint[rows], truth[rows], weight[rows]), form)
+            before = max(abs(whole[0] - exact[0]), np.max(np.abs(whole[1] - exact[1])))
+            after = max(abs(a - exact[0]), np.max(np.abs(b - exact[1])))
+            assert before > 1e-5  # the folds' fits differ from the whole's
+            assert after <= 4 * before**2 + 1e-12
 
 
 def test_log_joints_far_from_zero_fit_as_their_differences_do():
@@ -449,3 +494,33 @@ def test_held_out_copies_are_the_same_whatever_order_fractional_sums_were_taken_
         np.testing.assert_allclose(
             other.predict_proba(features), one.predict_proba(features), atol=1e-9
         )
+
+
+@given(
+    st.lists(st.integers(0, 40), min_size=1, max_size=120),
+    st.integers(1, 30),
+    st.integers(1, 4),
+)
+def test_a_batchs_bottom_rows_are_the_ones_a_full_sort_keeps(values, size, batches):
+    # the sample of a large batch keeps its rows of the `size` smallest distinct hashes (all
+    # copies of each); selected in linear time, they are the rows a full sort would keep, and
+    # the sample is the same whether the batch came whole or in parts
+    hashes = np.array(values, dtype=np.uint64)
+    frame = pl.DataFrame({"x": np.arange(hashes.size)})
+    labels = pl.Series(["a"] * hashes.size)
+    cls, weight = np.zeros(hashes.size, np.intp), np.ones(hashes.size)
+    original = row_sample.row_hashes
+    row_sample.row_hashes = lambda rows, _labels: hashes[rows["x"].to_numpy()]
+    try:
+        whole = RowSample.empty(frame, size)
+        whole.add(frame, labels, cls, weight)
+        parts = RowSample.empty(frame, size)
+        for rows in np.array_split(np.arange(hashes.size), batches):
+            parts.add(frame[rows], labels[rows], cls[rows], weight[rows])
+    finally:
+        row_sample.row_hashes = original
+    distinct, copies = np.unique(hashes, return_counts=True)
+    np.testing.assert_array_equal(whole.hashes, distinct[:size])
+    np.testing.assert_array_equal(whole.weight, copies[:size])
+    np.testing.assert_array_equal(parts.hashes, whole.hashes)
+    np.testing.assert_array_equal(parts.weight, whole.weight)
