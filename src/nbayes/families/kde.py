@@ -301,8 +301,18 @@ class KernelDensity:
 
     def kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
         """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing. On as many
-        threads as the work pays for (:mod:`nbayes._threads`): none for a few values."""
-        x = np.ascontiguousarray(x, dtype=np.float64)
+        threads as the work pays for (:mod:`nbayes._threads`): none for a few values. A value
+        that repeats (an age, a count) is evaluated once."""
+        x = np.asarray(x, dtype=np.float64)
+        values, inverse = np.unique(x, return_inverse=True)
+        if values.shape[0] < x.shape[0]:
+            part = np.zeros((values.shape[0], out.shape[1]))
+            self._kernel_log_density(values, part)
+            out += part[inverse]
+        else:
+            self._kernel_log_density(np.ascontiguousarray(x), out)
+
+    def _kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
         n = x.shape[0]
         # a value costs two binary searches and a few kernels' exps per class
         threads = _threads.plan(64 * n * max(1, self.offsets.shape[0] - 1))
