@@ -151,6 +151,25 @@ def interval_index(values, cuts):
     return (np.asarray(values)[:, None] > np.asarray(cuts)[None, :]).sum(axis=1)
 
 
+def test_each_columns_values_fall_in_its_own_intervals():
+    # the codes of a block's columns, each under its own cut points (some with none), in one
+    # pass: l with t_{l-1} < x ≤ t_l (a value equal to a cut point is in the interval below),
+    # infinities in the first or last interval, missing values missing
+    from nbayes.families.intervals import interval_codes_of
+
+    rng = np.random.default_rng(2)
+    block = np.round(rng.normal(0, 2, (300, 4)), 1)
+    block[rng.random(block.shape) < 0.1] = np.nan
+    block[:3] = [np.inf, -np.inf, 0.5, 1.0]
+    cuts = [np.array([-1.0, 0.5, 2.0]), np.array([]), np.array([0.0]), np.array([-3.0, 1.0])]
+    codes = interval_codes_of(block, cuts)
+    for j, cut in enumerate(cuts):
+        seen = ~np.isnan(block[:, j])
+        np.testing.assert_array_equal(codes[seen, j], interval_index(block[seen, j], cut))
+        assert np.isnan(codes[~seen, j]).all()
+    assert codes[0].tolist() == [3.0, 0.0, 1.0, 1.0]
+
+
 def check_interval_probabilities(model, name, x, y, cuts, alpha, weights=None):
     """P(x ∈ I_l | c) = (n_{c,l} + λ) / (N_c + B λ) at a point inside every interval."""
     weights = np.ones_like(x) if weights is None else weights

@@ -286,3 +286,18 @@ def _interval_sums(centres, weight, key_offsets, cuts, cut_offsets):  # pragma: 
             for k in range(n_classes):
                 counts[k, at] += weight[m, k]
     return counts
+
+
+@kernel
+def _interval_codes(block, cuts, cut_offsets):  # pragma: no cover - compiled
+    """Each value's interval l = #{cuts < x} (t_{l−1} < x ≤ t_l) among its column's sorted cut
+    points ``cuts[cut_offsets[j]:cut_offsets[j + 1]]``, for an (n, d) block at once; NaN
+    (missing) stays NaN."""
+    n, d = block.shape
+    codes = np.empty((n, d))
+    for j in range(d):
+        column = cuts[cut_offsets[j] : cut_offsets[j + 1]]
+        for i in range(n):
+            x = block[i, j]
+            codes[i, j] = np.searchsorted(column, x) if x == x else np.nan
+    return codes
