@@ -524,3 +524,30 @@ def test_a_batchs_bottom_rows_are_the_ones_a_full_sort_keeps(values, size, batch
     np.testing.assert_array_equal(whole.weight, copies[:size])
     np.testing.assert_array_equal(parts.hashes, whole.hashes)
     np.testing.assert_array_equal(parts.weight, whole.weight)
+
+
+def test_the_folds_scored_side_by_side_give_the_calibration_of_one_thread(monkeypatch):
+    # the held-out folds are scored on several threads when the work pays for it: each fold's
+    # model is its own, so the calibration is the same, bit for bit, as on one thread
+    from nbayes import _threads
+
+    X, y = redundant_table(n=6000, copies=8)
+    X = X.with_columns(pl.Series("number", np.random.default_rng(1).normal(0, 1, 6000)))
+    monkeypatch.setattr(_threads, "limit", lambda: 2)
+    shared, run = [], _threads.run
+
+    def spy(body, parts, threads):
+        shared.append(min(threads, len(parts)))
+        return run(body, parts, threads)
+
+    monkeypatch.setattr(_threads, "run", spy)
+    model = nbayes.NaiveBayes().fit(X, y)
+    shared.clear()
+    side_by_side = model.calibration_
+    assert 2 in shared  # the folds did share the threads
+    monkeypatch.setattr(_threads, "limit", lambda: 1)
+    one_thread = nbayes.NaiveBayes().fit(X, y).calibration_
+    assert side_by_side.weight != 1.0
+    assert side_by_side.weight == one_thread.weight
+    np.testing.assert_array_equal(side_by_side.offset, one_thread.offset)
+    assert side_by_side.reason == one_thread.reason

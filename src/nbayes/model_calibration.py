@@ -21,6 +21,7 @@ of a few thousand rows, whatever the table's size.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from . import _threads
 from .calibration import FOLDS, MIN_ROWS, Calibration, choose_calibration
 from .row_sample import RowSample
 from .schema import conform
@@ -106,14 +108,22 @@ class CalibratedScores:
         folds = sample.folds(FOLDS)
         settings = self._settings()
         log_joint = np.zeros((len(sample), n_classes))
+        for group in self._stats.groups:  # made once, before the folds' models share them
+            group.frozen_choices(settings)
+
+        def score(f: int) -> None:
+            rows = np.flatnonzero(folds == f)
+            if rows.size:
+                part = table.take(rows)
+                held = self._held_out(part, sample.cls[rows], sample.weight[rows], settings)
+                log_joint[rows] = held._class_log_prior() + held._log_likelihood(part)
+
+        # the folds' models share nothing they change: they are scored side by side (a value
+        # costs a bisection among its column's keys, and its log-likelihood)
+        work = 64 * len(sample) * sum(len(group.names) for group in self._stats.groups)
         with warnings.catch_warnings():  # a held-out model's small classes: expected here
             warnings.simplefilter("ignore")
-            for f in range(FOLDS):
-                rows = np.flatnonzero(folds == f)
-                if rows.size:
-                    part = table.take(rows)
-                    held = self._held_out(part, sample.cls[rows], sample.weight[rows], settings)
-                    log_joint[rows] = held._class_log_prior() + held._log_likelihood(part)
+            _threads.run_tasks([functools.partial(score, f) for f in range(FOLDS)], work)
         rows = f"{len(sample):,} sample rows held out by hash"
         return choose_calibration(
             log_joint, sample.cls, sample.weight, folds, offsets=offsets, rows=rows
