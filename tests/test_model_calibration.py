@@ -542,6 +542,8 @@ def test_the_folds_scored_side_by_side_give_the_calibration_of_one_thread(monkey
 
     monkeypatch.setattr(_threads, "run", spy)
     model = nbayes.NaiveBayes().fit(X, y)
+    for group in model._stats.groups:  # the columns' choices first: they may share threads too
+        group.frozen_choices(model._settings())
     shared.clear()
     side_by_side = model.calibration_
     assert 2 in shared  # the folds did share the threads
