@@ -270,6 +270,7 @@ def test_the_calibration_is_chosen_on_models_fitted_without_each_fold():
     assert model.calibration_.weight == pytest.approx(expected.weight, rel=1e-9)
     np.testing.assert_allclose(model.calibration_.offset, expected.offset, atol=1e-9)
     assert model.calibration_.reason == expected.reason
+    assert model.calibration_.reason.startswith(f"{len(distinct):,} sample rows held out by hash")
 
 
 def test_independent_columns_keep_the_textbook_scores():

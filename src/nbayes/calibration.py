@@ -432,16 +432,16 @@ def choose_calibration(
 
     judged = [fold == f for f in range(FOLDS)]
     judging = [
-        _Scores(log_joint[rows], truth[rows], weight[rows], free) if 0 < rows.sum() < len(rows)
-        else None
-        for rows in judged
+        _Scores(log_joint[in_fold], truth[in_fold], weight[in_fold], free)
+        if 0 < in_fold.sum() < len(in_fold) else None
+        for in_fold in judged
     ]  # fmt: skip
     for form in forms:
-        for rows, scores, (a, b) in zip(
+        for in_fold, scores, (a, b) in zip(
             judged, judging, _fold_fits(everyone, form, whole[form], fold), strict=True
         ):
             if scores is not None:
-                held_out[form][rows], right[form][rows] = scores.held_out(a, b)
+                held_out[form][in_fold], right[form][in_fold] = scores.held_out(a, b)
     delta = one_row(weight.sum(), len(weight))
     accuracy = {form: float(np.dot(weight, right[form]) / weight.sum()) for form in forms}
     chosen = "none"
