@@ -511,7 +511,7 @@ def test_a_batchs_bottom_rows_are_the_ones_a_full_sort_keeps(values, size, batch
     labels = pl.Series(["a"] * hashes.size)
     cls, weight = np.zeros(hashes.size, np.intp), np.ones(hashes.size)
     original = row_sample.row_hashes
-    row_sample.row_hashes = lambda rows, _labels: hashes[rows["x"].to_numpy()]
+    row_sample.row_hashes = lambda rows, _labels, _cls=None: hashes[rows["x"].to_numpy()]
     try:
         whole = RowSample.empty(frame, size)
         whole.add(frame, labels, cls, weight)
@@ -554,3 +554,26 @@ def test_the_folds_scored_side_by_side_give_the_calibration_of_one_thread(monkey
     assert side_by_side.weight == one_thread.weight
     np.testing.assert_array_equal(side_by_side.offset, one_thread.offset)
     assert side_by_side.reason == one_thread.reason
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        pl.Series([3, 1, 3, 2, 1, 1]),
+        pl.Series([0.5, -1.0, 0.5, 2.25, -1.0, 0.5]),
+        pl.Series([True, False, False, True, True, False]),
+        pl.Series(["b", "a", "b", "c", "a", "a"]),
+        pl.Series(["b", "a", "b", "c", "a", "a"], dtype=pl.Categorical),
+        pl.Series([20, 10, 20, 30, 10, 10]).cast(pl.Date),
+    ],
+)
+def test_a_rows_hash_is_the_same_whether_its_class_index_is_known(labels):
+    # with the rows' class indices, each class's label is turned into text once and gathered:
+    # the hashes (and so the sample) are those of turning every label into text
+    frame = pl.DataFrame({"x": [1.5, 2.0, 1.5, None, 0.0, 1.5], "n": [1, 2, 1, 3, 4, 1]})
+    values = labels.to_list()
+    order = sorted(set(values))
+    cls = np.array([order.index(v) + 2 for v in values])  # indices into a longer class list
+    np.testing.assert_array_equal(row_hashes(frame, labels, cls), row_hashes(frame, labels))
+    contents = set(zip(frame["x"].to_list(), frame["n"].to_list(), values, strict=True))
+    assert len(set(row_hashes(frame, labels).tolist())) == len(contents)  # copies: one hash

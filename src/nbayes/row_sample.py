@@ -30,18 +30,35 @@ SEED = 0x6E626179
 LABEL = "\x00label"
 
 
-def row_hashes(frame: pl.DataFrame, labels: pl.Series) -> np.ndarray:
+def row_hashes(
+    frame: pl.DataFrame, labels: pl.Series, cls: np.ndarray | None = None
+) -> np.ndarray:
     """Each row's 64-bit content hash (its columns' values, in the schema's types, so that a
     value hashes alike whatever type a batch read it as, integers as floats of the same value,
     and its label as text), mixed by the
     finaliser of SplitMix64 (Steele, Lea & Flood 2014) so that its smallest values are a
     uniform sample of the rows: a row hash combines the columns' hashes, and without the
-    mixing its low values follow some columns' values (a class's rows, say)."""
+    mixing its low values follow some columns' values (a class's rows, say). ``cls``, the
+    rows' class indices when known, spares turning every label into text: one per class is."""
     # an integer is hashed as the float of the same value: a column read as 2 by one reader
     # (Polars) and as 2.0 by another (pandas, where the column has missing values) hashes alike
     integers = [pl.col(name).cast(pl.Float64) for name, t in frame.schema.items() if t.is_integer()]
-    content = frame.with_columns(*integers, labels.cast(pl.String).alias(LABEL))
+    content = frame.with_columns(*integers, _label_text(labels, cls).alias(LABEL))
     return mixed_hashes(content.hash_rows(SEED).to_numpy())
+
+
+def _label_text(labels: pl.Series, cls: np.ndarray | None) -> pl.Series:
+    """The labels as text; with their class indices, each class's label is cast once (rows of
+    one class hold one label) and gathered."""
+    if cls is None or labels.dtype == pl.String or len(labels) == 0:
+        return labels.cast(pl.String)
+    cls = np.asarray(cls, dtype=np.intp)
+    first = np.full(int(cls.max()) + 1, -1, dtype=np.intp)
+    first[cls] = np.arange(len(cls))  # a row of each class (the last, as it happens)
+    present = np.flatnonzero(first >= 0)
+    position = np.zeros(first.shape[0], dtype=np.intp)
+    position[present] = np.arange(present.shape[0])
+    return labels.gather(first[present]).cast(pl.String).gather(position[cls])
 
 
 def mixed_hashes(hashes: np.ndarray) -> np.ndarray:
@@ -117,7 +134,7 @@ class RowSample:
     ) -> None:
         """Add a batch of rows (``frame`` in this sample's columns and types) with their labels,
         class indices and weights; rows of weight 0 are left out."""
-        hashes = row_hashes(frame, labels)
+        hashes = row_hashes(frame, labels, cls)
         keep = weight != 0
         if len(self) >= self.size:  # only hashes below the largest kept one can enter
             keep &= hashes <= self.hashes[-1]

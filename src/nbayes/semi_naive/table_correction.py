@@ -67,7 +67,7 @@ class TableCorrection:
         ]
         # the labels as the classes' values: K conversions to Polars, not one per row
         labels = pl.Series(self.model_.classes_).gather(cls)
-        return row_hashes(frame.select(columns), labels)
+        return row_hashes(frame.select(columns), labels, cls)
 
     def _fit_correction_over(
         self,
