@@ -168,6 +168,8 @@ def test_each_columns_values_fall_in_its_own_intervals():
         np.testing.assert_array_equal(codes[seen, j], interval_index(block[seen, j], cut))
         assert np.isnan(codes[~seen, j]).all()
     assert codes[0].tolist() == [3.0, 0.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="a block of 4 columns"):
+        interval_codes_of(block[:, :3], cuts)
 
 
 def check_interval_probabilities(model, name, x, y, cuts, alpha, weights=None):

@@ -18,7 +18,7 @@ from sklearn.linear_model import LogisticRegression
 
 import nbayes
 from nbayes import row_sample
-from nbayes.calibration import FOLDS, _fit, _fold_fits, _Scores, choose_calibration, fit
+from nbayes.calibration import FOLDS, _fit, _fold_starts, _Scores, choose_calibration, fit
 from nbayes.row_sample import RowSample, row_hashes
 
 RNG = np.random.default_rng(5)
@@ -108,9 +108,9 @@ def test_each_folds_sums_are_the_derivatives_of_its_rows_alone():
             np.testing.assert_allclose(hessian[f], share * alone[2], rtol=1e-10, atol=1e-14)
 
 
-def test_a_folds_one_step_fit_is_the_fit_on_the_other_folds_rows():
-    # the folds' fits (which only judge the forms) are one Newton step from the fit on every
-    # row; Newton's error squares: the step lands within (distance to the fold's fit)² of it
+def test_a_folds_fit_starts_one_newton_step_from_the_fit_on_every_row():
+    # each fold's fit starts one Newton step from the fit on every row; Newton's error squares,
+    # so the start lies within (distance to the fold's fit)² of it
     n, k = 4000, 3
     truth = RNG.integers(0, k, n)
     log_joint = 2.5 * RNG.normal(0, 1, (n, k))  # overconfident scores: a well below 1
@@ -121,13 +121,68 @@ def test_a_folds_one_step_fit_is_the_fit_on_the_other_folds_rows():
     for form in ("weight", "weight and offsets"):
         whole = _fit(everyone, form)
         assert whole[0] < 0.8
-        for f, (a, b) in enumerate(_fold_fits(everyone, form, whole, fold)):
+        for f, (a, b) in enumerate(_fold_starts(everyone, form, whole, fold)):
             rows = fold != f
             exact = _fit(_Scores(log_joint[rows], truth[rows], weight[rows]), form)
             before = max(abs(whole[0] - exact[0]), np.max(np.abs(whole[1] - exact[1])))
             after = max(abs(a - exact[0]), np.max(np.abs(b - exact[1])))
             assert before > 1e-5  # the folds' fits differ from the whole's
             assert after <= 4 * before**2 + 1e-12
+
+
+def fold_refits(log_joint, truth, weight, fold):
+    """choose_calibration's verdict from folds' fits made from scratch: each form fitted on
+    the other folds' rows from (1, 0), and judged on the fold."""
+    forms = ("none", "weight", "weight and offsets")
+    scores = {form: np.zeros(len(truth)) for form in forms}
+    for f in range(FOLDS):
+        fitted_on, judged = fold != f, fold == f
+        fitting = _Scores(log_joint[fitted_on], truth[fitted_on], weight[fitted_on])
+        judging = _Scores(log_joint[judged], truth[judged], weight[judged])
+        for form in forms:
+            scores[form][judged] = judging.held_out(*_fit(fitting, form))[0]
+    return {form: float(np.dot(weight, s) / weight.sum()) for form, s in scores.items()}
+
+
+@pytest.mark.parametrize("case", ["offset at its bound", "a class in one fold"])
+def test_the_forms_are_judged_by_fits_converged_on_the_other_folds(case):
+    # each fold's fit is Newton's method run to convergence from its one-step start: where the
+    # fit on every row sits at a bound, or a fold holds a whole class, the one step lands far
+    # from the fold's fit (judged by it, the held-out scores would flatter the offsets); the
+    # held-out criteria are then those of fits made from scratch
+    rng = np.random.default_rng(12 if case == "offset at its bound" else 0)
+    n, k = (300, 2) if case == "offset at its bound" else (400, 3)
+    truth = rng.integers(0, k, n)
+    log_joint = rng.normal(0, 1.5 if k == 2 else 2, (n, k))
+    log_joint[np.arange(n), truth] += 4.5 if k == 2 else 1.0
+    if k == 2:
+        log_joint[:, 1] += rng.normal(0, 6)
+    fold = rng.integers(0, FOLDS, n)
+    if k == 3:
+        truth[(truth == 2) & (fold != 1)] = 0
+    weight = np.ones(n)
+    if k == 2:  # the offset of the fit on every row is at its bound
+        assert _fit(_Scores(log_joint, truth, weight), "weight and offsets")[1][1] == 50.0
+    chosen = choose_calibration(log_joint, truth, weight, fold)
+    expected = fold_refits(log_joint, truth, weight, fold)
+    for form, value in expected.items():
+        shown = float(re.search(rf"{form} ([+-]\d\.\d+)", chosen.reason).group(1))
+        # the objective is flat where an offset nears its bound: fits stopped at a gradient of
+        # 10⁻⁴ from other starts agree to a hundredth or two there
+        assert shown == pytest.approx(value, abs=0.02), form
+    best = max(expected, key=expected.get)  # by far, in both cases
+    assert re.search(rf"{best} [+-]\d\.\d+ \(chosen\)", chosen.reason)
+    # the one-step starts alone would have judged the offsets far better than their fits do
+    everyone = _Scores(log_joint, truth, weight)
+    whole = _fit(everyone, "weight and offsets", _fit(everyone, "weight"))
+    starts = _fold_starts(everyone, "weight and offsets", whole, fold)
+    by_start = np.zeros(n)
+    for f, start in enumerate(starts):
+        judged = fold == f
+        by_start[judged] = _Scores(log_joint[judged], truth[judged], weight[judged]).held_out(
+            *start
+        )[0]
+    assert abs(by_start.mean() - expected["weight and offsets"]) > 0.05
 
 
 def test_log_joints_far_from_zero_fit_as_their_differences_do():
@@ -577,3 +632,16 @@ def test_a_rows_hash_is_the_same_whether_its_class_index_is_known(labels):
     np.testing.assert_array_equal(row_hashes(frame, labels, cls), row_hashes(frame, labels))
     contents = set(zip(frame["x"].to_list(), frame["n"].to_list(), values, strict=True))
     assert len(set(row_hashes(frame, labels).tolist())) == len(contents)  # copies: one hash
+
+
+def test_a_fold_number_out_of_range_is_refused():
+    # the compiled pass sums each fold's rows into its own slot: a fold it has no slot for is
+    # refused before it runs (it once wrote outside its arrays)
+    n = 40
+    truth = RNG.integers(0, 2, n)
+    log_joint = RNG.normal(0, 1, (n, 2))
+    scores = _Scores(log_joint, truth, np.ones(n))
+    with pytest.raises(ValueError, match="fold number from 0 to 4"):
+        scores.fold_derivatives(np.array([1.0]), False, np.full(n, 7), FOLDS)
+    with pytest.raises(ValueError, match="fold numbers 0 to 4"):
+        choose_calibration(log_joint, truth, np.ones(n), np.arange(n) - 1)

@@ -141,7 +141,11 @@ class _Scores:
         hessian: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`derivatives`' three terms summed over each fold's rows apart (the first axis:
-        the fold), from one compiled pass."""
+        the fold), from one compiled pass. ``fold``: each row's fold, 0 to ``n_folds`` − 1."""
+        if fold.shape != self.truth.shape or (
+            fold.size and (fold.min() < 0 or fold.max() >= n_folds)
+        ):
+            raise ValueError(f"fold must give each row a fold number from 0 to {n_folds - 1}.")
         b = np.zeros(self.joint.shape[0])
         if offsets:
             b[self.free] = theta[1:]
@@ -277,6 +281,11 @@ NEWTON_STEPS = 100
 #: would only confirm it is saved.
 FINAL_GRADIENT = 1e-7
 FINAL_STEP = 1e-6
+#: The same for the folds' fits, which only judge the forms (held-out scores to about 1e-7,
+#: far below the standard errors the forms are compared by); the calibration kept is the fit
+#: on every row, to the bounds above.
+FOLD_GRADIENT = 1e-4
+FOLD_STEP = 1e-4
 #: The relative round-off of the objective, a mean over rows.
 ROUND_OFF = 1e-13
 
@@ -306,12 +315,16 @@ def _unpack(scores: _Scores, theta: np.ndarray, offsets: bool) -> tuple[float, n
 
 
 def _fit(
-    scores: _Scores, form: str, start: tuple[float, np.ndarray] | None = None
+    scores: _Scores,
+    form: str,
+    start: tuple[float, np.ndarray] | None = None,
+    final: tuple[float, float] = (FINAL_GRADIENT, FINAL_STEP),
 ) -> tuple[float, np.ndarray]:
     """(a, b) of ``form`` minimising the mean negative log-likelihood, by Newton's method with
     backtracking from ``start`` (default (1, 0)), each step kept within the bounds:
     deterministic, and converged to round-off (see ``GRADIENT_TOLERANCE``), so the start
-    changes the steps taken, not the optimum found."""
+    changes the steps taken, not the optimum found. ``final``: the gradient and step below
+    which the last Newton step is taken unchecked (``FINAL_GRADIENT``, ``FINAL_STEP``)."""
     if form == "none":
         return 1.0, np.zeros(scores.joint.shape[0])
     offsets = form == "weight and offsets"
@@ -327,7 +340,7 @@ def _fit(
             step = grad
         if np.dot(step, grad) <= 0:  # not a descent direction (round-off): the gradient's
             step = grad
-        elif np.max(np.abs(grad)) <= FINAL_GRADIENT and np.max(np.abs(step)) <= FINAL_STEP:
+        elif np.max(np.abs(grad)) <= final[0] and np.max(np.abs(step)) <= final[1]:
             theta = np.clip(theta - step, low, high)
             break
         t = 1.0
@@ -349,22 +362,22 @@ def _fit(
     return _unpack(scores, theta, offsets)
 
 
-def _fold_fits(
+def _fold_starts(
     scores: _Scores, form: str, start: tuple[float, np.ndarray], fold: np.ndarray
 ) -> list[tuple[float, np.ndarray]]:
-    """Each fold's (a, b) of ``form`` fitted on the other folds' rows, as one Newton step from
-    ``start``, the fit on every row: θ_f = θ̂ − H_{−f}⁻¹ g_{−f}, gradient and Hessian summed
-    over the rows outside fold f at θ̂ (the one-step estimator of a subset's fit: the fit on
-    four fifths of the rows lies near the fit on all of them, and the step's error is of the
-    order of its square). All folds' sums come from one pass over the rows; a deterministic
-    function of the rows, like every fit here. They only judge the forms against each other;
-    the calibration kept is the fit on every row."""
+    """Where each fold's fit of ``form`` on the other folds' rows starts: one Newton step from
+    ``start``, the fit on every row, θ_f = θ̂ − H_{−f}⁻¹ g_{−f}, with the gradient and Hessian
+    summed over the rows outside fold f at θ̂ (all folds' sums from one pass over the rows).
+    The fit on four fifths of the rows usually lies near θ̂, and the step's error is then of
+    the order of its square, so the fit that follows takes a step or two; it is that fit, not
+    this start, that scores the fold (a start far off, such as one from θ̂ at a bound, only
+    costs it more steps)."""
     if form == "none":
         return [(1.0, np.zeros(scores.joint.shape[0]))] * FOLDS
     offsets = form == "weight and offsets"
     theta, low, high = _start(scores, offsets, start)
     _, grad, hessian = scores.fold_derivatives(theta, offsets, fold, FOLDS)
-    fits = []
+    starts = []
     for f in range(FOLDS):
         others = np.arange(FOLDS) != f
         g, h = grad[others].sum(axis=0), hessian[others].sum(axis=0)
@@ -375,8 +388,8 @@ def _fold_fits(
             step = np.zeros_like(g)
         if not np.dot(step, g) > 0:  # not a descent direction (round-off): no step
             step = np.zeros_like(g)
-        fits.append(_unpack(scores, np.clip(theta - step, low, high), offsets))
-    return fits
+        starts.append(_unpack(scores, np.clip(theta - step, low, high), offsets))
+    return starts
 
 
 def fit(
@@ -405,6 +418,8 @@ def choose_calibration(
     its offset by). ``rows`` names the
     rows at the head of the reason. Rows without weight,
     and rows their fold's model finds impossible, take no part."""
+    if fold.size and (fold.min() < 0 or fold.max() >= FOLDS):
+        raise ValueError(f"fold must hold fold numbers 0 to {FOLDS - 1}.")
     keep = (
         (weight > 0)
         & np.isfinite(log_joint[np.arange(len(truth)), truth])
@@ -430,18 +445,16 @@ def choose_calibration(
     for simpler, form in zip((None, *forms[:-1]), forms, strict=True):
         whole[form] = _fit(everyone, form, whole.get(simpler))
 
-    judged = [fold == f for f in range(FOLDS)]
-    judging = [
-        _Scores(log_joint[in_fold], truth[in_fold], weight[in_fold], free)
-        if 0 < in_fold.sum() < len(in_fold) else None
-        for in_fold in judged
-    ]  # fmt: skip
-    for form in forms:
-        for in_fold, scores, (a, b) in zip(
-            judged, judging, _fold_fits(everyone, form, whole[form], fold), strict=True
-        ):
-            if scores is not None:
-                held_out[form][in_fold], right[form][in_fold] = scores.held_out(a, b)
+    starts = {form: _fold_starts(everyone, form, whole[form], fold) for form in forms}
+    for f in range(FOLDS):
+        fitted_on, judged = fold != f, fold == f
+        if not judged.any() or not fitted_on.any():
+            continue
+        fitting = _Scores(log_joint[fitted_on], truth[fitted_on], weight[fitted_on], free)
+        judging = _Scores(log_joint[judged], truth[judged], weight[judged], free)
+        for form in forms:
+            a, b = _fit(fitting, form, starts[form][f], (FOLD_GRADIENT, FOLD_STEP))
+            held_out[form][judged], right[form][judged] = judging.held_out(a, b)
     delta = one_row(weight.sum(), len(weight))
     accuracy = {form: float(np.dot(weight, right[form]) / weight.sum()) for form in forms}
     chosen = "none"

@@ -152,10 +152,13 @@ def interval_of(x: np.ndarray, cuts: np.ndarray) -> np.ndarray:
 def interval_codes_of(block: np.ndarray, cuts: list[np.ndarray]) -> np.ndarray:
     """:func:`interval_of` of each column of an (n, d) block under its own cut points, in one
     compiled pass."""
+    block = np.asarray(block, dtype=np.float64)
+    if block.ndim != 2 or block.shape[1] != len(cuts):
+        raise ValueError(f"a block of {len(cuts)} columns is needed, not of shape {block.shape}.")
     cut_offsets = np.zeros(len(cuts) + 1, dtype=np.int64)
     np.cumsum([c.shape[0] for c in cuts], out=cut_offsets[1:])
     all_cuts = np.concatenate([np.zeros(0), *cuts]).astype(np.float64, copy=False)
-    return _interval_codes(np.asarray(block, dtype=np.float64), all_cuts, cut_offsets)
+    return _interval_codes(block, all_cuts, cut_offsets)
 
 
 # ---------------------------------------------------------------------- table columns
