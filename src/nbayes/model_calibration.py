@@ -31,6 +31,8 @@ import polars as pl
 
 from . import _threads
 from .calibration import FOLDS, MIN_ROWS, Calibration, choose_calibration
+from .families.auto import AutoColumns
+from .families.sketch import SketchColumns
 from .row_sample import RowSample
 from .schema import conform
 
@@ -118,9 +120,13 @@ class CalibratedScores:
                 held = self._held_out(part, sample.cls[rows], sample.weight[rows], settings)
                 log_joint[rows] = held._class_log_prior() + held._log_likelihood(part)
 
-        # the folds' models share nothing they change: they are scored side by side (a value
-        # costs a bisection among its column's keys, and its log-likelihood)
-        work = 64 * len(sample) * sum(len(group.names) for group in self._stats.groups)
+        # the folds' models share nothing they change: they are scored side by side when the
+        # compiled work pays for a thread: the numeric columns' values, each a bisection among
+        # its sketch's keys and a density (counted columns cost mostly Python, which threads
+        # only take turns at)
+        numeric = (AutoColumns, SketchColumns)
+        columns = sum(len(g.names) for g in self._stats.groups if isinstance(g, numeric))
+        work = 64 * len(sample) * columns
         with warnings.catch_warnings():  # a held-out model's small classes: expected here
             warnings.simplefilter("ignore")
             _threads.run_tasks([functools.partial(score, f) for f in range(FOLDS)], work)
