@@ -3,6 +3,7 @@ benchmarks/README.md between markers, so that recorded figures are always the sc
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import platform
@@ -15,6 +16,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 README = Path(__file__).with_name("README.md")
+#: The shared data sets (UCI, MNIST, …) beside the repository.
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def data_parser(doc: str, runs: int | None = None, runs_help: str = "") -> argparse.ArgumentParser:
+    """The arguments of a benchmark on the shared data sets: ``--data`` (their folder),
+    ``--write`` (record the table in benchmarks/README.md) and, given a default, ``--runs``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if runs is not None:
+        parser.add_argument("--runs", type=int, default=runs, help=runs_help)
+    parser.add_argument("--data", type=Path, default=SHARED_DATA, help="the shared data folder")
+    parser.add_argument(
+        "--write", action="store_true", help="record the table in benchmarks/README.md"
+    )
+    return parser
 
 
 def best_time(action: Callable[[], object], repeat: int) -> float:

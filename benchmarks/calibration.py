@@ -16,7 +16,6 @@ rows (10 categorical, 4 numeric columns, 3 classes).
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -26,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _report
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 
 #: One timed fit, in a fresh process: prints the seconds of ``fit`` alone.
 FIT = """
@@ -66,13 +64,7 @@ def fit_seconds(table: str, calibration: str | None, data: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="fresh processes per figure")
-    parser.add_argument("--data", type=Path, default=DATA, help="folder of the UCI data sets")
-    parser.add_argument(
-        "--write", action="store_true", help="record the table in benchmarks/README.md"
-    )
-    args = parser.parse_args()
+    args = _report.data_parser(__doc__, runs=3, runs_help="fresh processes per figure").parse_args()
     tables = {"1,000,000 synthetic rows × 14 columns": "synthetic"}
     if (args.data / "spambase" / "spambase.data").exists():
         tables = {"UCI spambase, 4,601 rows × 57 columns": "spambase", **tables}

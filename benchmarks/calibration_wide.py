@@ -16,7 +16,6 @@ full model made with every row's label (docs/calibration.md).
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import re
 import sys
@@ -30,8 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _report
 
 import nbayes
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def mnist(data: Path) -> tuple[pl.DataFrame, np.ndarray]:
@@ -63,10 +60,7 @@ def row(name: str, train, test) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--write", action="store_true", help="record in benchmarks/README.md")
-    args = parser.parse_args()
+    args = _report.data_parser(__doc__).parse_args()
     warnings.simplefilter("ignore")
     rows = []
     if (args.data / "mnist").is_dir():

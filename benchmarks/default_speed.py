@@ -16,7 +16,6 @@ nbayes' in the same process; the table gives the median over ``--runs`` processe
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -27,7 +26,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import _report  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data"
 SETS = ("adult", "spambase", "nursery")
 
 #: One run, in a fresh process: prints "nbayes seconds, forest seconds".
@@ -59,12 +57,7 @@ def one_run(name: str, data: Path) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="fresh processes per data set")
-    parser.add_argument("--data", type=Path, default=DATA, help="folder of the UCI data sets")
-    parser.add_argument(
-        "--write", action="store_true", help="record the table in benchmarks/README.md"
-    )
+    parser = _report.data_parser(__doc__, runs=5, runs_help="fresh processes per data set")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     rows = []

@@ -16,7 +16,6 @@ first 3,000 rows of adult's test file:
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 import tempfile
@@ -35,7 +34,6 @@ import uci  # noqa: E402
 import nbayes  # noqa: E402
 from nbayes.cli import main as nbayes_main  # noqa: E402
 
-DATA = HERE.parents[1] / "shared" / "data"
 TARGET = "income"
 TEST_ROWS = 3000
 REPEATS = 22
@@ -46,10 +44,7 @@ def gap(a: np.ndarray, b: np.ndarray) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="folder of the UCI data sets")
-    parser.add_argument("--write", action="store_true", help="record in benchmarks/README.md")
-    args = parser.parse_args()
+    args = _report.data_parser(__doc__).parse_args()
     warnings.simplefilter("ignore")
     logging.getLogger("distributed").setLevel(logging.ERROR)
     (X, y), (X_test, _) = uci.adult(data=args.data)
