@@ -46,6 +46,16 @@ The sum is taken relative to the kernel nearest to x (in log space, so it stays 
 accurate far from every kernel), and kernels whose term is below e^{-32} times the nearest one's
 are skipped: only those within √(z₀² + 64) bandwidths of x count, z₀ being the nearest kernel's
 distance in bandwidths.
+
+**Values on a grid.** Integers, and decimals of a few places, are multiples k·g of a step g
+(1, 1/2, 1/4, …, 1/1000): x is on the grid when it is the float nearest to k·g (x == k / (1/g)).
+When every kernel centre is on such a grid, a value x on the grid is d = |k_x − k_b| steps from
+kernel b, and each term is read from a table t_c[d] = exp(−½ (d g / h_c)²), made once per class
+up to the distance the sum reaches, instead of an exponential per term: the same kernels are
+summed, and the density agrees with the direct sum to round-off (about 1e-15 relative). The
+tables are made where they cost at most ``GRID_CELLS`` exponentials per kernel and half those of
+one sum at every kernel's centre (on sparser data they would cost more than they save). A value
+off the grid, or more than 30 bandwidths from every kernel, is summed directly.
 """
 
 from __future__ import annotations
@@ -66,19 +76,39 @@ BANDWIDTH_RULES = ("silverman", "scott", "silverman-pooled", "scott-pooled")
 POINT_MASS_MIN_WEIGHT = 5.0  # a point mass needs at least this weight as well as its share
 _DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
 _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # 2.2e-308: the smallest bandwidth
+#: The steps a grid of kernel centres may have (as 1 / g), the coarsest tried first.
+GRID_SCALES = (1.0, 2.0, 4.0, 8.0, 10.0, 16.0, 100.0, 1000.0)
+#: At most this many table entries per kernel, and at most half the exponentials of one sum at
+#: every kernel's centre (each entry costs an exponential, once per density: the tables are
+#: made where the values asked of a density soon repay them).
+GRID_CELLS = 16
+#: Beyond this many bandwidths from the nearest kernel the table's terms would underflow: such a
+#: value is summed directly, relative to its nearest kernel.
+_GRID_REACH = 30.0
 
 
 @kernel
 def _log_density_rows(
-    x, centres, weights, offsets, bandwidth, log_norm, out, first, last
-):  # pragma: no cover - compiled
+    x, centres, weights, offsets, bandwidth, log_norm, out, first, last, scale, steps, tables,
+    table_offsets,
+):  # pragma: no cover - compiled  # fmt: skip
     """out[i, c] += log Σ_b w_b N(x_i; centre_b, h_c²) / W_c over class c's kernels, for
-    first <= i < last."""
+    first <= i < last. ``scale`` > 0: the centres lie on the grid of step 1 / ``scale``,
+    ``steps`` are their indices on it, and class c's terms by distance in steps are
+    ``tables[table_offsets[c]:table_offsets[c + 1]]`` (:func:`_grid`); 0: no grid."""
     K = offsets.shape[0] - 1
     for i in range(first, last):
         v = x[i]
         if v != v:
             continue
+        on_grid = False
+        step = np.int64(0)
+        if scale > 0.0:
+            q = v * scale
+            if abs(q) < 2.0**31:
+                nearest = math.floor(q + 0.5)
+                on_grid = nearest / scale == v  # x is the float nearest to k g
+                step = np.int64(nearest)
         for c in range(K):
             lo, hi = offsets[c], offsets[c + 1]
             if hi <= lo:  # no kernels at all: density 0
@@ -99,11 +129,90 @@ def _log_density_rows(
             reach = math.sqrt(z0 * z0 + 2.0 * _DEPTH) * h
             start = lo + np.searchsorted(centres[lo:hi], v - reach)
             stop = lo + np.searchsorted(centres[lo:hi], v + reach, side="right")
+            if on_grid and z0 <= _GRID_REACH:
+                terms = tables[table_offsets[c] : table_offsets[c + 1]]
+                width = scale * h
+                # two running sums, so that consecutive terms need not wait for each other
+                even, odd = 0.0, 0.0
+                for b in range(start, stop - 1, 2):
+                    even += weights[b] * _term(terms, abs(step - steps[b]), width)
+                    odd += weights[b + 1] * _term(terms, abs(step - steps[b + 1]), width)
+                if (stop - start) % 2:
+                    even += weights[stop - 1] * _term(terms, abs(step - steps[stop - 1]), width)
+                total = even + odd
+                if total > 1e-290:  # else tiny weights: summed relative to the nearest below
+                    out[i, c] += math.log(total) + log_norm[c]
+                    continue
             total = 0.0
             for b in range(start, stop):
                 z = (v - centres[b]) / h
                 total += weights[b] * math.exp(-0.5 * (z * z - z0 * z0))
             out[i, c] += math.log(total) - 0.5 * z0 * z0 + log_norm[c]
+
+
+@kernel
+def _term(terms, d, width):  # pragma: no cover - compiled
+    """exp(−½ (d / width)²): from the table within its length, else computed."""
+    if d < terms.shape[0]:
+        return terms[d]
+    z = d / width
+    return math.exp(-0.5 * z * z)
+
+
+@kernel
+def _grid(centres, offsets, bandwidth):  # pragma: no cover - compiled
+    """(scale, steps, tables, table_offsets): the coarsest grid of ``GRID_SCALES`` holding every
+    centre, each centre's index on it, and per class c the terms t_c[d] = exp(−½ (d / (scale
+    h_c))²) for the distances d a value on the grid can have to the kernels it sums (up to
+    √(30² + 64) bandwidths, or the centres' range), laid end to end; scale 0 when no grid
+    holds the centres within the tables' budget (``GRID_CELLS``)."""
+    n = centres.shape[0]
+    K = offsets.shape[0] - 1
+    none = (0.0, np.zeros(n, np.int64), np.zeros(1), np.zeros(K + 1, np.int64))
+    if n == 0:
+        return none
+    # the exponentials of one sum at each kernel's own centre: the tables may cost half of it
+    work = 0.0
+    for c in range(K):
+        lo, hi = offsets[c], offsets[c + 1]
+        own = centres[lo:hi]
+        within = math.sqrt(2.0 * _DEPTH) * bandwidth[c]
+        for b in range(lo, hi):
+            work += np.searchsorted(own, centres[b] + within, side="right") - np.searchsorted(
+                own, centres[b] - within
+            )
+    budget = min(GRID_CELLS * n, 0.5 * work)
+    low, high = centres.min(), centres.max()
+    reach = math.sqrt(_GRID_REACH * _GRID_REACH + 2.0 * _DEPTH)
+    for scale in GRID_SCALES:
+        if max(abs(low), abs(high)) * scale >= 2.0**31:
+            return none
+        span = (high - low) * scale + 1.0
+        lengths = np.empty(K, np.int64)
+        for c in range(K):
+            lengths[c] = np.int64(min(span, math.floor(reach * scale * bandwidth[c]) + 2.0))
+        if lengths.sum() > budget:
+            return none  # a finer grid only has longer tables
+        steps = np.empty(n, np.int64)
+        found = True
+        for b in range(n):
+            nearest = math.floor(centres[b] * scale + 0.5)
+            if nearest / scale != centres[b]:  # not the float nearest to k g
+                found = False
+                break
+            steps[b] = np.int64(nearest)
+        if not found:
+            continue
+        table_offsets = np.zeros(K + 1, np.int64)
+        table_offsets[1:] = np.cumsum(lengths)
+        tables = np.empty(table_offsets[K])
+        for c in range(K):
+            width = scale * bandwidth[c]
+            for d in range(lengths[c]):
+                z = d / width
+                tables[table_offsets[c] + d] = math.exp(-0.5 * z * z)
+        return scale, steps, tables, table_offsets
+    return none
 
 
 @kernel
@@ -195,7 +304,7 @@ def _class_kernels(
 
 @kernel
 def _density_parts(
-    keys, weight, total, share, alpha, rule, scott, per_class, fixed_h, floor
+    keys, weight, total, share, alpha, rule, scott, per_class, fixed_h, floor, exact
 ):  # pragma: no cover - compiled
     """A feature's point masses, their log masses and its kernels (see :class:`KernelDensity`)
     from its sketch (keys, W, T), in one compiled call: a table may have 100,000 columns, each
@@ -203,7 +312,8 @@ def _density_parts(
 
     ``share`` NaN: no point masses. ``rule``: the bandwidth is Silverman's (or ``scott``'s)
     rule, per class (``per_class``) or pooled; otherwise ``fixed_h``. ``floor``: the smallest
-    bandwidth."""
+    bandwidth. ``exact``: each key is one value, its kernels' centre (a mean of its copies
+    would differ from it by the round-off of their sum); else the centres are bin means."""
     m, K = weight.shape
     row_weight = np.zeros(m)
     for i in range(m):
@@ -263,10 +373,11 @@ def _density_parts(
         for c in range(K):
             w = weight[i, c]
             used_weight[u, c] = w
-            centres[u, c] = total[i, c] / w if w > 0 else keys[i]  # bin mean, or the value
+            centres[u, c] = total[i, c] / w if w > 0 and not exact else keys[i]
             pooled_total += total[i, c]
         pooled_weight[u] = row_weight[i]
-        pooled_centres[u] = pooled_total / row_weight[i] if row_weight[i] > 0 else keys[i]
+        mean = row_weight[i] > 0 and not exact
+        pooled_centres[u] = pooled_total / row_weight[i] if mean else keys[i]
         u += 1
     if rule:
         keep = pooled_weight > 0
@@ -304,8 +415,10 @@ class KernelDensity:
         ) = _density_parts(
             sketch.keys, sketch.weight, sketch.total, share, float(alpha), rule,
             rule and bandwidth.startswith("scott"), rule and not bandwidth.endswith("-pooled"),
-            0.0 if rule else float(bandwidth), float(self._floor(sketch)),
+            0.0 if rule else float(bandwidth), float(self._floor(sketch)), sketch.level == EXACT,
         )  # fmt: skip
+        #: (scale, steps, tables, table offsets) of the grid the centres lie on (:func:`_grid`)
+        self._grid: tuple | None = None
 
     @staticmethod
     def _floor(sketch: FeatureSketch) -> float:
@@ -335,9 +448,11 @@ class KernelDensity:
         n = x.shape[0]
         # a value costs two binary searches and a few kernels' exps per class
         threads = _threads.plan(64 * n * max(1, self.offsets.shape[0] - 1))
+        if self._grid is None:  # made when first needed, from the kernels alone
+            self._grid = _grid(self.centres, self.offsets, self.bandwidth)
         arrays = (x, self.centres, self.weights, self.offsets, self.bandwidth, self.log_norm, out)
         _threads.run(
-            lambda start, stop: _log_density_rows(*arrays, start, stop),
+            lambda start, stop: _log_density_rows(*arrays, start, stop, *self._grid),
             _threads.blocks(n, threads, minimum=256),
             threads,
         )

@@ -1,0 +1,186 @@
+"""Kernel densities of values on a grid (integers, decimals): the terms read from a table by
+distance in steps give the direct sum's log density, to round-off, whatever the values asked."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import logsumexp
+from scipy.stats import norm
+
+import nbayes
+from nbayes.families import kde
+
+
+def density_parts(values: np.ndarray, cls: np.ndarray, n_classes: int) -> tuple:
+    """A feature's kernels (centres, weights, offsets, bandwidths, log normalisers) as a
+    KernelDensity without point masses makes them from an exact sketch of ``values``."""
+    keys, inverse = np.unique(values, return_inverse=True)
+    weight = np.zeros((keys.shape[0], n_classes))
+    np.add.at(weight, (inverse, cls), 1.0)
+    total = weight * keys[:, None]
+    floor = 1e-9 * np.abs(keys).max()
+    share, alpha, rule, scott, per_class, fixed_h, exact = (
+        math.nan,
+        1.0,
+        True,
+        False,
+        True,
+        0.0,
+        True,
+    )
+    parts = kde._density_parts(
+        keys, weight, total, share, alpha, rule, scott, per_class, fixed_h, floor, exact
+    )
+    return parts[2:]  # no point masses: centres, weights, offsets, bandwidths, log norms
+
+
+def log_density(parts: tuple, query: np.ndarray, grid: tuple | None) -> np.ndarray:
+    """log f_c(x) by the grid's tables (``grid``) or by the direct sum (None)."""
+    centres, weights, offsets, bandwidth, log_norm = parts
+    n_classes = offsets.shape[0] - 1
+    if grid is None:
+        grid = (
+            0.0,
+            np.zeros(centres.shape[0], np.int64),
+            np.zeros(1),
+            np.zeros(n_classes + 1, np.int64),
+        )
+    out = np.zeros((query.shape[0], n_classes))
+    kde._log_density_rows(
+        query, centres, weights, offsets, bandwidth, log_norm, out, 0, query.shape[0], *grid
+    )
+    return out
+
+
+def assert_same_density(direct: np.ndarray, tabled: np.ndarray) -> None:
+    assert np.array_equal(np.isfinite(direct), np.isfinite(tabled))
+    finite = np.isfinite(direct)
+    np.testing.assert_allclose(tabled[finite], direct[finite], rtol=1e-13, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.data(),
+    step=st.sampled_from([1.0, 0.5, 0.25, 0.1, 0.01, 0.001]),
+    n_classes=st.integers(1, 4),
+)
+def test_the_grids_tables_give_the_direct_sums_density(data, step, n_classes):
+    """Values k · step (integers, halves, quarters, decimals of one to three places), asked
+    on the grid, between its points, beyond the centres' range by up to 400 bandwidths, and
+    missing: the tables' log density equals the direct sum's, and the grid is found."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = data.draw(st.integers(3 * n_classes, 120))
+    width = data.draw(st.integers(2, 60))
+    steps = rng.integers(-width, width, n)
+    values = np.array([k / (1 / step) for k in steps])  # as parsing "k·step" would give
+    cls = np.arange(n) % n_classes
+    parts = density_parts(values, cls, n_classes)
+    grid = kde._grid(parts[0], parts[2], parts[3])
+    # found (or a coarser one, where every value drawn happens to be on it), unless its tables
+    # would cost more than their budget: GRID_CELLS entries per kernel, and half the terms of
+    # a sum at each kernel's centre
+    centres, _, offsets, bandwidth, _ = parts
+    span = (values.max() - values.min()) / step + 1
+    reach = math.sqrt(30**2 + 64)  # bandwidths: the farthest term a value on the grid sums
+    entries = sum(min(span, math.floor(reach * h / step) + 2) for h in bandwidth)
+    terms = sum(
+        np.sum(np.abs(own[:, None] - own[None, :]) <= 8 * h)
+        for own, h in zip(np.split(centres, offsets[1:-1]), bandwidth, strict=True)
+    )
+    assert grid[0] > 0 or entries > min(kde.GRID_CELLS * centres.shape[0], terms / 2)
+    spread = 400 * max(parts[3].max(), step)
+    query = np.concatenate(
+        [
+            np.array([k / (1 / step) for k in rng.integers(-3 * width, 3 * width, 40)]),
+            rng.uniform(values.min() - spread, values.max() + spread, 20),
+            [np.nan, values.min() - spread, values.max() + spread, -np.inf, np.inf],
+        ]
+    )
+    assert_same_density(log_density(parts, query, None), log_density(parts, query, grid))
+
+
+def test_the_grid_density_is_the_mixture_of_normals():
+    """Integers on the grid, against SciPy's normal densities summed by hand."""
+    rng = np.random.default_rng(0)
+    values = rng.integers(0, 200, 500).astype(float)
+    cls = np.zeros(500, dtype=np.intp)
+    parts = density_parts(values, cls, 1)
+    grid = kde._grid(parts[0], parts[2], parts[3])
+    assert grid[0] == 1.0
+    query = np.arange(-20.0, 220.0)
+    h = parts[3][0]
+    expected = logsumexp(norm.logpdf(query[:, None], values[None, :], h), axis=1) - math.log(500)
+    np.testing.assert_allclose(log_density(parts, query, grid)[:, 0], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.arange(50) * math.pi,  # no step of GRID_SCALES holds them
+        np.arange(50) * 1e-10,  # integers in a tiny unit: 1e-10 is no decimal of three places
+        np.array([0.0, 0.001, 1000.0]),  # 3 kernels, each summing 10⁶ steps of 1/1000
+        np.arange(50) * 3.0 / 7.0,  # sevenths: no decimal of three places
+    ],
+    ids=["irrational", "tiny unit", "sparse", "sevenths"],
+)
+def test_no_grid_where_the_centres_are_off_every_grid_or_too_sparse(values):
+    """Such columns are summed directly (the table would be wrong, or larger than the sum)."""
+    parts = density_parts(values, np.zeros(values.shape[0], dtype=np.intp), 1)
+    assert kde._grid(parts[0], parts[2], parts[3])[0] == 0.0
+
+
+def test_tiny_weights_fall_back_to_the_direct_sum():
+    """Weights of 1e-300 make the tabled sum underflow: the direct, relative sum is used."""
+    values = np.arange(30, dtype=float)
+    parts = list(density_parts(values, np.zeros(30, dtype=np.intp), 1))
+    parts[1] = parts[1] * 1e-300  # weights
+    parts[4] = parts[4] + 300 * math.log(10)  # their normaliser, so the density stays a density
+    grid = kde._grid(parts[0], parts[2], parts[3])
+    assert grid[0] == 1.0
+    query = np.array([3.0, 10.0, 400.0])
+    assert_same_density(
+        log_density(tuple(parts), query, None), log_density(tuple(parts), query, grid)
+    )
+
+
+def test_a_model_of_integer_columns_uses_the_grid_and_predicts_as_the_direct_sums(monkeypatch):
+    """NaiveBayes(continuous="kde") on integer and two-decimal columns: the densities find
+    their grids, and the probabilities equal those of the direct sums."""
+    rng = np.random.default_rng(3)
+    y = rng.choice(["a", "b", "c"], 600)
+    frame = pl.DataFrame(
+        {
+            "count": rng.poisson(np.where(y == "a", 20, 30)).astype(float),
+            "price": np.round(rng.normal(np.where(y == "b", 5.0, 6.0), 1.0), 2),
+        }
+    )
+    found = []
+    grid = kde._grid
+
+    def spy(centres, offsets, bandwidth):
+        result = grid(centres, offsets, bandwidth)
+        found.append(result[0])
+        return result
+
+    monkeypatch.setattr(kde, "_grid", spy)
+    model = nbayes.NaiveBayes(continuous="kde", calibration=None).fit(frame, y)
+    tabled = model.predict_proba(frame)
+    assert sorted(set(found)) == [1.0, 100.0]
+
+    def no_grid(centres, offsets, bandwidth):
+        return (
+            0.0,
+            np.zeros(centres.shape[0], np.int64),
+            np.zeros(1),
+            np.zeros(offsets.shape[0], np.int64),
+        )
+
+    monkeypatch.setattr(kde, "_grid", no_grid)
+    direct = nbayes.NaiveBayes(continuous="kde", calibration=None).fit(frame, y)
+    np.testing.assert_allclose(tabled, direct.predict_proba(frame), rtol=1e-12, atol=1e-15)
