@@ -115,6 +115,7 @@ class _Scores:
         self.finite = np.where(np.isfinite(self.joint), self.joint, 0.0)
         self.truth = truth
         self.scale = weight / weight.sum()
+        self._one_fold = np.zeros(truth.shape[0], dtype=np.intp)
 
     def objective(self, theta: np.ndarray, offsets: bool) -> tuple[float, np.ndarray]:
         """−Σ w_i log P(y_i | x_i) / Σ w_i and its gradient in (a, b of the ``free`` classes)."""
@@ -126,9 +127,7 @@ class _Scores:
     ) -> tuple[float, np.ndarray, np.ndarray]:
         """The mean objective, its gradient and (``hessian``) its Hessian in (a, b of the
         ``free`` classes), from one compiled pass over the rows."""
-        value, grad, full = self.fold_derivatives(
-            theta, offsets, np.zeros(self.truth.shape[0], dtype=np.intp), 1, hessian=hessian
-        )
+        value, grad, full = self._sums(theta, offsets, self._one_fold, 1, hessian)
         return float(value[0]), grad[0], full[0]
 
     def fold_derivatives(
@@ -146,6 +145,12 @@ class _Scores:
             fold.size and (fold.min() < 0 or fold.max() >= n_folds)
         ):
             raise ValueError(f"fold must give each row a fold number from 0 to {n_folds - 1}.")
+        return self._sums(theta, offsets, fold, n_folds, hessian)
+
+    def _sums(
+        self, theta: np.ndarray, offsets: bool, fold: np.ndarray, n_folds: int, hessian: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`fold_derivatives` of valid fold numbers."""
         b = np.zeros(self.joint.shape[0])
         if offsets:
             b[self.free] = theta[1:]
@@ -281,11 +286,12 @@ NEWTON_STEPS = 100
 #: would only confirm it is saved.
 FINAL_GRADIENT = 1e-7
 FINAL_STEP = 1e-6
-#: The same for the folds' fits, which only judge the forms (held-out scores to about 1e-7,
-#: far below the standard errors the forms are compared by); the calibration kept is the fit
-#: on every row, to the bounds above.
-FOLD_GRADIENT = 1e-4
-FOLD_STEP = 1e-4
+#: The same for the folds' fits, which only judge the forms: a last Newton step of at most
+#: 1e-3 leaves an error of the order of its square (held-out scores to about 1e-6, far below
+#: the standard errors the forms are compared by), and the folds' one-step starts are usually
+#: that close; the calibration kept is the fit on every row, to the bounds above.
+FOLD_GRADIENT = 1e-3
+FOLD_STEP = 1e-3
 #: The relative round-off of the objective, a mean over rows.
 ROUND_OFF = 1e-13
 
@@ -360,6 +366,20 @@ def _fit(
             break
         theta, value, grad, hessian = trial, trial_value, trial_grad, trial_hessian
     return _unpack(scores, theta, offsets)
+
+
+def _temperature_start(scores: _Scores) -> tuple[float, np.ndarray]:
+    """Where the temperature's fit starts: one Newton step in u = log a from a = 1,
+    u = −g / (H + g) with g = dL/da and H = d²L/da² at a = 1 (dL/du = a g, d²L/du² = a² H + a g).
+    The temperature is a scale: when the scores are far too sure (a* ≈ 0.5 on adult), Newton's
+    step in a itself lands below 0, and the fit then climbs back from the bound a step at a time;
+    in log a the step stays positive and lands near a*. (1, 0) where the step is no descent."""
+    _, grad, hessian = scores.derivatives(np.array([1.0]), False)
+    curvature = hessian[0, 0] + grad[0]
+    a = 1.0
+    if curvature > 0 and np.isfinite(curvature):
+        a = float(np.clip(np.exp(-grad[0] / curvature), *WEIGHT_BOUNDS))
+    return a, np.zeros(scores.joint.shape[0])
 
 
 def _fold_starts(
@@ -441,9 +461,10 @@ def choose_calibration(
     # each form fitted on every row first: the folds' fits start there (fewer Newton steps)
     everyone = _Scores(log_joint, truth, weight, free)
     whole: dict[str, tuple[float, np.ndarray]] = {}
-    # each form fitted from where the simpler one ended
+    # each form fitted from where the simpler one ended (the temperature from its log step)
     for simpler, form in zip((None, *forms[:-1]), forms, strict=True):
-        whole[form] = _fit(everyone, form, whole.get(simpler))
+        start = _temperature_start(everyone) if form == "weight" else whole.get(simpler)
+        whole[form] = _fit(everyone, form, start)
 
     starts = {form: _fold_starts(everyone, form, whole[form], fold) for form in forms}
     for f in range(FOLDS):
