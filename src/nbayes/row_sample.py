@@ -85,13 +85,15 @@ def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _bottom(hashes: np.ndarray, size: int) -> np.uint64:
     """The ``size``-th smallest distinct value of ``hashes`` (the largest one when fewer are
-    distinct). The ``size`` smallest values are selected in linear time first: unless copies
-    hide among them, their distinct values already hold the answer, and only then is the
-    whole array sorted."""
-    if hashes.size > size:
-        candidates, _ = _runs(np.sort(np.partition(hashes, size - 1)[:size]))
-        if candidates.size == size:
-            return candidates[-1]
+    distinct). The k smallest values are selected in linear time, k = ``size`` first: their
+    distinct values are every distinct value up to the k-th smallest, so once they number
+    ``size`` they hold the answer; copies among them (a table's repeated rows) double k."""
+    k = size
+    while hashes.size > k:
+        candidates, _ = _runs(np.sort(np.partition(hashes, k - 1)[:k]))
+        if candidates.size >= size:
+            return candidates[size - 1]
+        k *= 2
     distinct, _ = _runs(np.sort(hashes))
     return distinct[min(size, distinct.size) - 1]
 
