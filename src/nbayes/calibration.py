@@ -286,11 +286,12 @@ NEWTON_STEPS = 100
 #: would only confirm it is saved.
 FINAL_GRADIENT = 1e-7
 FINAL_STEP = 1e-6
-#: The same for the folds' fits, which only judge the forms: a last Newton step of at most
+#: The same for the folds' fits, which only judge the forms, on the step alone (the gradient's
+#: size depends on the scores' scale, the step's error does not): a last Newton step of at most
 #: 1e-3 leaves an error of the order of its square (held-out scores to about 1e-6, far below
 #: the standard errors the forms are compared by), and the folds' one-step starts are usually
 #: that close; the calibration kept is the fit on every row, to the bounds above.
-FOLD_GRADIENT = 1e-3
+FOLD_GRADIENT = np.inf
 FOLD_STEP = 1e-3
 #: The temperature's fit starts with at most LOG_STEPS Newton steps in log a, until one is
 #: under LOG_STEP (a changed by under 22 %: from there Newton's steps in a do not overshoot).
