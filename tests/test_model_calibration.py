@@ -18,7 +18,16 @@ from sklearn.linear_model import LogisticRegression
 
 import nbayes
 from nbayes import row_sample
-from nbayes.calibration import FOLDS, _fit, _fold_starts, _Scores, choose_calibration, fit
+from nbayes.calibration import (
+    FOLDS,
+    LOG_STEP,
+    _fit,
+    _fold_starts,
+    _Scores,
+    _temperature_start,
+    choose_calibration,
+    fit,
+)
 from nbayes.row_sample import RowSample, row_hashes
 
 RNG = np.random.default_rng(5)
@@ -215,6 +224,29 @@ def test_log_joints_far_from_zero_fit_as_their_differences_do():
         np.testing.assert_allclose(b, expected_b, atol=1e-6)
     assert fit(shifted, truth, weight, "weight")[0] == pytest.approx(best.x, rel=1e-5)
     assert best.x < 0.5
+
+
+@pytest.mark.parametrize("sureness", [0.5, 1.0, 4.0, 12.0])
+def test_the_temperatures_start_in_log_a_leads_to_the_same_fit(sureness):
+    """From scores too sure (a* well below 1), about right, or too timid (a* above 1): the
+    start lands within a factor e^{0.2}-ish of a* (Newton's steps in log a), and the fit from
+    there is the fit from a = 1, to its convergence, as a one-dimensional search finds it."""
+    from scipy.optimize import minimize_scalar
+
+    n, k = 600, 3
+    truth = RNG.integers(0, k, n)
+    log_joint = sureness * RNG.normal(0, 1, (n, k))
+    log_joint[np.arange(n), truth] += sureness
+    scores = _Scores(log_joint, truth, np.ones(n))
+    best = minimize_scalar(
+        lambda a: scores.objective(np.array([a]), False)[0],
+        bounds=(1e-3, 1e3), method="bounded", options={"xatol": 1e-12},
+    ).x  # fmt: skip
+    start = _temperature_start(scores)
+    assert abs(np.log(start[0] / best)) < 2 * LOG_STEP
+    from_start = _fit(scores, "weight", start)[0]
+    assert from_start == pytest.approx(_fit(scores, "weight")[0], rel=1e-10)
+    assert from_start == pytest.approx(best, rel=1e-6)
 
 
 def test_held_out_scores_are_the_log_posterior_of_the_class_and_its_decision():

@@ -293,8 +293,8 @@ FINAL_STEP = 1e-6
 #: that close; the calibration kept is the fit on every row, to the bounds above.
 FOLD_GRADIENT = np.inf
 FOLD_STEP = 1e-3
-#: The temperature's fit starts with at most LOG_STEPS Newton steps in log a, until one is
-#: under LOG_STEP (a changed by under 22 %: from there Newton's steps in a do not overshoot).
+#: The temperature's fit starts with at most LOG_STEPS Newton steps, until one changes log a by
+#: under LOG_STEP (a by under 22 %: from there Newton's steps in a do not overshoot).
 LOG_STEPS = 4
 LOG_STEP = 0.2
 #: The relative round-off of the objective, a mean over rows.
@@ -374,23 +374,28 @@ def _fit(
 
 
 def _temperature_start(scores: _Scores) -> tuple[float, np.ndarray]:
-    """Where the temperature's fit starts: Newton's steps in u = log a from a = 1,
-    Δu = −a g / (a² H + a g) with g = dL/da and H = d²L/da² (dL/du = a g,
-    d²L/du² = a² H + a g), until a step changes a by less than ``LOG_STEP`` in u (at most
-    ``LOG_STEPS`` of them). The temperature is a scale: when the scores are far too sure
-    (a* ≈ 0.5 on adult, 0.18 on spambase), Newton's step in a itself lands below 0, and the fit
-    then climbs back from the bound a step at a time; in log a the steps stay positive and
-    near a* the fit in a takes over. Steps stop where one is no descent."""
+    """Where the temperature's fit starts: Newton's steps from a = 1 until one changes a by a
+    factor under e^``LOG_STEP`` (at most ``LOG_STEPS`` of them); with g = dL/da and
+    H = d²L/da², a step in u = log a, Δu = −a g / (a² H + a g), where g > 0 (the scores too
+    sure: a* ≈ 0.5 on adult, 0.18 on spambase, where Newton's step in a itself lands below 0
+    and the fit would climb back from the bound a step at a time), and a step in a,
+    Δa = −g / H, where g < 0 (the scores too timid: there a step in log a overshoots far
+    above a*, and one in a, from below a* on a curvature that falls as a grows, does not)."""
     a = 1.0
     for _ in range(LOG_STEPS):
         _, grad, hessian = scores.derivatives(np.array([a]), False)
-        slope = a * grad[0]
-        curvature = a * a * hessian[0, 0] + slope
-        if not (curvature > 0 and np.isfinite(curvature)):
+        slope, curvature = grad[0], hessian[0, 0]
+        if slope > 0:
+            new = a * np.exp(-a * slope / (a * a * curvature + a * slope))
+        elif curvature > 0:
+            new = a - slope / curvature
+        else:
             break
-        step = -slope / curvature
-        a = float(np.clip(a * np.exp(step), *WEIGHT_BOUNDS))
-        if abs(step) < LOG_STEP:
+        if not np.isfinite(new):
+            break
+        new = float(np.clip(new, *WEIGHT_BOUNDS))
+        step, a = abs(np.log(new / a)), new
+        if step < LOG_STEP:
             break
     return a, np.zeros(scores.joint.shape[0])
 
