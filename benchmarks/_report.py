@@ -8,12 +8,16 @@ import gc
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
+
+Key = TypeVar("Key")
 
 README = Path(__file__).with_name("README.md")
 #: The shared data sets (UCI, MNIST, …) beside the repository.
@@ -105,3 +109,21 @@ def fresh_run(code: str) -> str:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     return done.stdout.strip().splitlines()[-1]
+
+
+def interleaved(
+    runs: int, contenders: Iterable[Key], time_one: Callable[[Key], float]
+) -> dict[Key, list[float]]:
+    """Each contender's ``time_one`` seconds, ``runs`` times, the contenders in turn (A B A B …:
+    a drift of the machine's speed falls on all of them alike)."""
+    times: dict[Key, list[float]] = {contender: [] for contender in contenders}
+    for _ in range(runs):
+        for contender, seconds in times.items():
+            seconds.append(time_one(contender))
+    return times
+
+
+def median_worst(values: list[float], unit: str = " s", worst: Callable = max) -> str:
+    """"median (worst)" of ``values``, two decimals and ``unit``; ``worst``: max for times and
+    costs, min for speed-ups."""
+    return f"{statistics.median(values):.2f}{unit} ({worst(values):.2f}{unit})"

@@ -16,8 +16,8 @@ rows (10 categorical, 4 numeric columns, 3 classes).
 
 from __future__ import annotations
 
+import functools
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -73,19 +73,14 @@ def main() -> None:
     load = os.getloadavg()[0]
     rows = []
     for label, table in tables.items():
-        times: dict[str | None, list[float]] = {None: [], "auto": []}
-        for _ in range(args.runs):
-            for calibration in times:  # interleaved
-                times[calibration].append(fit_seconds(table, calibration, args.data))
+        fit = functools.partial(fit_seconds, table, data=args.data)
+        times = _report.interleaved(args.runs, (None, "auto"), fit)
         ratios = [c / t for c, t in zip(times["auto"], times[None], strict=True)]
         rows.append(
             [
                 label,
-                *(
-                    f"{statistics.median(v):.2f} s ({max(v):.2f} s)"
-                    for v in (times[None], times["auto"])
-                ),
-                f"{statistics.median(ratios):.2f}× ({max(ratios):.2f}×)",
+                *(_report.median_worst(v) for v in (times[None], times["auto"])),
+                _report.median_worst(ratios, "×"),
             ]
         )
         print(" | ".join(rows[-1]), flush=True)

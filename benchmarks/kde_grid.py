@@ -16,9 +16,9 @@ table of 20,000 rows × 20 columns of measurements to one decimal place, 3 class
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
-import statistics
 import sys
 from pathlib import Path
 
@@ -71,10 +71,15 @@ print(seconds)
 """
 
 
-def timed(table: str, continuous: str, grid: bool, data: Path, out: Path) -> float:
+def probabilities(folder: Path, table: str, continuous: str, grid: bool) -> Path:
+    """Where a run leaves its predicted probabilities."""
+    return folder / f"{table}-{continuous}-{grid}.npy"
+
+
+def timed(table: str, continuous: str, data: Path, folder: Path, grid: bool) -> float:
     code = RUN.format(
-        benchmarks=str(ROOT / "benchmarks"), table=table, data=str(data), grid=grid, out=str(out),
-        continuous=continuous,
+        benchmarks=str(ROOT / "benchmarks"), table=table, data=str(data), grid=grid,
+        out=str(probabilities(folder, table, continuous, grid)), continuous=continuous,
     )  # fmt: skip
     return float(_report.fresh_run(code))
 
@@ -95,19 +100,20 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for (label, table), continuous in itertools.product(tables.items(), CONTINUOUS):
-            times: dict[bool, list[float]] = {False: [], True: []}
-            files = {grid: Path(folder) / f"{table}-{continuous}-{grid}.npy" for grid in times}
-            for _ in range(args.runs):
-                for grid in times:  # interleaved
-                    times[grid].append(timed(table, continuous, grid, args.data, files[grid]))
+            run = functools.partial(timed, table, continuous, args.data, Path(folder))
+            times = _report.interleaved(args.runs, (False, True), run)
             ratios = [d / g for d, g in zip(times[False], times[True], strict=True)]
-            difference = np.abs(np.load(files[True]) - np.load(files[False])).max()
+            tabled, direct = (
+                np.load(probabilities(Path(folder), table, continuous, grid))
+                for grid in (True, False)
+            )
+            difference = np.abs(tabled - direct).max()
             rows.append(
                 [
                     label,
                     f'`continuous="{continuous}"`',
-                    *(f"{statistics.median(v):.2f} s ({max(v):.2f} s)" for v in times.values()),
-                    f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}×)",
+                    *(_report.median_worst(v) for v in times.values()),
+                    _report.median_worst(ratios, "×", worst=min),
                     f"{difference:.1e}",
                 ]
             )
