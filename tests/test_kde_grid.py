@@ -184,3 +184,20 @@ def test_a_model_of_integer_columns_uses_the_grid_and_predicts_as_the_direct_sum
     monkeypatch.setattr(kde, "_grid", no_grid)
     direct = nbayes.NaiveBayes(continuous="kde", calibration=None).fit(frame, y)
     np.testing.assert_allclose(tabled, direct.predict_proba(frame), rtol=1e-12, atol=1e-15)
+
+
+def test_leave_one_out_removes_a_rows_kernel_from_where_the_density_centred_it():
+    """An exact sketch's kernels sit on its keys (0.1, not the mean of three 0.1s, which is
+    0.10000000000000002): leaving one copy out of the key 0.1 removes a kernel at 0.1 itself,
+    so with a bandwidth far below that round-off its density falls from 3/4 to 2/3 of one
+    kernel's peak, as by hand."""
+    from nbayes.families import _selection
+    from nbayes.families.sketch import FeatureSketch
+
+    sketch = FeatureSketch(1, 100)
+    sketch.add(np.array([0.1, 0.1, 0.1, 0.7]), np.zeros(4, np.intp), np.ones(4))
+    h = 1e-17
+    full, own = _selection.kernel(sketch, kde.KernelDensity(sketch, h), np.ones((2, 1)), 1.0)
+    peak = -math.log(h * math.sqrt(2 * math.pi))
+    assert full[0, 0] == pytest.approx(math.log(3 / 4) + peak, rel=1e-12)
+    assert own[0, 0] == pytest.approx(math.log(2 / 3) + peak, rel=1e-12)
