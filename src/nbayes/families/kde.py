@@ -52,7 +52,8 @@ distance in bandwidths.
 When every kernel centre is on such a grid, a value x on the grid is d = |k_x − k_b| steps from
 kernel b, and each term is read from a table t_c[d] = exp(−½ (d g / h_c)²), made once per class
 up to the distance the sum reaches, instead of an exponential per term: the same kernels are
-summed, and the density agrees with the direct sum to round-off (about 1e-15 relative). The
+summed, and the density agrees with the direct sum to round-off (about 1e-15 relative; for a
+decimal step, within 1e-11, see ``GRID_CONDITION``). The
 tables are made where they cost at most ``GRID_CELLS`` exponentials per kernel and half those of
 one sum at every kernel's centre (on sparser data they would cost more than they save). A value
 off the grid, or more than 30 bandwidths from every kernel, is summed directly.
@@ -78,6 +79,12 @@ _DEPTH = 32.0  # kernels below e^-32 times the nearest kernel's term are skipped
 _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # 2.2e-308: the smallest bandwidth
 #: The steps a grid of kernel centres may have (as 1 / g), the coarsest tried first.
 GRID_SCALES = (1.0, 2.0, 4.0, 8.0, 10.0, 16.0, 100.0, 1000.0)
+#: A decimal step g (1/10, 1/100, 1/1000) is not exact in binary: a value read as k·g differs
+#: from the float the data hold by up to half an ulp of x, and each term's exponent by about
+#: z · 2⁻⁵³ · |x| / h. Its tables are used where |x| / h stays within this many bandwidths for
+#: every value they serve (the terms then agree with the direct sum's to about 1e-11); a step
+#: that is a power of two is exact, and always usable.
+GRID_CONDITION = 1024.0
 #: At most this many table entries per kernel, and at most half the exponentials of one sum at
 #: every kernel's centre (each entry costs an exponential, once per density: the tables are
 #: made where the values asked of a density soon repay them).
@@ -184,9 +191,17 @@ def _grid(centres, offsets, bandwidth):  # pragma: no cover - compiled
     budget = min(GRID_CELLS * n, 0.5 * work)
     low, high = centres.min(), centres.max()
     reach = math.sqrt(_GRID_REACH * _GRID_REACH + 2.0 * _DEPTH)
+    # the largest |x| / h of a value a table serves, in the narrowest class's bandwidths
+    narrowest, widest = np.inf, 0.0
+    for c in range(K):
+        if offsets[c + 1] > offsets[c]:
+            narrowest, widest = min(narrowest, bandwidth[c]), max(widest, bandwidth[c])
+    condition = (max(abs(low), abs(high)) + reach * widest) / narrowest
     for scale in GRID_SCALES:
         if max(abs(low), abs(high)) * scale >= 2.0**31:
             return none
+        if math.frexp(scale)[0] != 0.5 and not condition <= GRID_CONDITION:
+            continue  # a decimal step: its values are not exact in binary (see GRID_CONDITION)
         span = (high - low) * scale + 1.0
         lengths = np.empty(K, np.int64)
         for c in range(K):
