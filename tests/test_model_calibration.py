@@ -249,6 +249,24 @@ def test_the_temperatures_start_in_log_a_leads_to_the_same_fit(sureness):
     assert from_start == pytest.approx(best, rel=1e-6)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_fit_on_log_joints_far_from_zero_converges_from_either_start(seed):
+    """Log joints near −10⁶ and a temperature near 50: a J_k rounds to 10⁻⁸ there, and an
+    objective computed from it was too rough for the line search, which stopped short (gradient
+    3e-9; found in review). Taken relative to each row's best class, the objective is smooth:
+    the fit reaches a gradient of 1e-12 from a = 1 and from the temperature's start alike."""
+    rng = np.random.default_rng(seed)
+    n, k = 500, 3
+    truth = rng.integers(0, k, n)
+    log_joint = 0.01 * rng.normal(0, 1, (n, k))
+    log_joint[np.arange(n), truth] += 0.005
+    scores = _Scores(log_joint - 1e6, truth, np.ones(n))
+    fits = [_fit(scores, "weight", start)[0] for start in (None, _temperature_start(scores))]
+    for a in fits:
+        assert abs(scores.derivatives(np.array([a]), False)[1][0]) <= 1e-12
+    assert fits[0] == pytest.approx(fits[1], rel=1e-12)
+
+
 def test_held_out_scores_are_the_log_posterior_of_the_class_and_its_decision():
     n, k = 200, 3
     truth = RNG.integers(0, k, n)

@@ -201,22 +201,23 @@ def _objective(
             f = fold[i]
             top, best = -np.inf, 0
             for k in range(n_classes):
-                p[k] = a * joint[k, i] + b[k]
-                if p[k] > top:
-                    top, best = p[k], k
+                z = a * joint[k, i] + b[k]
+                if z > top:
+                    top, best = z, k
+            # J relative to the largest class's: P depends on J's differences alone, and the
+            # differences of log joints of 10⁶ or 10⁹ (narrow kernels over many columns) are
+            # exact where a J_k would round to 10⁻⁹ and E J − J_y to round-off (the objective
+            # would then be too rough in a for Newton's line search)
+            reference = finite[best, i]
             total = 1.0  # exp(0) for the largest: one exp fewer per row
             for k in range(n_classes):
                 if k != best:
-                    p[k] = np.exp(p[k] - top)
+                    p[k] = np.exp(a * (joint[k, i] - reference) + b[k] - b[best])
                     total += p[k]
             p[best] = 1.0
             y = truth[i]
             w = scale[i]
-            part_value[f] += w * (top + np.log(total) - (a * joint[y, i] + b[y]))
-            # J relative to the largest class's: P depends on J's differences alone, and the
-            # differences of log joints of 10⁹ (narrow kernels over many columns) are exact
-            # where E J − J_y would be left to round-off
-            reference = finite[best, i]
+            part_value[f] += w * (a * (reference - joint[y, i]) + b[best] - b[y] + np.log(total))
             expected = 0.0
             for k in range(n_classes):
                 p[k] /= total
