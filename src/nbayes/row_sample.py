@@ -87,13 +87,17 @@ def _bottom(hashes: np.ndarray, size: int) -> np.uint64:
     """The ``size``-th smallest distinct value of ``hashes`` (the largest one when fewer are
     distinct). The k smallest values are selected in linear time, k = ``size`` first: their
     distinct values are every distinct value up to the k-th smallest, so once they number
-    ``size`` they hold the answer; copies among them (a table's repeated rows) double k."""
+    ``size`` they hold the answer. Where a few copies hide among them (a table's repeated
+    rows), k grows once, by the share of copies seen; where most are copies (few distinct
+    values), or the second selection falls short too, the whole array is sorted instead."""
     k = size
     while hashes.size > k:
         candidates, _ = _runs(np.sort(np.partition(hashes, k - 1)[:k]))
         if candidates.size >= size:
             return candidates[size - 1]
-        k *= 2
+        if k > size or 4 * candidates.size < size:
+            break
+        k = -(-5 * k * size // (4 * candidates.size))  # the copies' share, and a quarter more
     distinct, _ = _runs(np.sort(hashes))
     return distinct[min(size, distinct.size) - 1]
 
