@@ -191,12 +191,13 @@ def _grid(centres, offsets, bandwidth):  # pragma: no cover - compiled
     budget = min(GRID_CELLS * n, 0.5 * work)
     low, high = centres.min(), centres.max()
     reach = math.sqrt(_GRID_REACH * _GRID_REACH + 2.0 * _DEPTH)
-    # the largest |x| / h of a value a table serves, in the narrowest class's bandwidths
-    narrowest, widest = np.inf, 0.0
+    # the largest |x| / h_c of a value class c's table serves (one within the reach of a class-c
+    # kernel), over the classes: the narrowest bandwidth's
+    narrowest = np.inf
     for c in range(K):
         if offsets[c + 1] > offsets[c]:
-            narrowest, widest = min(narrowest, bandwidth[c]), max(widest, bandwidth[c])
-    condition = (max(abs(low), abs(high)) + reach * widest) / narrowest
+            narrowest = min(narrowest, bandwidth[c])
+    condition = max(abs(low), abs(high)) / narrowest + reach
     for scale in GRID_SCALES:
         if max(abs(low), abs(high)) * scale >= 2.0**31:
             return none
