@@ -480,7 +480,7 @@ def choose_calibration(
     # each form fitted on every row first: the folds' fits start there (fewer Newton steps)
     everyone = _Scores(log_joint, truth, weight, free)
     whole: dict[str, tuple[float, np.ndarray]] = {}
-    # each form fitted from where the simpler one ended (the temperature from its log step)
+    # each form fitted from where the simpler one ended (the temperature from its own start)
     for simpler, form in zip((None, *forms[:-1]), forms, strict=True):
         start = _temperature_start(everyone) if form == "weight" else whole.get(simpler)
         whole[form] = _fit(everyone, form, start)
