@@ -435,11 +435,8 @@ def kernel(
     density.kernel_log_density(rest, kernel_part)  # on threads when it pays
     full = np.empty(weight.shape)
     own = np.empty(weight.shape)
-    # the row's own kernel where the density put it: an exact sketch's key, else the bin mean
-    exact = sketch.level == EXACT
-    centres = np.repeat(x[:, None], weight.shape[1], axis=1) if exact else sketch.centres()
     kernel_leave_one_out(
-        x, np.ascontiguousarray(centres), weight, np.ascontiguousarray(delta), at_atom,
+        x, np.ascontiguousarray(sketch.centres()), weight, np.ascontiguousarray(delta), at_atom,
         position, kernel_part, np.ascontiguousarray(density.log_mass), density.bandwidth,
         float(alpha), full, own,
     )  # fmt: skip

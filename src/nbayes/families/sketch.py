@@ -271,9 +271,11 @@ class FeatureSketch:
 
     # ------------------------------------------------------------------ derived views
     def centres(self) -> np.ndarray:
-        """Each key's representative value per class (bin mean; the value itself when exact)."""
+        """Each key's representative value per class: the bin mean, or the key itself when the
+        sketch is exact (a mean of its copies would differ from it by their sum's round-off)."""
         out = np.repeat(self.keys[:, None], self.weight.shape[1], axis=1)
-        np.divide(self.total, self.weight, out=out, where=self.weight > 0)
+        if self.level != EXACT:
+            np.divide(self.total, self.weight, out=out, where=self.weight > 0)
         return out
 
     def pooled_centres(self) -> np.ndarray:
