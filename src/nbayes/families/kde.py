@@ -434,7 +434,7 @@ class KernelDensity:
             0.0 if rule else float(bandwidth), float(self._floor(sketch)), sketch.level == EXACT,
         )  # fmt: skip
         #: (scale, steps, tables, table offsets) of the grid the centres lie on (:func:`_grid`)
-        self._grid: tuple | None = None
+        self._tables: tuple | None = None
 
     @staticmethod
     def _floor(sketch: FeatureSketch) -> float:
@@ -464,11 +464,11 @@ class KernelDensity:
         n = x.shape[0]
         # a value costs two binary searches and a few kernels' exps per class
         threads = _threads.plan(64 * n * max(1, self.offsets.shape[0] - 1))
-        if self._grid is None:  # made when first needed, from the kernels alone
-            self._grid = _grid(self.centres, self.offsets, self.bandwidth)
+        if self._tables is None:  # made when first needed, from the kernels alone
+            self._tables = _grid(self.centres, self.offsets, self.bandwidth)
         arrays = (x, self.centres, self.weights, self.offsets, self.bandwidth, self.log_norm, out)
         _threads.run(
-            lambda start, stop: _log_density_rows(*arrays, start, stop, *self._grid),
+            lambda start, stop: _log_density_rows(*arrays, start, stop, *self._tables),
             _threads.blocks(n, threads, minimum=256),
             threads,
         )
