@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from nbayes import CategoricalNB, UnseenCategoryWarning
 from nbayes.datasets import load_buys_computer
+from nbayes.persist import loads
 from nbayes.semi_naive import AODE, HNB, KDB, TAN, WAODE, AnDE, AODEsr, SelectiveKDB
 
 
@@ -325,6 +326,7 @@ def test_selective_kdb_leave_one_out_losses_equal_refitting_without_each_row():
     order = list(model.structure_.order)
     full = ref.Rows(X, y, w)
     expected = np.zeros((5, 3, 3))
+    squares = np.zeros((5, 3, 3))
     assert model.n_attributes_ > 0  # the data has signal: the prior alone is not chosen
     for i in range(len(y)):
         keep = np.arange(len(y)) != i
@@ -343,12 +345,22 @@ def test_selective_kdb_leave_one_out_losses_equal_refitting_without_each_row():
                 top = max(jll)
                 post = np.exp(np.array(jll) - top)
                 post /= post.sum()
-                expected[s, kk, 0] += w[i] * -math.log(post[y[i]])
-                expected[s, kk, 1] += w[i] * (int(np.argmax(post)) != y[i])
-                expected[s, kk, 2] += w[i] * sum((post[c] - (c == y[i])) ** 2 for c in range(2))
+                row = [
+                    -math.log(post[y[i]]),
+                    float(int(np.argmax(post)) != y[i]),
+                    sum((post[c] - (c == y[i])) ** 2 for c in range(2)),
+                ]
+                expected[s, kk] += w[i] * np.array(row)
+                squares[s, kk] += w[i] * np.array(row) ** 2
     np.testing.assert_allclose(model.leave_one_out_losses_, expected, rtol=1e-10)
-    best = np.unravel_index(np.argmin(expected[:, :, 0].T), (3, 5))
-    assert (model.n_attributes_, model.k_) == (best[1], best[0])
+    np.testing.assert_allclose(model.leave_one_out_squares_, squares, rtol=1e-10)
+    # the one-standard-error rule: the fewest parents whose best total is within one standard
+    # error of the lowest, sqrt(Q - L^2 / N) over the rows' total weight N
+    lowest = expected[:, :, 0].min()
+    Q = squares[:, :, 0].flat[np.argmin(expected[:, :, 0])]
+    bound = lowest + math.sqrt(Q - lowest**2 / w.sum())
+    depth = next(kk for kk in range(3) if expected[:, kk, 0].min() <= bound)
+    assert (model.n_attributes_, model.k_) == (int(np.argmin(expected[:, depth, 0])), depth)
     # prediction uses the chosen attributes and parents
     rows = ref.Rows(X, y, w)
     use = {j: model.k_ for j in order[: model.n_attributes_]}
@@ -377,6 +389,7 @@ def test_selective_kdb_takes_the_simplest_of_near_tied_losses():
     losses[4, 1, 0] = 10.0 * (1 + 5e-10)  # fewer parents: a tie, and simpler still
     losses[1, 0, 0] = 10.0 * (1 + 1e-6)  # simplest, but truly worse
     model.leave_one_out_losses_ = losses
+    model.leave_one_out_squares_ = np.zeros_like(losses)  # a standard error of 0
     model._select()
     assert (model.n_attributes_, model.k_) == (4, 1)
     losses[4, 1, 0] = 10.0 * (1 + 1e-8)  # no longer a tie
@@ -388,6 +401,30 @@ def test_selective_kdb_takes_the_simplest_of_near_tied_losses():
     losses[:] = np.nan  # none at all: the prior alone
     model._select()
     assert (model.n_attributes_, model.k_) == (0, 0)
+
+
+def test_selective_kdb_keeps_fewer_parents_within_one_standard_error():
+    # Breiman et al.'s rule: a deeper model must beat the shallower by more than the standard
+    # error of the lowest total, sqrt(Q - L^2 / N)
+    X, y, w, _ = _problem(4, n=30, d=4, K=2)
+    model = SelectiveKDB(2).fit(X, y, sample_weight=w)
+    rows = model.class_count_.sum()
+    losses = np.full((5, 3, 3), 50.0)
+    losses[4, 2, 0] = 10.0  # the lowest, with two parents
+    losses[2, 1, 0] = 10.8  # one parent, two attributes
+    losses[3, 1, 0] = 10.9
+    losses[4, 0, 0] = 11.2  # naive Bayes
+    squares = np.zeros_like(losses)
+    squares[4, 2, 0] = 1.0 + 100.0 / rows  # a standard error of 1
+    model.leave_one_out_losses_, model.leave_one_out_squares_ = losses, squares
+    model._select()
+    assert (model.n_attributes_, model.k_) == (2, 1)
+    squares[4, 2, 0] = 0.25 + 100.0 / rows  # 0.5: one parent is no longer close enough
+    model._select()
+    assert (model.n_attributes_, model.k_) == (4, 2)
+    squares[4, 2, 0] = 1.44 + 100.0 / rows  # 1.2: naive Bayes is
+    model._select()
+    assert (model.n_attributes_, model.k_) == (4, 0)
 
 
 def test_priors_and_loss_apply_to_semi_naive_models():
@@ -496,3 +533,18 @@ def test_summary_says_rows_for_unit_weights_and_weight_otherwise():
     assert plain.startswith("AODE: 12 training rows,")
     weighted = AODE().fit(X, y, sample_weight=np.full(12, 0.3)).summary()
     assert weighted.startswith("AODE: weight 3.600 (weighted),")
+
+
+def test_a_selective_kdb_file_without_the_squares_loads_with_its_selection():
+    # files written before the squared losses were kept: the squares load as zeros (a
+    # standard error of 0, the smallest-total rule those files' selections were made by)
+    from forging import forge, parts
+
+    X, y, w, queries = _problem(4, n=30, d=4, K=2)
+    model = SelectiveKDB(2).fit(X, y, sample_weight=w)
+    meta, arrays = parts(model)
+    del arrays["leave_one_out_squares"]
+    loaded = loads(forge(meta, arrays))
+    assert (loaded.n_attributes_, loaded.k_) == (model.n_attributes_, model.k_)
+    np.testing.assert_array_equal(loaded.leave_one_out_squares_, 0.0)
+    np.testing.assert_array_equal(loaded.predict_proba(queries), model.predict_proba(queries))

@@ -288,7 +288,7 @@ def test_summaries_print_the_structure():
         "TAN:" in text and "structure (parent -> child" in text and "cut points of humidity" in text
     )
     text = str(SemiNaiveBayes(SelectiveKDB(2), missing_values="?").fit(frame, y))
-    assert "selected by leave-one-out log-loss" in text
+    assert "selected by leave-one-out log-loss, the fewest parents within one standard" in text
 
 
 # --------------------------------------------------------------------------- streaming

@@ -410,9 +410,10 @@ def leave_one_out_losses(
     For each training row start ≤ r < stop (its own weight w taken out of every count it
     touched) and each model (s, k'), k' ≤ k — the first s attributes of ``order``, each with at
     most k' parents — the posterior P(c | x) ∝ P(c) Π_j P(x_j | c, u_j) is formed, and the
-    returned array (d + 1, k + 1, 3), zero at first, gets, row after row,
+    returned array (d + 1, k + 1, 6), zero at first, gets, row after row,
     out[s, k', 0] += w · (−log P(y | x)), out[s, k', 1] += w · [argmax_c P(c | x) ≠ y],
-    out[s, k', 2] += w · Σ_c (P(c | x) − [c = y])².
+    out[s, k', 2] += w · Σ_c (P(c | x) − [c = y])², and out[s, k', 3 + m] += w · ℓ_m², the
+    squares of the three losses ℓ_m (for the standard errors of their totals).
     P(c) is the Laplace estimate (N_c − w[c = y] + 1) / (N − w + K); P(x_j | c, u_j) is the
     model's estimate with the row's counts taken out, at the level the row reaches
     (the network scoring rule, with config counts less w); with ``hierarchical`` each level's
@@ -420,17 +421,11 @@ def leave_one_out_losses(
 
     The product P(c) Π_j P(x_j | c, u_j) is kept as a mantissa and a binary exponent per class
     (:func:`_times`), not as a sum of logarithms: no underflow, and no logarithm per factor.
-    Likewise the log losses of the rows of weight 1 are −log of the product of their P(y | x),
-    one logarithm per model and block of rows. −log P(y | x) is capped at 745 (e^−745 is below
-    the smallest double).
+    −log P(y | x) is capped at 745 (e^−745 is below the smallest double).
     """
     d = X.shape[1]
     K = counts.shape[1]
-    partial = np.zeros((d + 1, k + 1, 3))
-    # Π P(y | x) over the rows of weight 1 whose P(y | x) ≥ _SMALL, as mantissa and exponent:
-    # their log loss is −log of it, one logarithm per model instead of one per row
-    likelihood = np.ones((d + 1, k + 1))
-    likelihood_exponent = np.zeros((d + 1, k + 1), np.int64)
+    partial = np.zeros((d + 1, k + 1, 6))
     total_weight = 0.0
     for c in range(K):
         total_weight += class_count[c]
@@ -443,8 +438,7 @@ def leave_one_out_losses(
     # same[kk]: the row's joint[kk] is still joint[kk − 1] (no attribute so far reached level
     # kk), so model (s, kk) scores the row as (s, kk − 1) does and its losses are copied
     same = np.empty(k + 1, np.bool_)
-    loss = np.empty(3)  # the row's three losses under the last model scored
-    factor = 1.0  # and its P(y | x) when that goes into ``likelihood`` (1: it does not)
+    loss = np.empty(6)  # the row's three losses and their squares, under the last model
     for r in range(start, stop):
         y = cls[r]
         w = weight[r]
@@ -502,12 +496,8 @@ def leave_one_out_losses(
                         same[kk] = False
             for kk in range(k + 1):
                 if kk > 0 and same[kk]:
-                    for m in range(3):
+                    for m in range(6):
                         partial[s, kk, m] += loss[m]
-                    if factor != 1.0:
-                        likelihood[s, kk], likelihood_exponent[s, kk] = _times(
-                            likelihood[s, kk], likelihood_exponent[s, kk], factor
-                        )
                     continue
                 top = np.iinfo(np.int64).min  # the largest exponent among possible classes
                 for c in range(K):
@@ -535,29 +525,25 @@ def leave_one_out_losses(
                     diff = post[c] - (1.0 if c == y else 0.0)
                     sq += diff * diff
                 py = post[y]
-                factor = 1.0
-                if py >= _SMALL and w == 1.0:
-                    factor = py
-                    loss[0] = 0.0
-                    likelihood[s, kk], likelihood_exponent[s, kk] = _times(
-                        likelihood[s, kk], likelihood_exponent[s, kk], factor
-                    )
-                elif py >= _SMALL:
-                    loss[0] = w * -np.log(py)
+                if py >= _SMALL:
+                    row_loss = -np.log(py)
+                    loss[0] = w * row_loss
                 elif joint[kk, y] > 0.0:  # in logs: post[y] lost its precision or underflowed
                     log_py = (
                         np.log(joint[kk, y])
                         + (exponent[kk, y] - top) * _LN2
                         - np.log(norm)
                     )
-                    loss[0] = w * min(-log_py, 745.0)
+                    row_loss = min(-log_py, 745.0)
+                    loss[0] = w * row_loss
                 else:
-                    loss[0] = w * 745.0
+                    row_loss = 745.0
+                    loss[0] = w * row_loss
                 loss[1] = w * (1.0 if best != y else 0.0)
                 loss[2] = w * sq
-                for m in range(3):
+                loss[3] = w * row_loss * row_loss
+                loss[4] = loss[1]  # an error is 0 or 1: its square is itself
+                loss[5] = w * sq * sq
+                for m in range(6):
                     partial[s, kk, m] += loss[m]
-    for s in range(d + 1):
-        for kk in range(k + 1):
-            partial[s, kk, 0] -= np.log(likelihood[s, kk]) + likelihood_exponent[s, kk] * _LN2
     return partial

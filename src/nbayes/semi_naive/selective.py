@@ -10,16 +10,27 @@ together: for each row, its own weight is taken out of every count it touched an
     log-loss:  −log P̂(y | x),      error:  [argmax_c P̂(c | x) ≠ y],
     rmse:      Σ_c (P̂(c | x) − [c = y])²   (the root of the mean is reported)
 
-are added up for every (s, k')
-(:func:`nbayes.semi_naive._scoring_kernels.leave_one_out_losses`). The
-model with the smallest total is kept; totals within 10⁻⁹ (relative) of the smallest count as
-equal, since their last bits follow the order the rows were added in, and among those the one
-with the fewest parents, then the fewest attributes, is kept. Three passes;
+are added up for every (s, k'), with their squares
+(:func:`nbayes.semi_naive._scoring_kernels.leave_one_out_losses`).
+
+The choice follows the one-standard-error rule (Breiman, Friedman, Olshen & Stone 1984,
+*Classification and Regression Trees*, §3.4.3): a deeper model must beat a shallower one by
+more than the noise of the estimate. With L* the smallest total, over N rows of total weight,
+and Q* the sum of its rows' squared losses, the standard error of L* is
+
+    SE = √(Q* − L*² / N)     (√N times the standard deviation of one row's loss),
+
+and k' is the fewest parents whose best total over s is at most L* + SE; with that k', the s of
+the smallest total is kept. Totals within 10⁻⁹ (relative) of each other count as equal, since
+their last bits follow the order the rows were added in, and among equals the fewer attributes
+win. The rule matters on small tables, where a third parent's gain in leave-one-out loss is
+often a few rows' luck; on large ones SE is small beside the gain of each parent. Three passes;
 ``merge`` refuses, since the selection depends on all rows' leave-one-out predictions.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,7 +53,8 @@ TIE = 1e-9
 
 
 class SummedLosses:
-    """Pass 3's statistics: leave-one-out losses summed over rows (they add)."""
+    """Pass 3's statistics: leave-one-out losses and their squares summed over rows (they
+    add)."""
 
     def __init__(self, table: np.ndarray) -> None:
         self.table = table
@@ -105,8 +117,9 @@ class SelectiveKDB(KDB):
             self._choose(statistics.table)
 
     def _empty_losses(self) -> np.ndarray:
-        """Pass 3's statistics, zero: the summed losses of every (s, k') and criterion."""
-        return np.zeros((self.n_features_in_ + 1, int(self.k) + 1, len(CRITERIA)))
+        """Pass 3's statistics, zero: the summed losses of every (s, k') and criterion, then
+        their summed squares."""
+        return np.zeros((self.n_features_in_ + 1, int(self.k) + 1, 2 * len(CRITERIA)))
 
     def _add_losses(
         self, losses: np.ndarray, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
@@ -138,29 +151,42 @@ class SelectiveKDB(KDB):
             losses += part
 
     def _choose(self, losses: np.ndarray) -> None:
-        self.leave_one_out_losses_ = losses
+        self.leave_one_out_losses_ = losses[:, :, : len(CRITERIA)].copy()
+        self.leave_one_out_squares_ = losses[:, :, len(CRITERIA) :].copy()
         self._select()
 
     def _select(self) -> None:
-        table = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
+        """(s, k') by the one-standard-error rule of the module docstring."""
+        criterion = CRITERIA.index(self.criterion)
+        table = self.leave_one_out_losses_[:, :, criterion]
         # the losses are sums whose last bits follow the order rows and partitions were added
-        # in: losses within TIE (relative) of the lowest count as equal, and the simplest wins
+        # in: losses within TIE (relative) of a bound count as within it
         finite = np.isfinite(table)
         if not finite.any():  # nothing to judge by: the prior alone
             self.n_attributes_, self.k_ = 0, 0
             return
-        lowest = float(np.min(table[finite]))
-        floor = lowest + TIE * (1 + abs(lowest))
-        best = next(
-            (s, kk) for kk in range(table.shape[1]) for s in range(table.shape[0])
-            if table[s, kk] <= floor
-        )  # fmt: skip
-        self.n_attributes_, self.k_ = int(best[0]), int(best[1])
+        scored = np.where(finite, table, np.inf)
+        best = np.unravel_index(int(np.argmin(scored)), scored.shape)
+        lowest = float(scored[best])
+        squares = float(self.leave_one_out_squares_[(*best, criterion)])
+        rows = float(self.class_count_.sum())
+        error = math.sqrt(max(squares - lowest * lowest / rows, 0.0)) if rows > 0 else 0.0
+        bound = lowest + error
+        bound += TIE * (1 + abs(bound))
+        for depth in range(scored.shape[1]):
+            column = scored[:, depth]
+            smallest = float(np.min(column))
+            if smallest <= bound:
+                floor = smallest + TIE * (1 + abs(smallest))
+                self.n_attributes_ = int(np.flatnonzero(column <= floor)[0])
+                self.k_ = depth
+                return
 
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         meta, arrays = super()._to_state()
         meta["selection"] = [self.n_attributes_, self.k_]
         arrays["leave_one_out_losses"] = self.leave_one_out_losses_
+        arrays["leave_one_out_squares"] = self.leave_one_out_squares_
         return meta, arrays
 
     def _restore_fitted(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
@@ -174,6 +200,13 @@ class SelectiveKDB(KDB):
         if not (0 <= s <= d and 0 <= k <= int(self.k)):
             raise ValueError(f"the selection ({s} attributes, k' = {k}) is out of range.")
         self.leave_one_out_losses_ = losses.copy()
+        # a file written before the squares were kept: zeros make the standard error 0, the
+        # rule the file's selection was made by (the smallest total)
+        squares = arrays.get("leave_one_out_squares", np.zeros_like(losses))
+        squares = np.asarray(squares, dtype=np.float64)
+        if squares.shape != losses.shape:
+            raise ValueError(f"leave_one_out_squares has shape {squares.shape}.")
+        self.leave_one_out_squares_ = squares.copy()
         self.n_attributes_, self.k_ = s, k
 
     def _depth(self, counts: ParentCounts) -> np.ndarray:
@@ -184,11 +217,13 @@ class SelectiveKDB(KDB):
 
     def _describe_structure(self, names: list[str]) -> list[str]:
         criterion = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
+        lowest = np.min(criterion, where=np.isfinite(criterion), initial=np.inf)
         return [
-            f"selected by leave-one-out {self.criterion}: the first {self.n_attributes_} "
-            f"attributes by I(X; C), at most {self.k_} parent(s) each "
-            f"(loss {criterion[self.n_attributes_, self.k_]:.4f}; with every attribute and "
-            f"k = {self.k}: {criterion[-1, -1]:.4f})",
+            f"selected by leave-one-out {self.criterion}, the fewest parents within one standard "
+            f"error of the lowest: the first {self.n_attributes_} attributes by I(X; C), at most "
+            f"{self.k_} parent(s) each (loss {criterion[self.n_attributes_, self.k_]:.4f}; "
+            f"lowest {lowest:.4f}; with every attribute and k = {self.k}: "
+            f"{criterion[-1, -1]:.4f})",
             *super()._describe_structure(names),
         ]
 
