@@ -72,7 +72,10 @@ class SelectiveKDB(KDB):
         The most parents per attribute among which k' ≤ k is chosen (more than the d − 1 other
         attributes is allowed: k' then stops at d − 1).
     criterion : {"log-loss", "error", "rmse"}, default "log-loss"
-        The leave-one-out loss the attribute count s and k' minimise.
+        The leave-one-out loss by which the attribute count s and k' are chosen: the fewest
+        parents within one standard error of the lowest total (see the module docstring).
+        ``leave_one_out_losses_`` holds the totals and ``leave_one_out_squares_`` the sums of
+        the rows' squared losses, each of shape (d + 1, k + 1, 3) over (s, k', criterion).
     alpha, smoothing, min_count, class_prior, prior_alpha, loss, max_memory
         As :class:`~nbayes.semi_naive.KDB`.
     """
