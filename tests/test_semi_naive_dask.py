@@ -70,6 +70,7 @@ def test_each_pass_on_dask_equals_one_fit(client, factory):
     assert_same_statistics(whole, lazy)
     if hasattr(whole, "k_"):
         np.testing.assert_allclose(lazy.leave_one_out_losses_, whole.leave_one_out_losses_)
+        np.testing.assert_allclose(lazy.leave_one_out_squares_, whole.leave_one_out_squares_)
         assert (lazy.n_attributes_, lazy.k_) == (whole.n_attributes_, whole.k_)
     np.testing.assert_allclose(lazy.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
     predicted = lazy.predict(da.from_array(X, chunks=(chunks, 5))).compute()

@@ -3,6 +3,8 @@ their memory is estimated (and refused) before anything is allocated."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from conftest import assert_same_statistics
@@ -166,6 +168,26 @@ def test_fit_passes_equals_fit_for_every_model():
         np.testing.assert_allclose(
             passes.predict_proba(X), whole.predict_proba(X), rtol=1e-9, atol=1e-12
         )
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), cuts=st.lists(st.integers(1, 79), max_size=4))
+def test_selective_kdb_losses_and_choice_equal_fit_over_any_batches_and_order(seed, cuts):
+    # pass 3's totals and squared losses are sums over rows: any batching and any row order
+    # gives them to round-off, and so the same one-standard-error choice
+    rng = np.random.default_rng(seed)
+    X = random_codes(rng, 80, 5, values=3)
+    y = np.where(rng.random(80) < 0.7, np.nan_to_num(X[:, 0], nan=0) % 2, rng.integers(0, 2, 80))
+    w = rng.uniform(0.5, 2.0, 80)
+    whole = SelectiveKDB(2).fit(X, y, sample_weight=w)
+    order = rng.permutation(80)
+    bounds = [0, *sorted(set(cuts)), 80]
+    batches = [order[a:b] for a, b in itertools.pairwise(bounds)]
+    passes = SelectiveKDB(2).fit_passes(lambda: [(X[b], y[b], w[b]) for b in batches])
+    np.testing.assert_allclose(passes.leave_one_out_losses_, whole.leave_one_out_losses_)
+    np.testing.assert_allclose(passes.leave_one_out_squares_, whole.leave_one_out_squares_)
+    assert (passes.n_attributes_, passes.k_) == (whole.n_attributes_, whole.k_)
+    np.testing.assert_allclose(passes.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
 
 
 def test_two_pass_models_refuse_partial_fit_and_say_why():

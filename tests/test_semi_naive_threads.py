@@ -74,6 +74,7 @@ def _fit_predict(make, X, y, test) -> dict[str, np.ndarray]:
     result = {f"stats.{k}": np.asarray(v) for k, v in model._stats.state().items()}
     if hasattr(model, "leave_one_out_losses_"):
         result["leave_one_out_losses"] = model.leave_one_out_losses_
+        result["leave_one_out_squares"] = model.leave_one_out_squares_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the unseen codes of the test table
         result["proba"] = model.predict_proba(test)
