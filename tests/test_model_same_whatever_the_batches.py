@@ -6,6 +6,7 @@ nbayes.model_calibration)."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import polars as pl
@@ -124,20 +125,73 @@ def test_a_loaded_model_keeps_the_choices_and_derives_none_again(tmp_path, monke
     np.testing.assert_array_equal(loaded.predict_proba(FRAME), EXPECTED)
 
 
-def test_a_forged_choice_is_refused(tmp_path):
-    from nbayes.families.auto import _choice_from_json, _choice_json
+def _one_object_per_column(saved: dict) -> list[dict]:
+    """Saved choices as files written them before they were lists of fields."""
+    columns = len(saved["family"])
+    out = [{name: saved[name][k] for name in saved if name != "scores"} for k in range(columns)]
+    for k, item in enumerate(out):
+        item["scores"] = [[n, v[k]] for n, v in saved["scores"].items() if v[k] is not None]
+    return out
 
-    good = _choice_json(ONE_FIT._stats.groups[-1].choices(ONE_FIT._settings())[0])
-    assert _choice_from_json(good) == _choice_from_json(good)
+
+def test_a_forged_choice_is_refused(tmp_path):
+    from nbayes.families._auto_choice import _choice_from_json, choices_from_json, choices_json
+
+    group = ONE_FIT._stats.groups[-1]
+    choices = group.choices(ONE_FIT._settings())
+    good = group.saved_choices(ONE_FIT._settings())
+    columns = len(choices)
+    # (compared as JSON and in words: a NaN field is unequal to itself)
+    for read in (
+        choices_from_json(json.loads(json.dumps(good)), columns),
+        [_choice_from_json(item) for item in _one_object_per_column(good)],
+    ):
+        assert choices_json(read) == good
+        assert [c.reason() for c in read] == [c.reason() for c in choices]
     forged = [
         ("family", "rm -rf"),
         ("family", "kde without point masses"),  # a candidate, not a family
         ("alpha", -1.0),
+        ("alpha", True),
         ("missing", "guess"),
+        ("note", None),
     ]
     for field, value in forged:
+        one = {**_one_object_per_column(good)[0], field: value}
         with pytest.raises(ValueError, match="choice"):
-            _choice_from_json({**good, field: value})
+            _choice_from_json(one)
+        listed = {**good, field: [value, *good[field][1:]]}
+        with pytest.raises(ValueError, match="choices"):
+            choices_from_json(listed, columns)
+    for bad in (
+        {**good, "family": good["family"][:-1]},  # a value short
+        {**good, "scores": {"astrology": [0.0] * columns}},  # not a candidate
+        {**good, "scores": {"gaussian": ["high"] * columns}},
+        {**good, "family": [["gaussian"]] * columns},  # not a string
+        {k: v for k, v in good.items() if k != "usual"},
+    ):
+        with pytest.raises(ValueError, match="choices"):
+            choices_from_json(bad, columns)
+
+
+def test_a_file_with_one_object_per_column_choice_loads_the_same_model(monkeypatch, tmp_path):
+    # files written before the choices were lists of fields keep loading, without a new choice
+    from forging import forge, parts
+
+    from nbayes.families.auto import AutoColumns
+
+    meta, arrays = parts(ONE_FIT)
+    meta["choices"] = [
+        _one_object_per_column(c) if isinstance(c, dict) else c for c in meta["choices"]
+    ]
+
+    def refuse(self, settings):
+        raise AssertionError("the choices were derived again after loading")
+
+    monkeypatch.setattr(AutoColumns, "_choose_all", refuse)
+    loaded = nbayes.persist.loads(forge(meta, arrays))
+    assert loaded.family_reasons_ == ONE_FIT.family_reasons_
+    np.testing.assert_array_equal(loaded.predict_proba(FRAME), EXPECTED)
 
 
 def test_integers_beyond_float_precision_are_distinct_rows_and_survive_a_model_file(tmp_path):

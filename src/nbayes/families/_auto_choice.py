@@ -88,19 +88,19 @@ class Choice:
 _CHOICE_FIELDS = dataclasses.fields(Choice)
 
 
-def _choice_json(choice: Choice) -> dict:
-    """A choice as JSON (NaN, which JSON lacks, as None)."""
-    # the fields one by one: dataclasses.asdict deep-copies, 0.15 ms a column of a wide table
-    out = {f.name: getattr(choice, f.name) for f in _CHOICE_FIELDS}
-    for name in ("missing_gain", "alpha_gain"):
-        out[name] = None if math.isnan(out[name]) else out[name]
-    out["scores"] = [[name, value] for name, value in choice.scores.items()]
-    return out
+#: The fields of a choice saved as one list per field (``scores``: one list per candidate).
+_LISTED = ("family", "missing", "note", "usual", "candidate", "alpha", "missing_gain", "alpha_gain")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _choice_from_json(data: Any) -> Choice:
-    """The choice :func:`_choice_json` wrote; ValueError unless every field is of its kind
-    (a family among the candidates, a known treatment of missing values, λ > 0)."""
+    """One column's choice as files written before :func:`choices_json` saved it: an object of
+    the choice's fields, NaN as None and the scores as [candidate, number] pairs; ValueError
+    unless every field is of its kind (a family among the candidates, a known treatment of
+    missing values, λ > 0)."""
     fields = {f.name for f in _CHOICE_FIELDS}
     if not isinstance(data, dict) or set(data) != fields:
         raise ValueError("a saved column choice must hold the fields of a choice.")
@@ -118,7 +118,7 @@ def _choice_from_json(data: Any) -> Choice:
         or data["usual"] not in CANDIDATES
         or data["missing"] not in ("skip", "category")
         or not isinstance(data["note"], str)
-        or not isinstance(data["alpha"], (int, float))
+        or not _number(data["alpha"])
         or not 0 < data["alpha"] < math.inf
         or not all(g is None or isinstance(g, (int, float)) for g in gains)
     ):
@@ -134,6 +134,68 @@ def _choice_from_json(data: Any) -> Choice:
         float(data["alpha"]),
         math.nan if gains[1] is None else float(gains[1]),
     )
+
+
+def choices_json(choices: list[Choice]) -> dict:
+    """The choices of a group's columns as JSON, one list per field (column k's value at k; NaN,
+    which JSON lacks, and a candidate a column did not score, as None): a table of 100,000
+    columns writes and reads a few long lists instead of 100,000 objects."""
+    out: dict[str, Any] = {name: [getattr(c, name) for c in choices] for name in _LISTED}
+    for name in ("missing_gain", "alpha_gain"):
+        out[name] = [None if math.isnan(v) else v for v in out[name]]
+    out["scores"] = {
+        name: [c.scores.get(name) for c in choices]
+        for name in CANDIDATES
+        if any(name in c.scores for c in choices)
+    }
+    return out
+
+
+def choices_from_json(data: Any, columns: int) -> list[Choice]:
+    """The ``columns`` choices :func:`choices_json` wrote; ValueError unless every field holds
+    one value of its kind per column (a family among the candidates, a known treatment of
+    missing values, λ > 0, numbers or None where numbers belong)."""
+    if not isinstance(data, dict) or set(data) != {*_LISTED, "scores"}:
+        raise ValueError("saved column choices must hold the fields of a choice.")
+    scores = data["scores"]
+    lists = [data[name] for name in _LISTED]
+    if not isinstance(scores, dict) or not set(scores) <= set(CANDIDATES):
+        raise ValueError("saved column choices' scores must be lists named by candidates.")
+    lists += scores.values()
+    if not all(isinstance(v, list) and len(v) == columns for v in lists):
+        raise ValueError(f"saved column choices must hold {columns} values of each field.")
+    family, missing, note, usual, candidate, alpha, missing_gain, alpha_gain = lists[:8]
+    if not (
+        all(isinstance(v, str) for v in (*family, *missing, *note, *usual, *candidate))
+        and set(family) <= set(CANDIDATES[:-1])  # SMOOTH is a candidate of the family "kde"
+        and set(candidate) <= {"", SMOOTH}
+        and all(f == "kde" for f, c in zip(family, candidate, strict=True) if c == SMOOTH)
+        and set(usual) <= set(CANDIDATES)
+        and set(missing) <= {"skip", "category"}
+        and all(_number(v) and 0 < v < math.inf for v in alpha)
+        and all(v is None or _number(v) for v in (*missing_gain, *alpha_gain))
+        and all(v is None or _number(v) for values in scores.values() for v in values)
+    ):
+        raise ValueError("saved column choices are malformed.")
+    named = [(name, scores[name]) for name in CANDIDATES if name in scores]
+
+    def real(value: Any) -> float:
+        return math.nan if value is None else float(value)
+
+    return [
+        Choice(
+            family[k],
+            missing[k],
+            {name: float(values[k]) for name, values in named if values[k] is not None},
+            real(missing_gain[k]),
+            note[k],
+            usual[k],
+            candidate[k],
+            float(alpha[k]),
+            real(alpha_gain[k]),
+        )
+        for k in range(columns)
+    ]
 
 
 def alpha_reason(alpha: float, gain: float) -> str:

@@ -63,7 +63,7 @@ from ._auto_choice import CANDIDATES as CANDIDATES
 from ._auto_choice import COUNTED as COUNTED
 from ._auto_choice import SMOOTH as SMOOTH
 from ._auto_choice import SMOOTH_MIN_CODES as SMOOTH_MIN_CODES
-from ._auto_choice import Choice, _choice_from_json, _choice_json
+from ._auto_choice import Choice, _choice_from_json, choices_from_json, choices_json
 from ._auto_choice import alpha_reason as alpha_reason
 from ._auto_choice import few_integers as few_integers
 from ._group import ColumnGroup, Memo, Settings, zero_round_off
@@ -202,13 +202,17 @@ class AutoColumns(ColumnGroup):
                 out[("cuts", *columns)] = group.cuts(self.view_settings(settings))
         return out
 
-    def saved_choices(self, settings: Settings) -> list[dict]:
-        return [_choice_json(choice) for choice in self.choices(settings)]
+    def saved_choices(self, settings: Settings) -> dict:
+        return choices_json(self.choices(settings))
 
     def restore_choices(self, saved: Any, settings: Settings) -> None:
-        if not isinstance(saved, list) or len(saved) != len(self.names):
-            raise ValueError(f"the saved choices of {self.names} must be one per column.")
-        choices = [_choice_from_json(item) for item in saved]
+        if isinstance(saved, dict):
+            choices = choices_from_json(saved, len(self.names))
+        elif isinstance(saved, list) and len(saved) == len(self.names):
+            # a file written before the choices were saved as lists of fields: one object each
+            choices = [_choice_from_json(item) for item in saved]
+        else:
+            raise ValueError(f"the saved choices of {self.names[:5]} must be one per column.")
         self.stats._cache[("choices", *_settings_key(settings, self.names))] = choices
 
     def _choose_all(self, settings: Settings) -> list[Choice]:
