@@ -222,3 +222,32 @@ def test_fractional_weights_leave_no_round_off_in_the_held_out_counts():
     model = nbayes.NaiveBayes(alpha=0.0, continuous="gaussian").fit(FRAME, Y, sample_weight=weight)
     assert "nan" not in model.calibration_.reason
     assert not model.calibration_.is_identity
+
+
+def test_a_loaded_sample_writes_back_the_file_and_builds_the_same_rows_when_asked(tmp_path):
+    # the frame of a loaded sample is built when first needed: before, the model writes the
+    # file's own values back; after, the rows are those the fitted model held
+    frame = FRAME.with_columns(pl.col("code").cast(pl.Int64).alias("count"))
+    frame = frame.with_columns(
+        pl.when(pl.col("skewed") > 3).then(None).otherwise(pl.col("count")).alias("count")
+    )
+    model = nbayes.NaiveBayes().fit(frame, Y)
+    payload = nbayes.persist.dumps(model)
+    loaded = nbayes.persist.loads(payload)
+    assert loaded._stats.sample._frame is None  # not built by loading
+    assert nbayes.persist.dumps(loaded) == payload
+    assert loaded._stats.sample.frame.equals(model._stats.sample.frame)
+    assert nbayes.persist.dumps(loaded) == payload
+
+
+def test_a_sample_value_under_a_null_mark_is_refused():
+    from forging import forge, parts
+
+    meta, arrays = parts(ONE_FIT)
+    marks = arrays["sample.numbers absent"].copy()
+    numbers = arrays["sample.numbers"].copy()
+    row, column = np.argwhere(marks == 1)[0]
+    numbers[row, column] = 5.0  # a null does not hold a value
+    for forged in ({"sample.numbers": numbers}, {"sample.numbers absent": marks * 2}):
+        with pytest.raises(nbayes.ModelFileError, match="row sample"):
+            nbayes.persist.loads(forge(meta, {**arrays, **forged}))

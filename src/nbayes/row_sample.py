@@ -17,7 +17,8 @@ valid sample of distinct rows, though not the one a single fit would have drawn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -117,13 +118,32 @@ def _kinds(schema: dict[str, pl.DataType]) -> tuple[list[str], list[str]]:
 @dataclass
 class RowSample:
     """The distinct rows with the ``size`` smallest content hashes, sorted by hash: their
-    values (``frame``), hashes, class indices and summed weights."""
+    values (``frame``), hashes, class indices and summed weights.
 
-    frame: pl.DataFrame
+    A sample read from a model file builds its frame when first asked for it (a wide table's
+    sample has 100,000 columns, and a loaded model needs them only to derive its calibration
+    again after more rows): until then :meth:`state` gives back the file's values."""
+
+    _frame: pl.DataFrame | None
     hashes: np.ndarray
     cls: np.ndarray
     weight: np.ndarray
     size: int = SAMPLE_ROWS
+    #: a loaded sample's frame, built when first needed, and the file's state of its values
+    _build: Callable[[], pl.DataFrame] | None = field(default=None, repr=False, compare=False)
+    _stored: tuple[dict, dict] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """The sample's rows, in the model's columns and types."""
+        if self._frame is None:
+            assert self._build is not None
+            self._frame, self._build = self._build(), None
+        return self._frame
+
+    @frame.setter
+    def frame(self, frame: pl.DataFrame) -> None:
+        self._frame, self._build, self._stored = frame, None, None
 
     @classmethod
     def empty(cls, frame: pl.DataFrame, size: int = SAMPLE_ROWS) -> RowSample:
@@ -184,12 +204,15 @@ class RowSample:
         """JSON metadata (the text columns' values) and arrays (hashes, classes, weights, and
         the numbers and booleans as one (rows, columns) array, with a mask of the nulls: a
         model file holds finite numbers only)."""
-        numbers, integers = _kinds(self.frame.schema)
         arrays = {
             "hashes": self.hashes.astype(np.uint64),
             "cls": self.cls.astype(np.int64),
             "weight": self.weight.astype(np.float64),
         }
+        if self._stored is not None:  # the values as the file held them: the frame unbuilt
+            meta, values = self._stored
+            return dict(meta), {**arrays, **values}
+        numbers, integers = _kinds(self.frame.schema)
         for key, names, dtype in (
             ("numbers", numbers, pl.Float64),
             ("integers", integers, pl.Int64),
@@ -230,7 +253,8 @@ class RowSample:
         classes = np.asarray(arrays["cls"])
         kinds = dict(zip(("numbers", "integers"), _kinds(schema), strict=True))
         blocks = {key: np.asarray(arrays[key]) for key in kinds}
-        absent = {key: np.asarray(arrays[f"{key} absent"]) != 0 for key in kinds}
+        marks = {key: np.asarray(arrays[f"{key} absent"]) for key in kinds}
+        absent = {key: marks[key] != 0 for key in kinds}
         if (
             size != SAMPLE_ROWS
             or hashes.ndim != 1
@@ -243,29 +267,12 @@ class RowSample:
             or any(blocks[k].shape != (n, len(names)) for k, names in kinds.items())
             or any(absent[k].shape != blocks[k].shape for k in kinds)
             or blocks["integers"].dtype.kind not in "iu"
+            # as :meth:`state` writes them: a null is a 1 over a 0
+            or any(np.any((marks[k] != 0) & (marks[k] != 1)) for k in kinds)
+            or any(np.any(blocks[k][absent[k]] != 0) for k in kinds)
         ):
             raise ValueError("the row sample's hashes, classes, weights and values disagree.")
-        parts = []
-        for key, names in kinds.items():
-            if not names:
-                continue
-            values = pl.from_numpy(blocks[key], schema=names, orient="row")
-            holes = np.flatnonzero(absent[key].any(axis=0))  # the columns with nulls
-            if holes.size:  # nulled in one select: a wide table's sample has 100,000 columns
-                tag = "\0" * (1 + max(map(len, names)))  # longer than any name: no clash
-                mask = pl.from_numpy(absent[key][:, holes], schema=[f"{tag}{j}" for j in holes])
-                values = (
-                    pl.concat([values, mask], how="horizontal")
-                    .with_columns(
-                        pl.when(pl.col(f"{tag}{j}"))
-                        .then(None)
-                        .otherwise(pl.col(names[j]))
-                        .alias(names[j])
-                        for j in holes
-                    )
-                    .select(names)
-                )
-            parts.append(values)
+        parts: list[pl.DataFrame] = []
         in_arrays = set(kinds["numbers"]) | set(kinds["integers"])
         for name in schema:
             if name in in_arrays:
@@ -276,11 +283,53 @@ class RowSample:
             ):
                 raise ValueError(f"the row sample's column {name!r} must be {n} texts.")
             parts.append(pl.DataFrame([pl.Series(name, values, dtype=pl.String)]))
-        frame = pl.concat(parts, how="horizontal") if parts else pl.DataFrame()
-        if frame.columns != list(schema):
-            frame = frame.select(list(schema))
-        stored = frame.schema
-        cast = {name: dtype for name, dtype in schema.items() if stored[name] != dtype}
-        if cast:  # only the columns whose type the file's arrays do not keep
-            frame = frame.cast(cast, strict=False)
-        return cls(frame, hashes, classes.astype(np.intp), weight, size)
+        values = {
+            "numbers": blocks["numbers"].astype(np.float64),
+            "integers": blocks["integers"].astype(np.int64),
+            **{f"{key} absent": absent[key].astype(np.uint8) for key in kinds},
+        }
+        sample = cls(None, hashes, classes.astype(np.intp), weight, size)
+        sample._build = lambda: _frame_of(kinds, blocks, absent, parts, schema)
+        sample._stored = ({"size": size, "text": text}, values)
+        return sample
+
+
+def _frame_of(
+    kinds: dict[str, list[str]],
+    blocks: dict[str, np.ndarray],
+    absent: dict[str, np.ndarray],
+    text: list[pl.DataFrame],
+    schema: dict[str, pl.DataType],
+) -> pl.DataFrame:
+    """A loaded sample's frame: the checked (rows, columns) blocks of numbers and of integers
+    with their nulls, and the text columns, in ``schema``'s order and types."""
+    parts = []
+    for key, names in kinds.items():
+        if not names:
+            continue
+        values = pl.from_numpy(blocks[key], schema=names, orient="row")
+        holes = np.flatnonzero(absent[key].any(axis=0))  # the columns with nulls
+        if holes.size:  # nulled in one select: a wide table's sample has 100,000 columns
+            tag = "\0" * (1 + max(map(len, names)))  # longer than any name: no clash
+            mask = pl.from_numpy(absent[key][:, holes], schema=[f"{tag}{j}" for j in holes])
+            values = (
+                pl.concat([values, mask], how="horizontal")
+                .with_columns(
+                    pl.when(pl.col(f"{tag}{j}"))
+                    .then(None)
+                    .otherwise(pl.col(names[j]))
+                    .alias(names[j])
+                    for j in holes
+                )
+                .select(names)
+            )
+        parts.append(values)
+    parts += text
+    frame = pl.concat(parts, how="horizontal") if parts else pl.DataFrame()
+    if frame.columns != list(schema):
+        frame = frame.select(list(schema))
+    stored = frame.schema
+    cast = {name: dtype for name, dtype in schema.items() if stored[name] != dtype}
+    if cast:  # only the columns whose type the file's arrays do not keep
+        frame = frame.cast(cast, strict=False)
+    return frame

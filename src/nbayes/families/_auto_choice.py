@@ -165,16 +165,20 @@ def choices_from_json(data: Any, columns: int) -> list[Choice]:
     if not all(isinstance(v, list) and len(v) == columns for v in lists):
         raise ValueError(f"saved column choices must hold {columns} values of each field.")
     family, missing, note, usual, candidate, alpha, missing_gain, alpha_gain = lists[:8]
+
+    def kinds(*values: list) -> set[type]:  # the types present, without a Python loop
+        return set().union(*(map(type, v) for v in values))
+
     if not (
-        all(isinstance(v, str) for v in (*family, *missing, *note, *usual, *candidate))
+        kinds(family, missing, note, usual, candidate) <= {str}
         and set(family) <= set(CANDIDATES[:-1])  # SMOOTH is a candidate of the family "kde"
         and set(candidate) <= {"", SMOOTH}
         and all(f == "kde" for f, c in zip(family, candidate, strict=True) if c == SMOOTH)
         and set(usual) <= set(CANDIDATES)
         and set(missing) <= {"skip", "category"}
-        and all(_number(v) and 0 < v < math.inf for v in alpha)
-        and all(v is None or _number(v) for v in (*missing_gain, *alpha_gain))
-        and all(v is None or _number(v) for values in scores.values() for v in values)
+        and kinds(alpha) <= {int, float}
+        and all(0 < v < math.inf for v in alpha)
+        and kinds(missing_gain, alpha_gain, *scores.values()) <= {int, float, type(None)}
     ):
         raise ValueError("saved column choices are malformed.")
     named = [(name, scores[name]) for name in CANDIDATES if name in scores]
