@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 
 import numpy as np
 import polars as pl
@@ -236,8 +237,25 @@ def test_a_loaded_sample_writes_back_the_file_and_builds_the_same_rows_when_aske
     loaded = nbayes.persist.loads(payload)
     assert loaded._stats.sample._frame is None  # not built by loading
     assert nbayes.persist.dumps(loaded) == payload
+    copied = pickle.loads(pickle.dumps(loaded))  # a model still pickles (scikit-learn tools)
+    assert copied._stats.sample.frame.equals(model._stats.sample.frame)
     assert loaded._stats.sample.frame.equals(model._stats.sample.frame)
+    assert loaded._stats.sample._stored is None  # one copy of the values: the frame's
     assert nbayes.persist.dumps(loaded) == payload
+
+
+def test_a_sample_value_its_column_type_cannot_hold_is_refused():
+    # an Int8 column: the file holds 64-bit integers, and a value beyond Int8 is no value the
+    # model could have written
+    from forging import forge, parts
+
+    frame = FRAME.with_columns(pl.col("code").cast(pl.Int8))
+    meta, arrays = parts(nbayes.NaiveBayes().fit(frame, Y))
+    integers = arrays["sample.integers"].copy()
+    assert integers.shape[1] == 1  # "code", the only integer column
+    integers[0, 0] = 1000
+    with pytest.raises(nbayes.ModelFileError, match="sample"):
+        nbayes.persist.loads(forge(meta, {**arrays, "sample.integers": integers}))
 
 
 def test_a_sample_value_under_a_null_mark_is_refused():

@@ -302,6 +302,7 @@ def test_selective_kdb_leave_one_out_losses_keep_posteriors_far_below_the_smalle
     match = np.stack([(X == c).astype(float) for c in range(2)], axis=2)  # (row, j, value)
     count = np.stack([match[y == c].sum(axis=0) for c in range(2)], axis=2)  # (j, value, c)
     losses = np.zeros(d + 1)
+    squares = np.zeros(d + 1)
     for r in range(n):
         own = np.eye(2)[y[r]]
         terms = np.empty((d, 2))
@@ -312,8 +313,10 @@ def test_selective_kdb_leave_one_out_losses_keep_posteriors_far_below_the_smalle
         jll = prior + np.vstack([np.zeros(2), np.cumsum(terms[order], axis=0)])
         log_post = jll[:, y[r]] - np.logaddexp(jll[:, 0], jll[:, 1])
         losses += np.minimum(-log_post, 745.0)
+        squares += np.minimum(-log_post, 745.0) ** 2
     assert losses[d] > 745.0  # row 0 alone reaches the cap
     np.testing.assert_allclose(model.leave_one_out_losses_[:, 0, 0], losses, rtol=1e-9)
+    np.testing.assert_allclose(model.leave_one_out_squares_[:, 0, 0], squares, rtol=1e-9)
 
 
 def test_selective_kdb_leave_one_out_losses_equal_refitting_without_each_row():

@@ -17,7 +17,6 @@ valid sample of distinct rows, though not the one a single fit would have drawn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -120,30 +119,32 @@ class RowSample:
     """The distinct rows with the ``size`` smallest content hashes, sorted by hash: their
     values (``frame``), hashes, class indices and summed weights.
 
-    A sample read from a model file builds its frame when first asked for it (a wide table's
-    sample has 100,000 columns, and a loaded model needs them only to derive its calibration
-    again after more rows): until then :meth:`state` gives back the file's values."""
+    A sample read from a model file whose columns are all of the types the file stores
+    (Float64, Int64, String) builds its frame when first asked for it (a wide table's sample
+    has 100,000 columns, and a loaded model needs them only to derive its calibration again
+    after more rows): until then it holds, and :meth:`state` gives back, the file's values."""
 
     _frame: pl.DataFrame | None
     hashes: np.ndarray
     cls: np.ndarray
     weight: np.ndarray
     size: int = SAMPLE_ROWS
-    #: a loaded sample's frame, built when first needed, and the file's state of its values
-    _build: Callable[[], pl.DataFrame] | None = field(default=None, repr=False, compare=False)
+    #: a loaded sample's values as the file holds them (JSON, arrays), and its columns' types:
+    #: the frame not built yet
     _stored: tuple[dict, dict] | None = field(default=None, repr=False, compare=False)
+    _schema: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def frame(self) -> pl.DataFrame:
         """The sample's rows, in the model's columns and types."""
         if self._frame is None:
-            assert self._build is not None
-            self._frame, self._build = self._build(), None
+            assert self._stored is not None and self._schema is not None
+            self.frame = _frame_of(*self._stored, self._schema)
         return self._frame
 
     @frame.setter
     def frame(self, frame: pl.DataFrame) -> None:
-        self._frame, self._build, self._stored = frame, None, None
+        self._frame, self._stored, self._schema = frame, None, None
 
     @classmethod
     def empty(cls, frame: pl.DataFrame, size: int = SAMPLE_ROWS) -> RowSample:
@@ -272,7 +273,6 @@ class RowSample:
             or any(np.any(blocks[k][absent[k]] != 0) for k in kinds)
         ):
             raise ValueError("the row sample's hashes, classes, weights and values disagree.")
-        parts: list[pl.DataFrame] = []
         in_arrays = set(kinds["numbers"]) | set(kinds["integers"])
         for name in schema:
             if name in in_arrays:
@@ -282,27 +282,34 @@ class RowSample:
                 v is None or isinstance(v, str) for v in values
             ):
                 raise ValueError(f"the row sample's column {name!r} must be {n} texts.")
-            parts.append(pl.DataFrame([pl.Series(name, values, dtype=pl.String)]))
         values = {
-            "numbers": blocks["numbers"].astype(np.float64),
-            "integers": blocks["integers"].astype(np.int64),
-            **{f"{key} absent": absent[key].astype(np.uint8) for key in kinds},
+            "numbers": np.asarray(blocks["numbers"], dtype=np.float64),
+            "integers": np.asarray(blocks["integers"], dtype=np.int64),
+            **{f"{key} absent": np.asarray(marks[key], dtype=np.uint8) for key in kinds},
         }
         sample = cls(None, hashes, classes.astype(np.intp), weight, size)
-        sample._build = lambda: _frame_of(kinds, blocks, absent, parts, schema)
         sample._stored = ({"size": size, "text": text}, values)
+        sample._schema = dict(schema)
+        if not set(schema.values()) <= {pl.Float64, pl.Int64, pl.String}:
+            # a type the file's arrays do not hold (Int8, Boolean, a date): built now, so that
+            # the values it cannot hold are what the model writes back (and a load refuses)
+            sample.frame  # noqa: B018 - builds it
         return sample
 
 
-def _frame_of(
-    kinds: dict[str, list[str]],
-    blocks: dict[str, np.ndarray],
-    absent: dict[str, np.ndarray],
-    text: list[pl.DataFrame],
-    schema: dict[str, pl.DataType],
-) -> pl.DataFrame:
-    """A loaded sample's frame: the checked (rows, columns) blocks of numbers and of integers
-    with their nulls, and the text columns, in ``schema``'s order and types."""
+def _frame_of(meta: dict, arrays: dict, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """A loaded sample's frame from the checked values of :meth:`RowSample.from_state`: the
+    (rows, columns) blocks of numbers and of integers with their null marks, and the text
+    columns, in ``schema``'s order and types."""
+    kinds = dict(zip(("numbers", "integers"), _kinds(schema), strict=True))
+    blocks = {key: arrays[key] for key in kinds}
+    absent = {key: arrays[f"{key} absent"] != 0 for key in kinds}
+    in_arrays = set(kinds["numbers"]) | set(kinds["integers"])
+    text = [
+        pl.DataFrame([pl.Series(name, meta["text"][name], dtype=pl.String)])
+        for name in schema
+        if name not in in_arrays
+    ]
     parts = []
     for key, names in kinds.items():
         if not names:

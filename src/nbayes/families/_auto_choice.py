@@ -169,18 +169,36 @@ def choices_from_json(data: Any, columns: int) -> list[Choice]:
     def kinds(*values: list) -> set[type]:  # the types present, without a Python loop
         return set().union(*(map(type, v) for v in values))
 
-    if not (
-        kinds(family, missing, note, usual, candidate) <= {str}
-        and set(family) <= set(CANDIDATES[:-1])  # SMOOTH is a candidate of the family "kde"
-        and set(candidate) <= {"", SMOOTH}
-        and all(f == "kde" for f, c in zip(family, candidate, strict=True) if c == SMOOTH)
-        and set(usual) <= set(CANDIDATES)
-        and set(missing) <= {"skip", "category"}
-        and kinds(alpha) <= {int, float}
-        and all(0 < v < math.inf for v in alpha)
-        and kinds(missing_gain, alpha_gain, *scores.values()) <= {int, float, type(None)}
-    ):
-        raise ValueError("saved column choices are malformed.")
+    numbers = {int, float, type(None)}
+    # (field, what it must hold, whether it does), checked in turn: a later check may assume
+    # the earlier ones (the texts before they go into sets)
+    checks: list[tuple[str, str, Any]] = [
+        (
+            "the text fields",
+            "texts",
+            lambda: kinds(family, missing, note, usual, candidate) <= {str},
+        ),
+        # SMOOTH is a candidate of the family "kde", not a family
+        ("family", ", ".join(CANDIDATES[:-1]), lambda: set(family) <= set(CANDIDATES[:-1])),
+        ("candidate", f"'' or {SMOOTH!r}", lambda: set(candidate) <= {"", SMOOTH}),
+        (
+            "candidate",
+            f"{SMOOTH!r} only for the family 'kde'",
+            lambda: all(f == "kde" for f, c in zip(family, candidate, strict=True) if c == SMOOTH),
+        ),
+        ("usual", ", ".join(CANDIDATES), lambda: set(usual) <= set(CANDIDATES)),
+        ("missing", "'skip' or 'category'", lambda: set(missing) <= {"skip", "category"}),
+        (
+            "alpha",
+            "numbers > 0",
+            lambda: kinds(alpha) <= {int, float} and all(0 < v < math.inf for v in alpha),
+        ),
+        ("the gains", "numbers or None", lambda: kinds(missing_gain, alpha_gain) <= numbers),
+        ("scores", "numbers or None", lambda: kinds(*scores.values()) <= numbers),
+    ]
+    for name, what, holds in checks:
+        if not holds():
+            raise ValueError(f"saved column choices are malformed: {name} must hold only {what}.")
     named = [(name, scores[name]) for name in CANDIDATES if name in scores]
 
     def real(value: Any) -> float:
