@@ -696,3 +696,57 @@ def test_a_fold_number_out_of_range_is_refused():
         scores.fold_derivatives(np.array([1.0]), False, np.full(n, 7), FOLDS)
     with pytest.raises(ValueError, match="fold numbers 0 to 4"):
         choose_calibration(log_joint, truth, np.ones(n), np.arange(n) - 1)
+
+
+def test_held_out_models_place_their_own_mdl_cut_points():
+    # MDL places cut points by the classes of the rows, so a held-out model must not keep the
+    # full model's: the calibration equals the one chosen on models fitted (cut points
+    # included) without each fold. Values on a grid of 0.1: every value of every column is in
+    # each fold's other rows, so a sketch minus a fold holds the keys a refit holds.
+    rng = np.random.default_rng(11)
+    n = 3000
+    y = rng.choice(np.array(["a", "b"]), n)
+    shift = (y == "b") * 0.8
+    X = pl.DataFrame(
+        {f"x{j}": np.round(np.clip(rng.normal(shift * (j + 1) / 3, 1.0, n), -2.5, 2.5), 1)
+         for j in range(3)}
+    )  # fmt: skip
+    model = nbayes.NaiveBayes(continuous="mdl", alpha=1.0).fit(X, y)
+    hashes = row_hashes(X, pl.Series(y))
+    distinct, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    assert len(model._stats.sample) == len(distinct)
+    fold = (distinct % np.uint64(FOLDS)).astype(np.intp)
+    row_fold = fold[inverse]
+    log_joint = np.empty((len(distinct), 2))
+    cuts = []
+    for f in range(FOLDS):
+        keep = row_fold != f
+        part = nbayes.NaiveBayes(continuous="mdl", alpha=1.0, calibration=None).fit(
+            X.filter(pl.Series(keep)), y[keep]
+        )
+        cuts.append(part._stats.groups[0].cuts(part._settings()))
+        held = fold == f
+        log_joint[held] = part.predict_joint_log_proba(X[first[held]])
+    assert any(  # the folds' cut points differ from the full model's: the test can tell
+        not np.array_equal(a, b)
+        for c in cuts
+        for a, b in zip(c, model._stats.groups[0].cuts(model._settings()), strict=True)
+    )
+    cls = np.searchsorted(model.classes_, y[first])
+    summed = np.bincount(inverse).astype(float)
+    rows = f"{len(distinct)} sample rows held out by hash"
+    expected = choose_calibration(log_joint, cls, summed, fold, rows=rows)
+    assert model.calibration_.weight == pytest.approx(expected.weight, rel=1e-9)
+    np.testing.assert_allclose(model.calibration_.offset, expected.offset, atol=1e-9)
+
+
+def test_a_column_the_default_cuts_by_mdl_keeps_no_cut_points_for_held_out_models():
+    # the default's choice of MDL for a column: its held-out models place their own cut points
+    rng = np.random.default_rng(0)
+    n = 3000
+    x = rng.uniform(0, 1, n)
+    y = np.where(rng.random(n) < np.where((x > 0.3) & (x < 0.6), 0.9, 0.1), "b", "a")
+    model = nbayes.NaiveBayes().fit(pl.DataFrame({"x": np.round(x, 3)}), y)
+    assert model.families_ == {"x": "mdl"}
+    group = model._stats.groups[0]
+    assert [key[0] for key in group.frozen_choices(model._settings())] == ["choices"]

@@ -195,10 +195,11 @@ class AutoColumns(ColumnGroup):
         self.stats.remove(block, cls, weight)
 
     def frozen_choices(self, settings: Settings) -> dict:
-        """Each column's choice, and the cut points of the columns it cut into intervals."""
+        """Each column's choice, and the cut points of the columns it cut into intervals
+        without the labels (MDL's are placed with them: a held-out model places its own)."""
         out: dict = {("choices", *_settings_key(settings, self.names)): self.choices(settings)}
         for group, columns in self.views(settings):
-            if isinstance(group, IntervalColumns):
+            if isinstance(group, IntervalColumns) and group.family != "mdl":
                 out[("cuts", *columns)] = group.cuts(self.view_settings(settings))
         return out
 

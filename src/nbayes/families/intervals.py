@@ -173,6 +173,10 @@ class IntervalColumns(SketchColumns):
         )
 
     def frozen_choices(self, settings: Settings) -> dict:
+        # MDL places its cut points by the classes of the rows: a held-out model (whose rows'
+        # classes must not have shaped it) places its own; the others' depend on values alone
+        if self.family == "mdl":
+            return {}
         return {("cuts", self.family, settings.bins): self.cuts(settings)}
 
     def counts(self, settings: Settings) -> CategoricalCounts:
