@@ -203,8 +203,9 @@ class ColumnGroup:
     def without(
         self, block: Any, cls: np.ndarray, weight: np.ndarray, settings: Settings
     ) -> ColumnGroup:
-        """A copy of this group whose statistics lack the given rows, which keeps this
-        group's choices (made from all the rows): the held-out model of a cross-fitting."""
+        """A copy of this group whose statistics lack the given rows, which keeps the choices
+        :meth:`frozen_choices` returns (made from all the rows; what it leaves out, the copy
+        derives from its own statistics): the held-out model of a cross-fitting."""
         chosen = self.frozen_choices(settings)
         held = copy.copy(self)
         # the copy's derived parameters would be dropped at once by ``remove``: not copied
