@@ -198,9 +198,11 @@ class AutoColumns(ColumnGroup):
         """Each column's choice, and the cut points of the columns it cut into intervals
         without the labels (MDL's are placed with them: a held-out model places its own)."""
         out: dict = {("choices", *_settings_key(settings, self.names)): self.choices(settings)}
+        view_settings = self.view_settings(settings)
         for group, columns in self.views(settings):
-            if isinstance(group, IntervalColumns) and group.family != "mdl":
-                out[("cuts", *columns)] = group.cuts(self.view_settings(settings))
+            # the interval views' own rule: which cut points a held-out copy keeps
+            if isinstance(group, IntervalColumns) and group.frozen_choices(view_settings):
+                out[("cuts", *columns)] = group.cuts(view_settings)
         return out
 
     def saved_choices(self, settings: Settings) -> dict:
