@@ -570,6 +570,8 @@ def _default_models() -> dict[str, Callable]:
         'AODE(smoothing="hierarchical"), discriminative=False': snb(
             model=AODE(smoothing="hierarchical"), discriminative=False
         ),
+        '"eskdb"': snb(model="eskdb"),
+        '"eskdb", discriminative=False': snb(model="eskdb", discriminative=False),
         "`NaiveBayes()`": lambda X, y: nbayes.NaiveBayes().fit(X, y),
     }
 

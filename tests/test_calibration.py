@@ -50,7 +50,9 @@ def calibrated(estimator, X, y, method="sigmoid"):
     return model, proba
 
 
-SEMI_NAIVE = ["AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB"]
+SEMI_NAIVE = [
+    "AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB", "SelectiveKDBEnsemble"
+]  # fmt: skip
 
 
 def test_every_model_is_covered():

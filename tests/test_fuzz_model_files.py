@@ -61,7 +61,10 @@ def base_models() -> dict[str, tuple[Any, Any]]:
     models["TextClassifier"] = (text, DOCS[:4])
     vocabulary = nbayes.TextClassifier(mode="vocabulary").fit(DOCS, DOC_LABELS)
     models["TextClassifier-vocabulary"] = (vocabulary, DOCS[:4])
-    for name in ["AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB"]:
+    for name in [
+        "AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB",
+        "SelectiveKDBEnsemble",
+    ]:  # fmt: skip
         models[name] = (getattr(nbayes, name)().fit(CODES, LABELS), CODES)
     semi_naive = nbayes.SemiNaiveBayes(max_bins=8).fit(TABLE, target="y")
     models["SemiNaiveBayes"] = (semi_naive, TABLE.drop("y"))

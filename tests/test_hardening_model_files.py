@@ -412,7 +412,10 @@ def test_every_model_type_round_trips_through_the_checks(tmp_path: Path):
         nbayes.NaiveBayes(families={"n": "poisson", "t": "text"}).fit(table, target="y")
     )
     models.append(nbayes.TextClassifier(mode="vocabulary").fit(["a b", "c d"] * 5, [0, 1] * 5))
-    semi_naive = ["AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB"]
+    semi_naive = [
+        "AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB",
+        "SelectiveKDBEnsemble",
+    ]  # fmt: skip
     models += [getattr(nbayes, name)().fit(CODES, LABELS) for name in semi_naive]
     models.append(nbayes.SemiNaiveBayes().fit(table.drop("t"), target="y"))
     assert {type(m) for m in models} == set(nbayes.MODELS)

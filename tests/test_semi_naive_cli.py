@@ -115,10 +115,10 @@ def test_cv_compares_semi_naive_models(csv_file, capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--model", "aode", "--k", "2"], "--k applies to --model kdb and skdb"),
+        (["--model", "aode", "--k", "2"], "--k applies to --model kdb, skdb and eskdb"),
         (["--model", "tan", "--continuous", "gaussian"], "needs discrete columns"),
         # an option the model would ignore is refused, not silently dropped
-        (["--k", "2"], "--k applies to --model kdb and skdb, not naive"),
+        (["--k", "2"], "--k applies to --model kdb, skdb and eskdb, not naive"),
         (["--discriminative", "off"], "--discriminative applies to semi-naive models"),
         (["--max-intervals", "3"], "--max-intervals applies to semi-naive models"),
         (["--model", "tan", "--calibration", "none"], "--calibration applies to naive Bayes"),

@@ -18,7 +18,14 @@ dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 import cloudpickle  # noqa: E402  (installed with distributed)
 
-from nbayes.semi_naive import AODE, KDB, TAN, AnDE, SelectiveKDB  # noqa: E402
+from nbayes.semi_naive import (  # noqa: E402
+    AODE,
+    KDB,
+    TAN,
+    AnDE,
+    SelectiveKDB,
+    SelectiveKDBEnsemble,
+)
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -55,8 +62,9 @@ def codes(n=3000, d=5, seed=0):
 
 @pytest.mark.parametrize(
     "factory",
-    [AODE, lambda: AnDE(2), TAN, lambda: KDB(2), lambda: KDB(3), lambda: SelectiveKDB(2)],
-    ids=["aode", "a2de", "tan", "kdb2", "kdb3", "skdb"],
+    [AODE, lambda: AnDE(2), TAN, lambda: KDB(2), lambda: KDB(3), lambda: SelectiveKDB(2),
+     lambda: SelectiveKDBEnsemble(3, k=2)],
+    ids=["aode", "a2de", "tan", "kdb2", "kdb3", "skdb", "eskdb"],
 )
 def test_each_pass_on_dask_equals_one_fit(client, factory):
     X, y, w = codes()
@@ -72,6 +80,9 @@ def test_each_pass_on_dask_equals_one_fit(client, factory):
         np.testing.assert_allclose(lazy.leave_one_out_losses_, whole.leave_one_out_losses_)
         np.testing.assert_allclose(lazy.leave_one_out_squares_, whole.leave_one_out_squares_)
         assert (lazy.n_attributes_, lazy.k_) == (whole.n_attributes_, whole.k_)
+    if hasattr(whole, "selections_"):  # an ensemble: every member's choice
+        np.testing.assert_allclose(lazy.leave_one_out_losses_, whole.leave_one_out_losses_)
+        assert lazy.selections_ == whole.selections_
     np.testing.assert_allclose(lazy.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
     predicted = lazy.predict(da.from_array(X, chunks=(chunks, 5))).compute()
     np.testing.assert_array_equal(predicted, whole.predict(X))
@@ -111,13 +122,14 @@ def weather_table(n=1200, seed=0):
     )
 
 
-@pytest.mark.parametrize("model", ["kdb2", "skdb", "aode", "tan"])
+@pytest.mark.parametrize("model", ["kdb2", "skdb", "eskdb", "aode", "tan"])
 def test_semi_naive_table_on_dask_equals_one_fit(client, model):
     from nbayes.semi_naive import SemiNaiveBayes
 
     make = {
         "kdb2": lambda: SemiNaiveBayes(KDB(2), missing_values="?"),
         "skdb": lambda: SemiNaiveBayes("skdb", missing_values="?"),
+        "eskdb": lambda: SemiNaiveBayes("eskdb", missing_values="?"),
         "aode": lambda: SemiNaiveBayes("aode", missing_values="?"),
         "tan": lambda: SemiNaiveBayes("tan", missing_values="?"),
     }[model]

@@ -23,6 +23,7 @@ from nbayes.semi_naive import (
     AODEsr,
     MemoryBudgetError,
     SelectiveKDB,
+    SelectiveKDBEnsemble,
 )
 from nbayes.semi_naive.memory import pair_cells, parse_memory, triple_cells
 from nbayes.semi_naive.pairs import PairCounts
@@ -161,7 +162,8 @@ def test_fit_passes_equals_fit_for_every_model():
     y = rng.choice(["a", "b", "c"], 120)
     w = rng.uniform(0.5, 2.0, 120)
     batches = [slice(0, 50), slice(50, 51), slice(51, 120)]
-    for factory in [*ONE_PASS.values(), lambda: KDB(3), lambda: SelectiveKDB(2)]:
+    for factory in [*ONE_PASS.values(), lambda: KDB(3), lambda: SelectiveKDB(2),
+                    lambda: SelectiveKDBEnsemble(3, k=2)]:  # fmt: skip
         whole = factory().fit(X, y, sample_weight=w)
         passes = factory().fit_passes(lambda: [(X[b], y[b], w[b]) for b in batches])
         assert_same_statistics(whole, passes)

@@ -372,7 +372,9 @@ def identifier_and_text_table(n: int = 300, seed: int = 0) -> pl.DataFrame:
     )
 
 
-@pytest.mark.parametrize("model", ["aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb"])
+@pytest.mark.parametrize(
+    "model", ["aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb", "eskdb"]
+)
 def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_path):
     """As NaiveBayes reads them: the identifier is left out, the free text is naive Bayes's
     "text" family beside the structure, so log P(c, x) = the structure's joint over the other

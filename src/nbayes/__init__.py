@@ -36,6 +36,7 @@ __all__ = [
     "NotFittedError",
     "PoissonNB",
     "SelectiveKDB",
+    "SelectiveKDBEnsemble",
     "SemiNaiveBayes",
     "TextClassifier",
     "TextVectorizer",
@@ -85,6 +86,7 @@ _LOCATIONS = {
     "AnDE": ".semi_naive",
     "AODEsr": ".semi_naive",
     "SelectiveKDB": ".semi_naive",
+    "SelectiveKDBEnsemble": ".semi_naive",
     "SemiNaiveBayes": ".semi_naive",
     "report": ".reporting",
     "TextClassifier": ".text",
@@ -140,6 +142,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the names as if imported eagerl
         AnDE,
         AODEsr,
         SelectiveKDB,
+        SelectiveKDBEnsemble,
         SemiNaiveBayes,
     )
     from .text import TextClassifier, TextVectorizer, read_labeled_lines, read_text_folder

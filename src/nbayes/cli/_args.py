@@ -68,7 +68,7 @@ TEXT_MODELS = ("complement", "multinomial", "bernoulli")
 
 #: ``--model``: naive Bayes, or a semi-naive model of :mod:`nbayes.semi_naive` (its names in
 #: ``nbayes.semi_naive.table.MODEL_NAMES``; listed here so that ``--help`` imports nothing).
-TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb")
+TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb", "eskdb")
 
 #: ``--discriminative``: a semi-naive model's discriminative correction, or the counts alone.
 DISCRIMINATIVE_CHOICES = ("on", "off")
@@ -289,8 +289,8 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         default="naive",
         help="naive Bayes (default), or a semi-naive model whose attributes depend on each "
         "other: aode, waode, aodesr, a2de, hnb, tan, kdb (--k parents), skdb (selective k-DB, "
-        "k' <= --k: SemiNaiveBayes()'s default); numeric columns are then cut into MDL "
-        "intervals",
+        "k' <= --k: SemiNaiveBayes()'s default), eskdb (5 selective k-DBs ranking the "
+        "attributes differently, averaged); numeric columns are then cut into MDL intervals",
     )
     group.add_argument(
         "--missing-as",
@@ -312,7 +312,8 @@ def model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--k",
         type=positive_int,
-        help="parents per attribute of --model kdb (default 1) and the largest of skdb (default 3)",
+        help="parents per attribute of --model kdb (default 1) and the largest of skdb and eskdb "
+        "(default 3)",
     )
     group.add_argument(
         "--max-intervals",

@@ -251,8 +251,8 @@ def check_options(args: argparse.Namespace, *, text: bool) -> None:
             f"--model {model} applies to tables; documents (or a table whose only feature is "
             "free text) are modelled by a TextClassifier (--text-model), which has no structure."
         )
-    if getattr(args, "k", None) is not None and model not in ("kdb", "skdb"):
-        raise UsageError(f"--k applies to --model kdb and skdb, not {model}.")
+    if getattr(args, "k", None) is not None and model not in ("kdb", "skdb", "eskdb"):
+        raise UsageError(f"--k applies to --model kdb, skdb and eskdb, not {model}.")
     structure = [
         option
         for option, name in (("--discriminative", "discriminative"),

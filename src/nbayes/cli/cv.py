@@ -133,7 +133,7 @@ def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
             setattr(variant, key, args.family + value if key == "family" else value)
     if variant.model != args.model:  # the base's options of another model are not inherited
         semi = variant.model != "naive"
-        kept_k = variant.model in ("kdb", "skdb")
+        kept_k = variant.model in ("kdb", "skdb", "eskdb")
         for key, applies in (("k", kept_k), ("discriminative", semi), ("max_intervals", semi),
                              ("calibration", not semi)):  # fmt: skip
             if not applies and given[key] == defaults[key]:

@@ -14,10 +14,13 @@ HNB               P(c) Π_j Σ_i W_ij P(x_j | c, x_i)         1       pair count
 TAN, KDB(k=1)     P(c) Π_j P(x_j | c, x_π(j))               1       pair counts
 KDB(k ≥ 2)        P(c) Π_j P(x_j | c, x_π(j)), |π(j)| ≤ k   2       pairs, then parent counts
 SelectiveKDB      the best nested k-DB by leave-one-out      3       + leave-one-out losses
+SelectiveKDB-     (1/M) Σ_m P_m(c | x), M selective k-DBs   3       the same, per member
+Ensemble          ranking the attributes differently
 ================  =======================================  ======  ===========================
 """
 
 from .averaged import AODE, WAODE, AnDE, AODEsr
+from .ensemble import SelectiveKDBEnsemble
 from .hidden import HNB
 from .memory import MemoryBudgetError
 from .network import KDB, TAN
@@ -26,7 +29,7 @@ from .structure import Structure
 from .table import SemiNaiveBayes
 
 #: The semi-naive estimator classes.
-ESTIMATORS = (AODE, WAODE, AODEsr, AnDE, HNB, TAN, KDB, SelectiveKDB)
+ESTIMATORS = (AODE, WAODE, AODEsr, AnDE, HNB, TAN, KDB, SelectiveKDB, SelectiveKDBEnsemble)
 
 __all__ = [
     "AODE",
@@ -39,6 +42,7 @@ __all__ = [
     "AnDE",
     "MemoryBudgetError",
     "SelectiveKDB",
+    "SelectiveKDBEnsemble",
     "SemiNaiveBayes",
     "Structure",
 ]

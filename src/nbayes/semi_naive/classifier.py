@@ -60,6 +60,7 @@ SMOOTHING = ("lidstone", "m-estimate", "hierarchical")
 # the type of every parameter a structure may take (each structure documents its meaning)
 PARAMETER_TYPES = {
     "n": "int",
+    "members": "int",
     "k": "int",
     "criterion": "str",
     "alpha": "float",

@@ -43,7 +43,13 @@ from .classifier import (
 from .information import conditional_mutual_information, mutual_information
 from .pairs import PairCounts
 from .parents import ParentCounts
-from .structure import Structure, chow_liu_tree, kdb_structure, without_round_off
+from .structure import (
+    Structure,
+    chow_liu_tree,
+    kdb_structure,
+    sampled_order,
+    without_round_off,
+)
 
 
 class StagedCounts:
@@ -134,6 +140,18 @@ class _Network(SemiNaiveClassifier):
             )  # fmt: skip
 
         return int(sum(_threads.run(score, parts, threads)))
+
+    def _used_edges(self) -> np.ndarray:
+        """The edges (child, parent) the predictions use: each attribute with each parent up
+        to its depth (selective k-DB: the attributes and depth it selected)."""
+        counts = self._parent_counts()
+        depth = self._depth(counts)
+        edges = [
+            (j, int(counts.parents[j, level]))
+            for j in range(depth.shape[0])
+            for level in range(int(depth[j]))
+        ]
+        return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
 
     def _explain_lines(self, codes, names, show):
         from .explain import network_lines
@@ -277,14 +295,20 @@ class KDB(_Network):
         if staged != (self.k > 1) or (staged and self._stats.parents is None):
             raise ValueError(f"the counts do not match a KDB with k={self.k}.")
 
+    #: Which member of an ensemble this model is (:mod:`nbayes.semi_naive.ensemble`): 0 ranks
+    #: the attributes by I(X_j; C); a member m ≥ 1 draws its ranking (:func:`sampled_order`).
+    _member = 0
+
     def _learnt_structure(self) -> Structure:
         pairs = self._pairs
-        return pairs.cached(
-            ("kdb", int(self.k)),
-            lambda: kdb_structure(
-                mutual_information(pairs), conditional_mutual_information(pairs), int(self.k)
-            ),
-        )
+        member = self._member
+
+        def learn() -> Structure:
+            mi = mutual_information(pairs)
+            order = sampled_order(mi, member, pairs.n_values) if member else None
+            return kdb_structure(mi, conditional_mutual_information(pairs), int(self.k), order)
+
+        return pairs.cached(("kdb", int(self.k), member), learn)
 
     def _structure(self) -> Structure:
         if isinstance(self._stats, StagedCounts) and self._stats.parents is not None:

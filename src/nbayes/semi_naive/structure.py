@@ -111,11 +111,14 @@ def chow_liu_tree(cmi: np.ndarray, root: int) -> Structure:
     return Structure(tuple(parents), tuple(weights), tuple(order))
 
 
-def kdb_structure(mi: np.ndarray, cmi: np.ndarray, k: int) -> Structure:
-    """k-DB's parents: rank by ``mi`` and give each attribute its k best earlier ones by ``cmi``."""
+def kdb_structure(
+    mi: np.ndarray, cmi: np.ndarray, k: int, order: np.ndarray | None = None
+) -> Structure:
+    """k-DB's parents: rank by ``mi`` (or take the ranking ``order``, a permutation of the
+    attributes) and give each attribute its k best earlier ones by ``cmi``."""
     mi, cmi = without_round_off(mi), without_round_off(cmi)
     d = mi.shape[0]
-    order = np.argsort(-mi, kind="stable")
+    order = np.argsort(-mi, kind="stable") if order is None else np.asarray(order, np.int64)
     parents: list[tuple[int, ...]] = [()] * d
     weights: list[tuple[float, ...]] = [()] * d
     for rank, j in enumerate(order):
@@ -124,3 +127,21 @@ def kdb_structure(mi: np.ndarray, cmi: np.ndarray, k: int) -> Structure:
         parents[j] = tuple(int(p) for p in chosen)
         weights[j] = tuple(float(cmi[j, p]) for p in chosen)
     return Structure(tuple(parents), tuple(weights), tuple(int(j) for j in order))
+
+
+def sampled_order(mi: np.ndarray, member: int, n_values: np.ndarray) -> np.ndarray:
+    """An ensemble member's ranking of the attributes: drawn without replacement, each next
+    attribute with probability proportional to its I(X_j; C) among those left (as the members
+    of ESKDB, Zhang, Petitjean & Buntine 2020, draw theirs), by the Gumbel-top-k trick: the
+    order of log I(X_j; C) + g_j, with g_j independent standard Gumbel draws (Vieira 2014;
+    Kool, van Hoof & Welling 2019). Attributes of zero information come last, by index.
+
+    Deterministic: the draws are seeded by ``member`` and each attribute's number of values,
+    never by the rows' order, and the informations are compared on the grid of
+    :func:`without_round_off`."""
+    mi = without_round_off(mi)
+    seed = [int(member), *(int(v) for v in np.asarray(n_values).ravel())]
+    noise = np.random.default_rng(seed).gumbel(size=mi.shape[0])
+    with np.errstate(divide="ignore"):
+        key = np.where(mi > 0, np.log(np.where(mi > 0, mi, 1.0)) + noise, -np.inf)
+    return np.argsort(-key, kind="stable").astype(np.int64)

@@ -54,6 +54,7 @@ from ..tables import (
 from . import table_files
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .classifier import Encoded, SemiNaiveClassifier
+from .ensemble import SelectiveKDBEnsemble
 from .hidden import HNB
 from .missing import check_missing
 from .network import KDB, TAN
@@ -74,6 +75,7 @@ MODEL_NAMES = {
     "tan": TAN,
     "kdb": KDB,
     "skdb": lambda: SelectiveKDB(smoothing="hierarchical"),
+    "eskdb": SelectiveKDBEnsemble,
 }
 
 class SemiNaiveBayes(

@@ -113,19 +113,11 @@ class TableCorrection:
 
     def _correction_edges(self) -> np.ndarray:
         """The structure's edges (child, parent): each attribute with each parent it uses in
-        TAN and k-DB (selective k-DB: the attributes and depth it selected); none for the
-        other structures, whose attributes have no parents of their own."""
+        TAN and k-DB (selective k-DB: the attributes and depth it selected; an ensemble: its
+        members' edges, each once); none for the other structures, whose attributes have no
+        parents of their own."""
         model = self.model_
-        if not hasattr(model, "_parent_counts"):
-            return no_edges()
-        counts = model._parent_counts()
-        depth = model._depth(counts)
-        edges = [
-            (j, int(counts.parents[j, level]))
-            for j in range(depth.shape[0])
-            for level in range(int(depth[j]))
-        ]
-        return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        return model._used_edges() if hasattr(model, "_used_edges") else no_edges()
 
     def _correction_shape(self) -> tuple[int, int]:
         n_slots = slot_bases(self.model_.n_values_, self._correction_edges())[-1]

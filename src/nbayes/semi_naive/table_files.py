@@ -18,12 +18,15 @@ from ..model import NaiveBayes
 from ..schema import ColumnSpec
 from .averaged import AODE, WAODE, AnDE, AODEsr
 from .discriminative import Correction
+from .ensemble import SelectiveKDBEnsemble
 from .hidden import HNB
 from .network import KDB, TAN
 from .selective import SelectiveKDB
 
 #: The structures a table model's file may hold, by class name.
-STRUCTURES = {c.__name__: c for c in (AODE, WAODE, AODEsr, AnDE, HNB, TAN, KDB, SelectiveKDB)}
+STRUCTURES = {c.__name__: c for c in (
+    AODE, WAODE, AODEsr, AnDE, HNB, TAN, KDB, SelectiveKDB, SelectiveKDBEnsemble
+)}  # fmt: skip
 
 #: Families a column of a semi-naive model may have: categories, or intervals of numbers.
 DISCRETE = ("categorical", "mdl", "equal-width", "equal-frequency")
