@@ -127,6 +127,11 @@ def test_the_file_round_trip_keeps_the_members(tmp_path):
     assert loaded.selections_ == model.selections_
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
     assert "member 2:" in str(loaded)
+    edges = loaded.edges()
+    assert {e["member"] for e in edges} == {0, 1, 2}
+    assert [e for e in edges if e["member"] == 1] == [
+        {"member": 1, **e} for e in loaded.members_[1].edges()
+    ]
 
 
 def test_the_members_memory_is_checked_together_before_counting():

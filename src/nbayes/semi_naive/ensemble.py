@@ -311,6 +311,16 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
         self.leave_one_out_losses_ = tables["leave_one_out_losses"]
         self.leave_one_out_squares_ = tables["leave_one_out_squares"]
 
+    def edges(self) -> list[dict]:
+        """Every member's learnt edges as data (:meth:`KDB.edges`), each record with its
+        ``member``."""
+        self._check_fitted()
+        return [
+            {"member": m, **edge}
+            for m, member in enumerate(self._members())
+            for edge in member.edges()
+        ]
+
     # ------------------------------------------------------------------ description
     def _describe_structure(self, names: list[str]) -> list[str]:
         lines = [

@@ -331,7 +331,8 @@ class TableViews:
         return self.summary() if hasattr(self, "model_") else repr(self)
 
     def edges(self) -> list[dict]:
-        """The learnt structure as data (TAN, k-DB): parent, child, I(X_child; X_parent | C)."""
+        """The learnt structure as data (TAN, k-DB; an ensemble's, each edge with its member):
+        parent, child, I(X_child; X_parent | C)."""
         self._check_fitted()
         if not hasattr(self.model_, "edges"):
             raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
