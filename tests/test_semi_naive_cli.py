@@ -243,3 +243,51 @@ def test_compare_can_set_an_option_back_to_its_default(csv_file, capsys):
     assert variant["per_fold"] == naive["settings"][0]["per_fold"]
     assert variant["per_fold"] != base["per_fold"]
     assert result["comparisons"][0]["mean_difference"] != 0
+
+
+def test_a_multi_pass_fit_reads_a_csv_quickly_and_starts_over_carefully_when_it_must(
+    tmp_path, capsys, monkeypatch
+):
+    """Polars' streaming engine reads a plain CSV for the table's pass; a file the quick reader
+    cannot take (here a value padded with blanks in a late row) is read again carefully. Either
+    way the model is the in-memory fit of the table."""
+    from nbayes import _read_delimited, _read_quick
+
+    attempts, careful = [], []
+    quick, slow = _read_quick.QuickReading._csv_quick, _read_delimited.DelimitedReading._csv
+
+    def counted(self):
+        attempts.append(self.path)
+        yield from quick(self)
+
+    def counted_careful(self, stream):
+        careful.append(self.path)
+        yield from slow(self, stream)
+
+    monkeypatch.setattr(_read_quick.QuickReading, "_csv_quick", counted)
+    monkeypatch.setattr(_read_delimited.DelimitedReading, "_csv", counted_careful)
+    frame = table(3000)
+    plain = tmp_path / "plain.csv"
+    frame.write_csv(plain)
+    padded = tmp_path / "padded.csv"
+    lines = plain.read_text().splitlines()
+    lines[-3] = lines[-3].replace(",", ", ", 1)  # the careful reader strips the blank
+    padded.write_text("\n".join(lines) + "\n")
+    expected = nbayes.SemiNaiveBayes("skdb").fit(frame, target="label")
+    features = frame.drop("label")
+    for path in (plain, padded):
+        model_path = tmp_path / f"{path.stem}.nbm"
+        code, _, err = run(
+            ["fit", path, "--target", "label", "--model", "skdb", "--chunk-mb", "1", "-o",
+             model_path],
+            capsys,
+        )  # fmt: skip
+        assert code == 0, err
+        saved = nbayes.load(model_path)
+        np.testing.assert_allclose(
+            saved.predict_proba(features), expected.predict_proba(features), rtol=0, atol=1e-9
+        )
+    assert attempts == [str(plain), str(padded)]  # one quick read each
+    # the careful reader reads the plain file's first block only (to choose the model), and
+    # the padded file again once its quick read is abandoned
+    assert careful.count(str(plain)) == 1 and careful.count(str(padded)) > 1

@@ -194,13 +194,32 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     """A semi-naive model of several passes reads the file once, spilling the rows as read to a
     temporary folder that its later passes read (the structure's, then the correction's); where
-    no spill can be written, once per pass: so a file, not standard input."""
+    no spill can be written, once per pass: so a file, not standard input.
+
+    A CSV file is read by Polars' streaming engine, as :func:`_fit_streaming_once` reads it;
+    if that meets anything it cannot locate or repair, the fit starts over with the careful
+    reader, and the warnings of the abandoned fit are dropped."""
     if args.data == "-":
         return _fit_one_pass(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fitted = _fit_passes_reading(args, quick=True)
+        except QuickReadAbandoned:
+            caught = None
+    if caught is None:
+        return _fit_passes_reading(args, quick=False)
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return fitted
+
+
+def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learner, Reader]:
+    """:func:`_fit_in_passes` with the quick reader (where it applies) or the careful one."""
     readers: list[Reader] = []
 
     def batches():
-        reader = open_reader(args)
+        reader = open_reader(args, quick=quick)
         readers.append(reader)
         first_pass = len(readers) == 1
         for batch in reader:
