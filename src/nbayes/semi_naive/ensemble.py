@@ -38,7 +38,7 @@ from .memory import check_budget
 from .network import StagedCounts
 from .pairs import PairCounts
 from .parents import ParentCounts, layout_bytes
-from .selective import CRITERIA, SelectiveKDB, SummedLosses
+from .selective import CRITERIA, SelectiveKDB, SummedLosses, merge_before_choosing
 
 
 class EnsembleCounts:
@@ -339,10 +339,7 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
     def merge(self, *others: NaiveBayesClassifier) -> SelectiveKDBEnsemble:
         """Refused once the members have chosen (see :class:`SelectiveKDB`); models holding
         only the pair counts of pass 1 add, as Dask's passes do."""
-        if self._stats.parents is None and not hasattr(self, "selections_"):
-            return NaiveBayesClassifier.merge(self, *others)
-        raise ValueError(
-            "SelectiveKDBEnsemble models cannot be merged exactly: each member's structure and "
-            "choice of attributes and k come from all rows' counts and leave-one-out "
-            "predictions. Fit on all rows (fit_passes reads a source once per pass)."
-        )
+        return merge_before_choosing(
+            self, others, hasattr(self, "selections_"), "each member's structure and choice of "
+            "attributes and k come from all rows' counts and leave-one-out predictions",
+        )  # fmt: skip

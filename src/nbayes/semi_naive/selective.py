@@ -241,10 +241,18 @@ class SelectiveKDB(KDB):
     def merge(self, *others: NaiveBayesClassifier) -> SelectiveKDB:
         """Refused once the selection is made (it depends on all rows' leave-one-out
         predictions); models holding only the pair counts of pass 1 add, as Dask's passes do."""
-        if self._stats.parents is None and not hasattr(self, "k_"):
-            return NaiveBayesClassifier.merge(self, *others)
-        raise ValueError(
-            "SelectiveKDB models cannot be merged exactly: the choice of attributes and k comes "
-            "from leave-one-out predictions over all rows' counts. Fit on all rows (fit_passes "
-            "reads a source once per pass)."
-        )
+        return merge_before_choosing(
+            self, others, hasattr(self, "k_"), "the choice of attributes and k comes from "
+            "leave-one-out predictions over all rows' counts",
+        )  # fmt: skip
+
+
+def merge_before_choosing(model: Any, others: tuple, chosen: bool, why: str) -> Any:
+    """``model`` merged with ``others`` while it holds only the pair counts of pass 1 (as Dask's
+    first pass merges its partitions' models); otherwise ValueError saying ``why`` not."""
+    if model._stats.parents is None and not chosen:
+        return NaiveBayesClassifier.merge(model, *others)
+    raise ValueError(
+        f"{type(model).__name__} models cannot be merged exactly: {why}. Fit on all rows "
+        "(fit_passes reads a source once per pass)."
+    )
