@@ -167,3 +167,82 @@ def test_a_table_model_of_the_ensemble_fits_shuffled_rows_to_the_same_probabilit
     )
     assert isinstance(model.model_, SelectiveKDBEnsemble)
     assert "5 selective k-DB members, averaged" in str(model)
+
+
+def test_the_average_is_taken_in_logarithms_far_beyond_the_range_of_exp():
+    # 300 agreeing attributes: log-odds near −940, where exp underflows; one member keeps
+    # selective k-DB's own log-probabilities
+    rng = np.random.default_rng(0)
+    n, d = 400, 300
+    y = rng.integers(0, 2, n)
+    X = np.where(rng.random((n, d)) < 0.97, y[:, None], 1 - y[:, None]).astype(float)
+    single = SelectiveKDB(1, smoothing="hierarchical").fit(X, y)
+    one = SelectiveKDBEnsemble(1, k=1).fit(X, y)
+    single.n_attributes_, single.k_ = d, 0  # every attribute kept, as a file may say
+    one.selections_ = [(d, 0)]
+    expected = single.predict_log_proba(X[:5])
+    assert expected.min() < -800
+    np.testing.assert_allclose(one.predict_log_proba(X[:5]), expected, rtol=1e-12)
+
+
+def test_a_class_of_prior_zero_takes_its_evidence_when_priors_are_given():
+    X, y = dependent_codes(9, n=200)
+    given = [0.5, 0.5, 0.0]
+    one = SelectiveKDBEnsemble(1, k=2, smoothing="lidstone", class_prior=given).fit(X, y)
+    single = SelectiveKDB(2, class_prior=given).fit(X, y)
+    for priors in (None, [1 / 3] * 3):
+        np.testing.assert_allclose(
+            one.predict_proba(X[:20], priors=priors),
+            single.predict_proba(X[:20], priors=priors),
+            rtol=1e-10, atol=1e-15,
+        )  # fmt: skip
+
+
+def test_a_member_that_finds_a_row_impossible_leaves_it_to_the_others():
+    # with λ = 0 a member may give a row zero likelihood under every class: that member adds
+    # its prior, the row stays finite, and the decision is the most probable class
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 4, (80, 6)).astype(float)
+        y = (X[:, 0] + X[:, 1] + X[:, 2]) % 2
+        y = np.where(rng.random(80) < 0.9, y, 1 - y).astype(int)
+        model = SelectiveKDBEnsemble(3, k=2, alpha=0.0, criterion="error").fit(X, y)
+        queries = rng.integers(0, 4, (300, 6)).astype(float)
+        with np.errstate(all="ignore"):
+            dead = [
+                np.isneginf(m.predict_joint_log_proba(queries)).all(axis=1) for m in model.members_
+            ]
+        if not np.any(dead):
+            continue
+        proba = model.predict_proba(queries)
+        assert np.isfinite(proba).all()
+        np.testing.assert_array_equal(model.predict(queries), proba.argmax(axis=1))
+        return
+    pytest.fail("no member found a row impossible: the test needs another table")
+
+
+def test_a_file_with_another_number_of_members_is_refused_before_building_them(tmp_path):
+    from forging import forge, parts
+
+    X, y = dependent_codes(10, n=60)
+    meta, arrays = parts(SelectiveKDBEnsemble(2, k=1).fit(X, y))
+    extra = {k.replace("parents1", "parents7"): v for k, v in arrays.items() if "parents1." in k}
+    with pytest.raises(nbayes.ModelFileError, match=r"parent counts.*members 0 to 1"):
+        nbayes.persist.loads(forge(meta, {**arrays, **extra}))
+
+
+def test_a_fit_that_stopped_part_way_says_so():
+    X, y = dependent_codes(11, n=100)
+    model = SelectiveKDBEnsemble(2, k=2).fit(X, y)
+
+    def broken():
+        yield X[:50], y[:50]
+        if getattr(broken, "read", False):
+            raise OSError("the source broke")
+        broken.read = True
+        yield X[50:], y[50:]
+
+    with pytest.raises(OSError):
+        model.fit_passes(broken)
+    with pytest.raises(ValueError, match="passes did not all run"):
+        model.predict(X)

@@ -255,7 +255,8 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         model = cls(**params)
         model._check_params()
         model._restore_common(meta, arrays)
-        stats = cls._stats_from_state(section("stats", arrays))
+        # (on the model: an ensemble checks its members' counts against its parameters)
+        stats = model._stats_from_state(section("stats", arrays))
         stats.check(len(model.classes_), model.n_features_in_)
         pairs = stats if isinstance(stats, PairCounts) else stats.pairs
         if pairs.order != model._order:

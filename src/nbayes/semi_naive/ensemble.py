@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._base import NaiveBayesClassifier
-from .._state import nest, section
+from .._state import SEPARATOR, nest, section
 from .classifier import SemiNaiveClassifier, check_min_count, structure_constructor
 from .memory import check_budget
 from .network import StagedCounts
@@ -73,19 +73,49 @@ class EnsembleCounts:
         return out
 
     @classmethod
-    def from_state(cls, state: dict[str, np.ndarray]) -> EnsembleCounts:
-        parents = []
-        while True:
-            part = section(f"parents{len(parents)}", state)
-            if not part:
-                break
-            parents.append(ParentCounts.from_state(part))
-        return cls(PairCounts.from_state(section("pairs", state)), parents or None)
+    def from_state(cls, state: dict[str, np.ndarray], members: int) -> EnsembleCounts:
+        """Checked: the parent counts, when there are any, of exactly ``members`` members,
+        numbered 0 … M − 1 (the arrays are grouped in one pass, and counted before any member
+        is built)."""
+        groups: dict[str, dict[str, np.ndarray]] = {}
+        for name, array in state.items():
+            head, _, rest = name.partition(SEPARATOR)
+            if head != "pairs":
+                groups.setdefault(head, {})[rest] = array
+        expected = [f"parents{m}" for m in range(members)]
+        if groups and sorted(groups) != sorted(expected):
+            shown = sorted(groups)[:5]
+            raise ValueError(
+                f"an ensemble of {members} members holds the parent counts {shown}"
+                f"{' …' if len(groups) > 5 else ''}, not those of members 0 to {members - 1}."
+            )
+        parents = [ParentCounts.from_state(groups[name]) for name in expected] if groups else None
+        return cls(PairCounts.from_state(section("pairs", state)), parents)
 
     def check(self, n_classes: int, n_features: int) -> None:
         self.pairs.check(n_classes, n_features)
         for counts in self.parents or []:
             counts.check(n_classes, n_features)
+
+
+def _log_ratio_to_evidence(scores: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    """ℓ(c) = log P(x | c) − log Σ_c' P̂(c') P(x | c') per row of ``scores`` (log P(x | c));
+    0 for every class of a row whose evidence is 0 under the prior."""
+    joint = scores + log_prior
+    top = joint.max(axis=1, keepdims=True)
+    possible = np.isfinite(top)
+    shift = np.where(possible, top, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        evidence = shift + np.log(np.exp(joint - shift).sum(axis=1, keepdims=True))
+        return np.where(possible, scores - evidence, 0.0)
+
+
+def _log_mean_exp(values: np.ndarray) -> np.ndarray:
+    """log (1/M) Σ_m exp values[m], over the first axis, −∞ where every value is."""
+    top = values.max(axis=0)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return shift + np.log(np.exp(values - shift).sum(axis=0) / values.shape[0])
 
 
 class MemberStatistics:
@@ -154,9 +184,8 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
     def _new_stats(self, n_classes: int, n_features: int) -> EnsembleCounts:
         return EnsembleCounts(super()._new_stats(n_classes, n_features))
 
-    @classmethod
-    def _stats_from_state(cls, state: dict[str, np.ndarray]) -> EnsembleCounts:
-        return EnsembleCounts.from_state(state)
+    def _stats_from_state(self, state: dict[str, np.ndarray]) -> EnsembleCounts:  # type: ignore[override]
+        return EnsembleCounts.from_state(state, int(self.members))
 
     @property
     def _pairs(self) -> PairCounts:
@@ -190,6 +219,7 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
     def members_(self) -> list[SelectiveKDB]:
         """The fitted members, member 0 first (the attributes ranked by I(X_j; C))."""
         self._check_fitted()
+        self._check_chosen()
         return self._members()
 
     # ------------------------------------------------------------------ passes
@@ -241,26 +271,32 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
 
     # ------------------------------------------------------------------ prediction
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
-        """log P(x | c) := log (1/M) Σ_m P_m(c | x) − log P̂(c), so that the base's
-        log P̂(c) (or the log of ``priors``) added gives the ensemble's (prior-shifted)
-        posterior up to a constant per row."""
+        """log P(x | c) := log (1/M) Σ_m exp ℓ_m(c), with ℓ_m(c) = log P_m(x | c) − log P_m(x)
+        and P_m(x) = Σ_c' P̂(c') P_m(x | c'): where P̂(c) > 0, exp ℓ_m(c) = P_m(c | x) / P̂(c),
+        so the base's log P̂(c) (or the log of ``priors``) added gives the members' averaged
+        (prior-shifted) posterior up to a constant per row; one member gives its own scores,
+        up to that constant. Averaged in logarithms (no exp that underflows), and a row that a
+        member finds impossible for every class takes no evidence from that member (its prior,
+        as its own prediction falls back to)."""
+        self._check_chosen()
         log_prior = self._class_log_prior()
-        total = np.zeros_like(out)
+        ratios = np.empty((int(self.members), *out.shape))
         unseen = 0
         for m, member in enumerate(self._members()):
             scores = np.zeros_like(out)
             found = member._score_rows(X, scores)
             unseen = found if m == 0 else unseen  # every member meets the same unseen codes
-            joint = scores + log_prior
-            top = joint.max(axis=1, keepdims=True)
-            posterior = np.exp(joint - np.where(np.isfinite(top), top, 0.0))
-            total += posterior / posterior.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # a class of prior 0 stays impossible under the fitted prior; under another its
-            # evidence is neutral (0) rather than −∞ + ∞
-            mean = total / int(self.members)
-            out[:] = np.where(np.isfinite(log_prior), np.log(mean) - log_prior, 0.0)
+            ratios[m] = _log_ratio_to_evidence(scores, log_prior)
+        out[:] = _log_mean_exp(ratios)
         return unseen
+
+    def _check_chosen(self) -> None:
+        """A clear error where the passes did not all run (a fit that failed part way)."""
+        if not hasattr(self, "selections_"):
+            raise ValueError(
+                f"{self._name}: its passes did not all run (a fit stopped before its members "
+                "chose their attributes); fit it again."
+            )
 
     def _used_edges(self) -> np.ndarray:
         """Every member's edges (child, parent) among the attributes and depth it selected,
@@ -315,6 +351,7 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
         """Every member's learnt edges as data (:meth:`KDB.edges`), each record with its
         ``member``."""
         self._check_fitted()
+        self._check_chosen()
         return [
             {"member": m, **edge}
             for m, member in enumerate(self._members())
@@ -323,6 +360,7 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
 
     # ------------------------------------------------------------------ description
     def _describe_structure(self, names: list[str]) -> list[str]:
+        self._check_chosen()
         lines = [
             f"{int(self.members)} selective k-DB members, averaged (member 0 ranks the "
             "attributes by I(X; C); the others draw their rankings in proportion to it):"

@@ -223,16 +223,20 @@ class SelectiveKDB(KDB):
         lowest = np.min(criterion, where=np.isfinite(criterion), initial=np.inf)
         return [
             f"selected by leave-one-out {self.criterion}, the fewest parents within one standard "
-            f"error of the lowest: the first {self.n_attributes_} attributes by I(X; C), at most "
-            f"{self.k_} parent(s) each (loss {criterion[self.n_attributes_, self.k_]:.4f}; "
+            f"error of the lowest: the first {self.n_attributes_} attributes {self._ranking()}, "
+            f"at most {self.k_} parent(s) each (loss {criterion[self.n_attributes_, self.k_]:.4f}; "
             f"lowest {lowest:.4f}; with every attribute and k = {self.k}: "
             f"{criterion[-1, -1]:.4f})",
             *super()._describe_structure(names),
         ]
 
+    def _ranking(self) -> str:
+        return "by I(X; C)" if not self._member else "in this ensemble member's drawn ranking"
+
     @property
     def selected_(self) -> list:
-        """The attributes used, in the order of I(X_j; C) (names when known)."""
+        """The attributes used, in the order of I(X_j; C) (an ensemble's member m ≥ 1: its drawn
+        ranking; names when known)."""
         self._check_fitted()
         chosen = self._structure().order[: self.n_attributes_]
         names = self._feature_names
