@@ -151,9 +151,12 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
         As :class:`~nbayes.semi_naive.KDB`; ``max_memory`` bounds the members' parent counts
         together.
 
-    ``members_`` holds the fitted members (selective k-DB models sharing the pair counts),
-    ``selections_`` each member's (attributes used, k'), and ``leave_one_out_losses_`` /
-    ``leave_one_out_squares_`` their leave-one-out tables, of shape (M, d + 1, k + 1, 3).
+    Attributes
+    ----------
+    selections_ : list of (int, int)
+        Each member's (attributes used, k').
+    leave_one_out_losses_, leave_one_out_squares_ : ndarray of shape (M, d + 1, k + 1, 3)
+        The members' leave-one-out tables.
     """
 
     __init__ = structure_constructor(
