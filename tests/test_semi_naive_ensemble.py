@@ -246,3 +246,14 @@ def test_a_fit_that_stopped_part_way_says_so():
         model.fit_passes(broken)
     with pytest.raises(ValueError, match="passes did not all run"):
         model.predict(X)
+
+
+def test_an_explanation_promises_terms_only_where_it_shows_them():
+    X, y = dependent_codes(12, n=120)
+    raw = str(SelectiveKDBEnsemble(2, k=1).fit(X, y).explain(X[0]))
+    assert raw.splitlines()[0] == "prior and posterior" and "terms below" not in raw
+    table = pl.DataFrame({f"a{j}": X[:, j].astype(str) for j in range(X.shape[1])})
+    model = nbayes.SemiNaiveBayes("eskdb").fit(table, y)
+    shown = str(model.explain(table[:1]))
+    assert "the terms below say what each attribute did" in shown
+    assert "when each attribute is treated as missing" in shown

@@ -46,8 +46,10 @@ class SemiNaiveExplanation:
 
     def _rows(self) -> tuple[str, list[str], list[list[float]]]:
         """(header, row labels, per row one number per class) of the worked table."""
-        if self.kind == "terms":
-            header = "prior and posterior (the terms below say what each attribute did)"
+        if self.kind == "terms":  # a table model's explanation lists the terms below
+            header = "prior and posterior" + (
+                " (the terms below say what each attribute did)" if self.contributions else ""
+            )
             labels, values = [], []
         elif self.kind == "network":
             header = "attribute = value | parents used: P(x_j | c, parents)"
