@@ -565,6 +565,7 @@ def _default_models() -> dict[str, Callable]:
     return {
         "`SemiNaiveBayes()`": snb(),
         "discriminative=False": snb(discriminative=False),
+        "refit=True": snb(refit=True),
         '"aode"': snb(model="aode"),
         '"aode", discriminative=False': snb(model="aode", discriminative=False),
         'AODE(smoothing="hierarchical"), discriminative=False': snb(

@@ -518,3 +518,96 @@ def test_edge_weights_learn_an_interaction_the_values_alone_cannot():
         results[name] = np.mean(np.argmax(scores, axis=1)[held] == y[held])
     assert results["values"] < 0.6
     assert results["edge"] > 0.9
+
+
+# --------------------------------------------------------------------------- refit=True
+def test_the_refit_learns_t_iterations_from_zero_on_every_row():
+    rng = np.random.default_rng(5)
+    n, n_values = 900, np.array([3, 3, 4, 2])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    y = ((codes[:, 0] == 2) + (codes[:, 2] >= 2) + rng.random(n) < 0.9).astype(np.int64)
+    rows = CorrectionRows(
+        slots_of(codes, n_values), np.zeros((n, 2)), y, np.ones(n), rng.random(n) < 0.2
+    )
+    n_slots = int(n_values.sum() + len(n_values))
+    plain = fit_correction(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
+    refitted = fit_correction(
+        batch_sums(lambda: [rows], n_slots, 2), n_slots, 2,
+        refit=batch_sums(lambda: [rows], n_slots, 2, everything=True),
+    )  # fmt: skip
+    t = plain.iterations
+    assert t > 0 and refitted.iterations == t and refitted.refitted and not plain.refitted
+    np.testing.assert_array_equal(refitted.held_out_losses, plain.held_out_losses)
+    # an independent run of t iterations on rows none of which is held out
+    every_row = CorrectionRows(rows.slots, rows.offsets, y, rows.weight, np.zeros(n, bool))
+    on_all = _Passes(batch_sums(lambda: [every_row], n_slots, 2), n_slots, 2)
+    delta, bias = on_all.split(lbfgs(on_all.objective(), np.zeros(n_slots * 2 + 2), t))
+    np.testing.assert_allclose(refitted.delta, delta, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(refitted.bias, bias, rtol=1e-12, atol=1e-15)
+    assert not np.allclose(refitted.delta, plain.delta)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), sizes=st.lists(st.integers(1, 300), min_size=1, max_size=4))
+def test_a_refitted_model_is_the_same_in_any_order_and_any_batches(seed, sizes):
+    X, y = _threshold_concept(800, 1)
+    reference = SemiNaiveBayes(refit=True).fit(X, y)
+    assert reference.correction_.refitted
+    order = np.random.default_rng(seed).permutation(len(y))
+    shuffled = SemiNaiveBayes(refit=True).fit(X[order], y[order])
+    frame = X[order].with_columns(pl.Series("label", y[order]))
+    cuts = np.cumsum(sizes)
+    cuts = cuts[cuts < len(y)]
+
+    def source():  # re-readable: the passes read the spill of the rows
+        for part in np.split(np.arange(len(y)), cuts):
+            yield frame[part]
+
+    passes = SemiNaiveBayes(refit=True).fit_passes(source, target="label")
+    expected = reference.predict_proba(X)
+    assert np.abs(shuffled.predict_proba(X) - expected).max() < 1e-9
+    assert np.abs(passes.predict_proba(X) - expected).max() < 1e-9
+    plain = SemiNaiveBayes().fit(X, y)
+    assert np.abs(plain.predict_proba(X) - expected).max() > 1e-6  # another model
+
+
+def test_a_refitted_dask_fit_is_the_same_model():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _threshold_concept(800, 1)
+    reference = SemiNaiveBayes(refit=True).fit(X, y)
+    frame = X.with_columns(pl.Series("label", y)).to_pandas()
+    fitted = SemiNaiveBayes(refit=True).fit(dd.from_pandas(frame, npartitions=3), target="label")
+    assert fitted.correction_.refitted
+    assert np.abs(fitted.predict_proba(X) - reference.predict_proba(X)).max() < 1e-9
+
+
+def test_refit_is_kept_in_the_file_said_in_the_summary_and_reached_from_the_cli(tmp_path):
+    from nbayes.cli import main
+
+    X, y = _threshold_concept(800, 1)
+    model = SemiNaiveBayes(refit=True).fit(X, y)
+    assert model.correction_.iterations > 0
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "m.nbm"))
+    assert loaded.refit and loaded.correction_.refitted
+    assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    assert "then learnt again on every row" in str(loaded)
+    data = tmp_path / "data.csv"
+    X.with_columns(pl.Series("label", y)).write_csv(data)
+    out = tmp_path / "cli.nbm"
+    args = ["fit", str(data), "--target", "label", "--model", "skdb", "--discriminative",
+            "refit", "--chunk-mb", "1", "-o", str(out)]  # fmt: skip
+    assert main(args) == 0
+    streamed = nbayes.load(out)
+    table = nbayes.read_table(data)  # as the command line reads it: the codes as integers
+    in_memory = SemiNaiveBayes(refit=True).fit(table, target="label")
+    assert streamed.refit and streamed.correction_.refitted
+    features = table.drop("label")
+    assert np.abs(streamed.predict_proba(features) - in_memory.predict_proba(features)).max() < 1e-9
+
+
+def test_refit_must_be_a_boolean_and_needs_the_correction():
+    X, y = _doubled_evidence(100, 12)
+    with pytest.raises(ValueError, match="refit must be True or False"):
+        SemiNaiveBayes(refit="yes").fit(X, y)
+    with pytest.raises(ValueError, match=r"refit=True .* needs discriminative=True"):
+        SemiNaiveBayes(refit=True, discriminative=False).fit(X, y)

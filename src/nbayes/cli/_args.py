@@ -71,7 +71,7 @@ TEXT_MODELS = ("complement", "multinomial", "bernoulli")
 TABLE_MODELS = ("naive", "aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb", "eskdb")
 
 #: ``--discriminative``: a semi-naive model's discriminative correction, or the counts alone.
-DISCRIMINATIVE_CHOICES = ("on", "off")
+DISCRIMINATIVE_CHOICES = ("on", "off", "refit")
 
 #: ``--calibration``: NaiveBayes' own calibration (``calibration="auto"``), or the textbook scores.
 CALIBRATION_CHOICES = ("auto", "none")
@@ -306,7 +306,8 @@ def model_options(parser: argparse.ArgumentParser) -> None:
         default=None,  # "on"; None tells that it was not given (see _models.check_options)
         help="semi-naive models: correct the structure's scores by weights learnt for the "
         "decision, as many L-BFGS passes as held-out rows choose, the first reading the file "
-        "and spilling what the others read to TMPDIR (on, the default), or keep the counts' "
+        "and spilling what the others read to TMPDIR (on, the default); the same, then the "
+        "weights learnt again on every row for as many iterations (refit); or keep the counts' "
         "scores (off)",
     )
     group.add_argument(

@@ -238,6 +238,7 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
         bins=args.bins,
         max_intervals=32 if args.max_intervals is None else args.max_intervals,
         discriminative=getattr(args, "discriminative", None) != "off",
+        refit=getattr(args, "discriminative", None) == "refit",
     )
 
 

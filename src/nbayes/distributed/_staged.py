@@ -20,6 +20,7 @@ The model is reached only through its partition protocol (the "partition protoco
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from ..labels import no_labelled_rows, warn_dropped
@@ -68,24 +69,26 @@ def fit_staged_table(
         handle = model_handle(table)
         evaluations = iter(range(1 << 62))
 
-        def sums(theta: Any) -> tuple[Any, Any]:
+        def sums(theta: Any, everything: bool = False) -> tuple[Any, Any]:
             leaves = map_partitions(
-                _correction_pass, "frame", X, extras, table=handle, theta=theta, **options
-            )
+                _correction_pass, "frame", X, extras, table=handle, theta=theta,
+                everything=everything, **options,
+            )  # fmt: skip
             return tree_reduce(
                 leaves, _add_sums, split_every, f"nbayes-correction-{next(evaluations)}"
             )
 
-        table._fit_correction(sums)
+        refit = functools.partial(sums, everything=True) if table.refit else None
+        table._fit_correction(sums, refit)
     return table
 
 
 def _correction_pass(
-    X: Any, *extras: Any, table: Any, theta: Any, **options: Any
+    X: Any, *extras: Any, table: Any, theta: Any, everything: bool, **options: Any
 ) -> tuple[Any, Any]:
-    """A partition's (totals, gradient) of the correction at θ."""
+    """A partition's (totals, gradient) of the correction at θ (``everything``: the refit's)."""
     rows = _rows(X, extras, table, **options)
-    return table._correction_partition(rows.frame, rows.values, rows.weight, theta)
+    return table._correction_partition(rows.frame, rows.values, rows.weight, theta, everything)
 
 
 def _add_sums(*parts: tuple[Any, Any]) -> tuple[Any, Any]:

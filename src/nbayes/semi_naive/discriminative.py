@@ -32,7 +32,10 @@ t* = 0 (the generative model) unless L(0) − L(t*) exceeds one standard error o
 rows' mean change in log loss (the simpler model wins what the held-out rows cannot tell
 apart). The weights kept are those of iteration t*, learnt on the rows not held out, with no
 refit on all the rows: early stopping as scikit-learn's HistGradientBoosting, MLP and SGD
-estimators do it, which saves t* passes (the structure's counts still use every row).
+estimators do it, which saves t* passes (the structure's counts still use every row). With
+``refit`` (``SemiNaiveBayes(refit=True)``) the weights are learnt again from 0 on every row,
+held-out ones included, for t* iterations, as a search that chooses by validation then refits
+on all the data does: t* more passes, weights learnt from a fifth more rows.
 
 Everything is a function of the rows' contents: the held-out rows by hash, each L-BFGS step by
 sums over rows (one pass each, :func:`nbayes.semi_naive._correction_kernels.correction_pass`),
@@ -170,6 +173,8 @@ class Correction:
     iterations: int
     held_out_losses: np.ndarray
     edges: np.ndarray = field(default_factory=no_edges)
+    #: whether the weights were learnt again on every row for the t* iterations (``refit``)
+    refitted: bool = False
 
     @property
     def active(self) -> bool:
@@ -201,7 +206,7 @@ class Correction:
         return terms
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        meta = {"iterations": self.iterations}
+        meta = {"iterations": self.iterations, "refitted": self.refitted}
         arrays = {
             "delta": self.delta,
             "bias": self.bias,
@@ -218,6 +223,9 @@ class Correction:
         iterations = meta.get("iterations")
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
             raise ValueError(f"the correction's iteration count is invalid: {iterations!r}.")
+        refitted = meta.get("refitted", False)  # earlier files: never refitted
+        if not isinstance(refitted, bool):
+            raise ValueError(f"the correction's refitted flag is invalid: {refitted!r}.")
         delta = np.asarray(arrays["delta"], dtype=np.float64)
         bias = np.asarray(arrays["bias"], dtype=np.float64)
         losses = np.asarray(arrays["held_out_losses"], dtype=np.float64)
@@ -244,23 +252,28 @@ class Correction:
                 f"the correction's {iterations} iterations lack their held-out losses "
                 f"({losses.shape[0]} given)."
             )
-        return cls(delta, bias, iterations, losses, edges)
+        return cls(delta, bias, iterations, losses, edges, refitted)
 
 
 Sums = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def batch_sums(
-    batches: Callable[[], Iterable[CorrectionRows]], n_slots: int, n_classes: int
+    batches: Callable[[], Iterable[CorrectionRows]],
+    n_slots: int,
+    n_classes: int,
+    *,
+    everything: bool = False,
 ) -> Sums:
     """``sums(θ)``: one pass over ``batches()`` adding up (totals, gradient) as
-    :func:`~nbayes.semi_naive._correction_kernels.correction_pass` defines them."""
+    :func:`~nbayes.semi_naive._correction_kernels.correction_pass` defines them (with
+    ``everything``, the held-out rows as training rows: the refit's sums)."""
 
     def sums(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         totals = np.zeros(TOTALS)
         gradient = np.zeros(n_slots * n_classes + n_classes)
         for rows in batches():
-            add_batch(rows, theta, totals, gradient)
+            add_batch(rows, theta, totals, gradient, everything=everything)
         return totals, gradient
 
     return sums
@@ -271,8 +284,11 @@ def add_batch(
     theta: np.ndarray,
     totals: np.ndarray,
     gradient: np.ndarray,
+    *,
+    everything: bool = False,
 ) -> None:
-    """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given: blocks
+    """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given (with
+    ``everything``, every row a training row, none held out): blocks
     of BLOCK_ROWS rows on threads, each into its own partial sums, added in block order (the
     same numbers on any number of threads). The blocks run in waves whose partial sums fit in
     PARTIAL_BYTES (and at least one block per thread), so their memory does not grow with the
@@ -283,7 +299,8 @@ def add_batch(
     size = gradient.shape[0] - n_classes
     delta_t = np.ascontiguousarray(theta[:size].reshape(-1, n_classes).T)  # class-major
     bias = np.ascontiguousarray(theta[size:])
-    generative_loss = rows.generative_loss
+    held_out = np.zeros_like(rows.held_out) if everything else rows.held_out
+    generative_loss = rows.generative_loss if not everything else np.zeros(n)
     # per row: for each slot, K reads of its index and K score and K gradient adds; for each
     # class, an exponential
     per_row = rows.slots.shape[1] * 3 * n_classes + n_classes * _threads.EXP_STEPS
@@ -301,7 +318,7 @@ def add_batch(
     def block(start: int, stop: int) -> None:
         i = start // BLOCK_ROWS % wave  # its place in its wave
         correction_pass(
-            rows.slots, rows.offsets, rows.cls, rows.weight, rows.held_out, generative_loss,
+            rows.slots, rows.offsets, rows.cls, rows.weight, held_out, generative_loss,
             start, stop, delta_t, bias, part_gradient[i], part_bias[i], part_totals[i],
         )  # fmt: skip
 
@@ -427,11 +444,16 @@ def lbfgs(
 
 
 def fit_correction(
-    sums: Sums, n_slots: int, n_classes: int, edges: np.ndarray | None = None
+    sums: Sums,
+    n_slots: int,
+    n_classes: int,
+    edges: np.ndarray | None = None,
+    refit: Sums | None = None,
 ) -> Correction:
     """The correction of the module docstring over the attributes' values and ``edges``' value
     pairs (``n_slots`` of them: :func:`slot_bases`); ``sums`` makes the passes over the rows
-    (:func:`batch_sums`, or a map over Dask partitions)."""
+    (:func:`batch_sums`, or a map over Dask partitions), and ``refit``, where given, the passes
+    over every row (``everything``) that learn the weights again for the t* iterations."""
     edges = no_edges() if edges is None else np.asarray(edges, dtype=np.int64)
     passes = _Passes(sums, n_slots, n_classes)
     start = np.zeros(n_slots * n_classes + n_classes)
@@ -463,8 +485,14 @@ def fit_correction(
     iterations = int(np.flatnonzero(trace <= _tie_floor(losses))[0])
     if trace[0] - trace[iterations] <= errors[iterations]:  # within one standard error
         iterations = 0
-    delta, bias = passes.split(candidates[iterations] if iterations else start)
-    return Correction(delta.copy(), bias.copy(), iterations, trace, edges)
+    theta = candidates[iterations] if iterations else start
+    if refit is not None and iterations:
+        theta = lbfgs(_Passes(refit, n_slots, n_classes).objective(), start, iterations)
+    delta, bias = passes.split(theta)
+    return Correction(
+        delta.copy(), bias.copy(), iterations, trace, edges,
+        refitted=refit is not None and iterations > 0,
+    )  # fmt: skip
 
 
 def _tie_floor(losses: list[float]) -> float:

@@ -98,6 +98,11 @@ class SemiNaiveBayes(
         structure's scores as offset; the number of
         iterations chosen on held-out rows, none when they prefer the generative model: see
         :mod:`nbayes.semi_naive.discriminative`). ``correction_`` holds it.
+    refit : bool, default False
+        Learn the correction's weights again on every row, held-out ones included, for the
+        number of iterations the held-out rows chose (as a search that chooses by validation
+        and then refits on all the data does): as many more passes, weights from a fifth more
+        rows. Needs ``discriminative=True``.
     families : dict, optional
         Per column: ``"categorical"``, ``"mdl"``, ``"equal-width"`` or ``"equal-frequency"``.
     continuous : str, default "mdl"
@@ -139,6 +144,7 @@ class SemiNaiveBayes(
         model: Any = "skdb",
         *,
         discriminative: bool = True,
+        refit: bool = False,
         families: dict[str, str] | None = None,
         continuous: str = "mdl",
         missing: str | dict[str, str] = "category",
@@ -185,9 +191,13 @@ class SemiNaiveBayes(
         )
 
     def _check_params(self) -> None:
-        if not isinstance(self.discriminative, bool):
+        for name in ("discriminative", "refit"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        if self.refit and not self.discriminative:
             raise ValueError(
-                f"discriminative must be True or False, got {self.discriminative!r}."
+                "refit=True learns the discriminative correction again on every row; it needs "
+                "discriminative=True."
             )
         check_missing(self.missing)
         if self.continuous not in DISCRETE[1:]:

@@ -96,19 +96,32 @@ class TableCorrection:
                         source(), encoded, strict=True
                     )
                 ]
-            self._fit_correction(batch_sums(lambda: prepared, *self._correction_shape()))
+            self._fit_correction(*self._sums(lambda: prepared))
             return
         with replayed(batches, _packed, _unpacked, "nbayes-correction-") as again:
-            self._fit_correction(batch_sums(again, *self._correction_shape()))
+            self._fit_correction(*self._sums(again))
+
+    def _sums(self, batches: Callable[[], Iterable[CorrectionRows]]) -> tuple[Callable, ...]:
+        """The search's passes over ``batches``, and with ``refit`` the refit's over every row."""
+        shape = self._correction_shape()
+        if not self.refit:
+            return (batch_sums(batches, *shape),)
+        return batch_sums(batches, *shape), batch_sums(batches, *shape, everything=True)
 
     def _correction_partition(
-        self, frame: pl.DataFrame, labels: np.ndarray, weight: np.ndarray, theta: np.ndarray
+        self,
+        frame: pl.DataFrame,
+        labels: np.ndarray,
+        weight: np.ndarray,
+        theta: np.ndarray,
+        everything: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One piece's (totals, gradient) at θ (a Dask partition's share of a pass)."""
+        """One piece's (totals, gradient) at θ (a Dask partition's share of a pass; with
+        ``everything``, of the refit's)."""
         totals, gradient = np.zeros(TOTALS), np.zeros(theta.shape[0])
         if frame.height:
             rows = self._correction_rows(frame, labels, weight)
-            add_batch(rows, theta, totals, gradient)
+            add_batch(rows, theta, totals, gradient, everything=everything)
         return totals, gradient
 
     def _correction_edges(self) -> np.ndarray:
@@ -123,9 +136,9 @@ class TableCorrection:
         n_slots = slot_bases(self.model_.n_values_, self._correction_edges())[-1]
         return int(n_slots), len(self.model_.classes_)
 
-    def _fit_correction(self, sums: Callable) -> None:
+    def _fit_correction(self, sums: Callable, refit: Callable | None = None) -> None:
         self.correction_ = fit_correction(
-            sums, *self._correction_shape(), self._correction_edges()
+            sums, *self._correction_shape(), self._correction_edges(), refit
         )
 
     def _corrected(self) -> Correction | None:
@@ -153,10 +166,11 @@ class TableCorrection:
             ]
         edges = len(correction.edges)
         over = f" and the value pairs of {edges} edge{'s' if edges != 1 else ''}" if edges else ""
+        again = ", then learnt again on every row for as many" if correction.refitted else ""
         return [
             f"discriminative correction: weights on the attribute values{over}, "
             f"{correction.iterations} L-BFGS iterations chosen on held-out rows (their log loss "
-            f"{losses[0]:.4f} generative, {losses[correction.iterations]:.4f} corrected)"
+            f"{losses[0]:.4f} generative, {losses[correction.iterations]:.4f} corrected){again}"
         ]
 
     def _refuse_correction(

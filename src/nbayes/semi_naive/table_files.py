@@ -107,6 +107,7 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
     params = from_json(meta["params"])
     if isinstance(params, dict):  # files from before the correction and the missing choice
         params.setdefault("discriminative", False)
+        params.setdefault("refit", False)  # and before the correction could be refitted
         params.setdefault("missing", "skip")
         params.setdefault("max_intervals", None)  # and before intervals were bounded
     table = cls(model=_model_param_from(meta.get("model_param"), model), **params)
