@@ -8,9 +8,10 @@ first 3,000 rows of adult's test file:
   shuffled, a 2-worker Dask ``LocalCluster`` fit (one partition per 4,000 rows), and
   ``nbayes fit`` streaming adult's training file as published repeated 22 times (about 82
   MiB, read in 16 MiB chunks) against the in-memory ``fit`` of that same file;
-* ``SemiNaiveBayes()`` and its ensemble option ``SemiNaiveBayes("eskdb")``: the rows shuffled,
-  ``fit_passes`` over 4 shuffled batches, the 2-worker Dask fit, and ``nbayes fit --model``
-  streaming adult's training file in 1 MiB chunks against the in-memory fit of that file.
+* ``SemiNaiveBayes()``, its ensemble option ``SemiNaiveBayes("eskdb")`` and its option
+  ``refit=True``: the rows shuffled, ``fit_passes`` over 4 shuffled batches, the 2-worker Dask
+  fit, and ``nbayes fit`` streaming adult's training file in 1 MiB chunks against the in-memory
+  fit of that file.
 
     python benchmarks/same_model.py            # print
     python benchmarks/same_model.py --write    # and record it in benchmarks/README.md
@@ -71,15 +72,22 @@ def main() -> None:
         ["`NaiveBayes()`", "merge of random halves", gap(merged.predict_proba(X_test), expected)],
         ["`NaiveBayes()`", "rows shuffled", gap(shuffled.predict_proba(X_test), expected)],
     ]
-    semi_models = {"`SemiNaiveBayes()`": "skdb", '`SemiNaiveBayes("eskdb")`': "eskdb"}
+    # label: (SemiNaiveBayes's options, the command line's)
+    semi_models = {
+        "`SemiNaiveBayes()`": ({}, ["--model", "skdb"]),
+        '`SemiNaiveBayes("eskdb")`': ({"model": "eskdb"}, ["--model", "eskdb"]),
+        "`SemiNaiveBayes(refit=True)`": (
+            {"refit": True}, ["--model", "skdb", "--discriminative", "refit"]
+        ),
+    }
     semi_fits = {}
-    for label, name in semi_models.items():
-        expected_semi = nbayes.SemiNaiveBayes(name).fit(train, target=TARGET)
-        shuffled_semi = nbayes.SemiNaiveBayes(name).fit(
+    for label, (given, _) in semi_models.items():
+        expected_semi = nbayes.SemiNaiveBayes(**given).fit(train, target=TARGET)
+        shuffled_semi = nbayes.SemiNaiveBayes(**given).fit(
             train[rng.permutation(train.height)], target=TARGET
         )
         parts = np.array_split(rng.permutation(train.height), 4)
-        passes_semi = nbayes.SemiNaiveBayes(name).fit_passes(
+        passes_semi = nbayes.SemiNaiveBayes(**given).fit_passes(
             lambda parts=parts: (train[part] for part in parts), target=TARGET
         )
         semi_fits[label] = [expected_semi, shuffled_semi, passes_semi]
@@ -93,8 +101,10 @@ def main() -> None:
     ):
         partitions = dd.from_pandas(train.to_pandas(), chunksize=4000)
         on_dask = nbayes.NaiveBayes().fit(partitions, target=TARGET)
-        for label, name in semi_models.items():
-            semi_fits[label].append(nbayes.SemiNaiveBayes(name).fit(partitions, target=TARGET))
+        for label, (given, _) in semi_models.items():
+            semi_fits[label].append(
+                nbayes.SemiNaiveBayes(**given).fit(partitions, target=TARGET)
+            )
     rows.append(
         ["`NaiveBayes()`", "Dask, 2 workers", gap(on_dask.predict_proba(X_test), expected)]
     )
@@ -128,7 +138,7 @@ def main() -> None:
             gap(textbook.predict_proba(X_test), expected),
         ]
     )
-    for label, name in semi_models.items():
+    for label, (given, cli) in semi_models.items():
         expected_semi, *others = (m.predict_proba(X_test) for m in semi_fits[label])
         ways = ["rows shuffled", "fit_passes over 4 shuffled batches (the staged protocol)",
                 "Dask, 2 workers"]  # fmt: skip
@@ -136,11 +146,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             published = args.data / "adult" / "adult.data"
             table = nbayes.read_table(published, header=False, missing="?")
-            in_memory = nbayes.SemiNaiveBayes(name).fit(table, target="15")
+            in_memory = nbayes.SemiNaiveBayes(**given).fit(table, target="15")
             model = Path(folder) / "m.nbm"
             options = ["--no-header", "--missing", "?", "--target", "15", "--chunk-mb", "1"]
-            assert nbayes_main(["fit", str(published), *options, "--model", name, "-o",
-                                str(model)]) == 0  # fmt: skip
+            assert nbayes_main(["fit", str(published), *options, *cli, "-o", str(model)]) == 0
             streamed = nbayes.load(model)
             test_table = X_test.rename(
                 dict(zip(X_test.columns, table.columns[:-1], strict=True))
@@ -148,7 +157,7 @@ def main() -> None:
             rows.append(
                 [
                     label,
-                    f"`nbayes fit --model {name}` of adult.data as published, streamed in 1 MiB "
+                    f"`nbayes fit {' '.join(cli)}` of adult.data as published, streamed in 1 MiB "
                     "chunks (read once, by the table's pass, whose spill of the rows as read "
                     "the structure's first pass and the correction's first read, each spilling "
                     "what its later passes read), vs the in-memory fit of that file",
