@@ -65,6 +65,19 @@ def _random_rows(rng, slots: np.ndarray, K: int, held_share: float) -> Correctio
     )
 
 
+def _two_attribute_concept() -> tuple[CorrectionRows, int]:
+    """900 rows of four attributes whose class follows two of them (10 % noise), with zero
+    offsets and a fifth held out at random: (rows, number of slots)."""
+    rng = np.random.default_rng(5)
+    n, n_values = 900, np.array([3, 3, 4, 2])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    y = ((codes[:, 0] == 2) + (codes[:, 2] >= 2) + rng.random(n) < 0.9).astype(np.int64)
+    rows = CorrectionRows(
+        slots_of(codes, n_values), np.zeros((n, 2)), y, np.ones(n), rng.random(n) < 0.2
+    )
+    return rows, int(n_values.sum() + len(n_values))
+
+
 def test_the_objective_and_gradient_match_a_direct_computation():
     rng = np.random.default_rng(0)
     n, d, K = 60, 3, 3
@@ -175,14 +188,8 @@ def test_the_iteration_count_is_the_held_out_minimum():
 
 
 def test_the_weights_kept_are_those_of_iteration_t_on_the_rows_not_held_out():
-    rng = np.random.default_rng(5)
-    n, n_values = 900, np.array([3, 3, 4, 2])
-    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
-    y = ((codes[:, 0] == 2) + (codes[:, 2] >= 2) + rng.random(n) < 0.9).astype(np.int64)
-    rows = CorrectionRows(
-        slots_of(codes, n_values), np.zeros((n, 2)), y, np.ones(n), rng.random(n) < 0.2
-    )
-    n_slots = int(n_values.sum() + len(n_values))
+    rows, n_slots = _two_attribute_concept()
+    n, y = rows.cls.shape[0], rows.cls
     correction = fit_correction(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
     t = correction.iterations
     assert t > 0 and correction.held_out_losses.shape[0] > t
@@ -522,14 +529,8 @@ def test_edge_weights_learn_an_interaction_the_values_alone_cannot():
 
 # --------------------------------------------------------------------------- refit=True
 def test_the_refit_learns_t_iterations_from_zero_on_every_row():
-    rng = np.random.default_rng(5)
-    n, n_values = 900, np.array([3, 3, 4, 2])
-    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
-    y = ((codes[:, 0] == 2) + (codes[:, 2] >= 2) + rng.random(n) < 0.9).astype(np.int64)
-    rows = CorrectionRows(
-        slots_of(codes, n_values), np.zeros((n, 2)), y, np.ones(n), rng.random(n) < 0.2
-    )
-    n_slots = int(n_values.sum() + len(n_values))
+    rows, n_slots = _two_attribute_concept()
+    n, y = rows.cls.shape[0], rows.cls
     plain = fit_correction(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
     refitted = fit_correction(
         batch_sums(lambda: [rows], n_slots, 2), n_slots, 2,
