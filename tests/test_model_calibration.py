@@ -202,11 +202,12 @@ def test_log_joints_far_from_zero_fit_as_their_differences_do():
     all round-off at such magnitudes: Newton's method then stopped at a = 1.)"""
     from scipy.optimize import minimize_scalar
 
+    rng = np.random.default_rng(11)  # its own draws: the module's RNG follows the tests run before
     n, k = 400, 3
-    truth = RNG.integers(0, k, n)
-    log_joint = 40.0 * RNG.normal(0, 1, (n, k))  # overconfident: the optimum a is well below 1
+    truth = rng.integers(0, k, n)
+    log_joint = 40.0 * rng.normal(0, 1, (n, k))  # overconfident: the optimum a is well below 1
     log_joint[np.arange(n), truth] += 20.0
-    shifted = log_joint - RNG.uniform(1e9, 2e9, (n, 1))
+    shifted = log_joint - rng.uniform(1e9, 2e9, (n, 1))
     weight = np.ones(n)
     near, far = _Scores(log_joint, truth, weight), _Scores(shifted, truth, weight)
     for theta, offsets in ((np.array([0.3, 0.2, -0.1]), True), (np.array([1.0]), False)):
