@@ -12,7 +12,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import polars as pl
@@ -29,6 +29,9 @@ from ._reading import (
 
 if TYPE_CHECKING:
     from ._models import Learner
+
+#: What a fit that may read quickly returns: (learner, the reader it read with).
+_Fitted = TypeVar("_Fitted")
 
 # The models (and with them Numba, SciPy and every estimator) are not imported with this module
 # but where they are used, or on a thread while Polars reads the first batch of a file
@@ -131,22 +134,30 @@ def _fit_streaming_once(args: argparse.Namespace) -> tuple[Learner, Reader]:
     reader = open_reader(args, quick=True)
     if os.path.isfile(args.data):  # (a file that cannot be found is reported at once)
         _prepare_models()
-    if reader.quick:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                learner = _fit_batches(args, reader, quiet=False)
-            except QuickReadAbandoned:
-                caught = None
-        if caught is not None:
-            for warning in caught:
-                warnings.warn_explicit(
-                    warning.message, warning.category, warning.filename, warning.lineno
-                )
-            return _checked_fit(args, learner, reader)
-        reader = open_reader(args)
-        return _checked_fit(args, _fit_batches(args, reader, quiet=True), reader)
-    return _checked_fit(args, _fit_batches(args, reader, quiet=False), reader)
+    if not reader.quick:
+        return _checked_fit(args, _fit_batches(args, reader, quiet=False), reader)
+
+    def attempt(quick: bool) -> tuple[Learner | None, Reader]:
+        current = reader if quick else open_reader(args)
+        return _fit_batches(args, current, quiet=not quick), current
+
+    return _checked_fit(args, *_quick_then_careful(attempt))
+
+
+def _quick_then_careful(fit: Callable[[bool], _Fitted]) -> _Fitted:
+    """``fit(True)`` (the quick reader), its warnings given again; where the quick reading is
+    abandoned, ``fit(False)`` (the careful reader), the abandoned attempt's warnings dropped."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fitted = fit(True)
+        except QuickReadAbandoned:
+            caught = None
+    if caught is None:
+        return fit(False)
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return fitted
 
 
 def _prepare_models() -> None:
@@ -201,17 +212,7 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
     reader, and the warnings of the abandoned fit are dropped."""
     if args.data == "-":
         return _fit_one_pass(args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            fitted = _fit_passes_reading(args, quick=True)
-        except QuickReadAbandoned:
-            caught = None
-    if caught is None:
-        return _fit_passes_reading(args, quick=False)
-    for warning in caught:
-        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
-    return fitted
+    return _quick_then_careful(lambda quick: _fit_passes_reading(args, quick=quick))
 
 
 def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learner, Reader]:
