@@ -264,13 +264,12 @@ class SelectiveKDBEnsemble(SemiNaiveClassifier):
         if number == 2:
             self._stats.parents = list(statistics.parts)
             return
-        chosen = []
-        for member, part in zip(self._members(), statistics.parts, strict=True):
+        members = self._members()
+        for member, part in zip(members, statistics.parts, strict=True):
             member._choose(part.table)
-            chosen.append(member)
-        self.selections_ = [(m.n_attributes_, m.k_) for m in chosen]
-        self.leave_one_out_losses_ = np.stack([m.leave_one_out_losses_ for m in chosen])
-        self.leave_one_out_squares_ = np.stack([m.leave_one_out_squares_ for m in chosen])
+        self.selections_ = [(m.n_attributes_, m.k_) for m in members]
+        self.leave_one_out_losses_ = np.stack([m.leave_one_out_losses_ for m in members])
+        self.leave_one_out_squares_ = np.stack([m.leave_one_out_squares_ for m in members])
 
     # ------------------------------------------------------------------ prediction
     def _score_rows(self, X: np.ndarray, out: np.ndarray) -> int:
