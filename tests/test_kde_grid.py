@@ -213,7 +213,59 @@ def test_leave_one_out_removes_a_rows_kernel_from_where_the_density_centred_it()
     sketch = FeatureSketch(1, 100)
     sketch.add(np.array([0.1, 0.1, 0.1, 0.7]), np.zeros(4, np.intp), np.ones(4))
     h = 1e-17
-    full, own = _selection.kernel(sketch, kde.KernelDensity(sketch, h), np.ones((2, 1)), 1.0)
+    full, own = _selection.kernels(
+        [sketch], np.array([0, 2]), sketch.keys, np.ones((2, 1)), np.ones(1, bool), [None], h,
+        np.ones(1),
+    )  # fmt: skip
     peak = -math.log(h * math.sqrt(2 * math.pi))
     assert full[0, 0] == pytest.approx(math.log(3 / 4) + peak, rel=1e-12)
     assert own[0, 0] == pytest.approx(math.log(2 / 3) + peak, rel=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(-3, 12), min_size=4, max_size=30), min_size=1, max_size=4
+    ),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_kernel_candidates_of_a_block_are_each_columns_leave_one_out_density(columns, seed):
+    """The kernel density candidate of columns laid end to end, computed in one call, is for
+    every column and key the direct sum of the class's kernels at that value, and without the
+    row's own kernel, (Σ_i N(x; x_i, h_c²) − N(x; x_b, h_c²)) / (W_c − 1), as by hand with the
+    density's own bandwidths (no point masses)."""
+    from nbayes.families import _selection
+    from nbayes.families.sketch import FeatureSketch
+
+    rng = np.random.default_rng(seed)
+    sketches, rows = [], []
+    for values in columns:
+        x = np.array(values, dtype=np.float64) / 2.0  # a grid of half steps
+        cls = np.arange(x.shape[0]) % 2  # both classes, each at least twice
+        rng.shuffle(cls)
+        sketch = FeatureSketch(2, 1000)
+        sketch.add(x, cls, np.ones(x.shape[0]))
+        sketches.append(sketch)
+        rows.append((x, cls))
+    sizes = [s.keys.shape[0] for s in sketches]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    keys = np.concatenate([s.keys for s in sketches])
+    delta = np.ones((keys.shape[0], 2))
+    use = np.ones(len(sketches), bool)
+    full, own = _selection.kernels(
+        sketches, offsets, keys, delta, use, [None] * len(sketches), "silverman",
+        np.ones(len(sketches)),
+    )  # fmt: skip
+    for k, (sketch, (x, cls)) in enumerate(zip(sketches, rows, strict=True)):
+        h = kde.KernelDensity(sketch, "silverman").bandwidth
+        for b, value in enumerate(sketch.keys):
+            for c in range(2):
+                mine = x[cls == c]
+                terms = norm.pdf(value, loc=mine, scale=h[c])
+                row = offsets[k] + b
+                assert full[row, c] == pytest.approx(math.log(terms.mean()), rel=1e-9, abs=1e-9)
+                if sketch.weight[b, c] > 0:  # a row of this class at this key leaves
+                    left = (terms.sum() - norm.pdf(value, loc=value, scale=h[c])) / (
+                        mine.shape[0] - 1
+                    )
+                    assert own[row, c] == pytest.approx(math.log(left), rel=1e-9, abs=1e-9)

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _selection
-from .kde import KernelDensity
 from .sketch import EXACT, FeatureSketch
 
 if TYPE_CHECKING:
@@ -227,17 +226,20 @@ def alpha_reason(alpha: float, gain: float) -> str:
     return f"λ = {alpha:g} chosen (beats λ = 1 by {gain:+.4f} per row)"
 
 
-def few_integers(sketch: FeatureSketch, max_int_categories: int, rows: float) -> bool:
-    """Whether a column holds at most ``max_int_categories`` distinct values, all integers, each
-    seen twice on average (at most rows / 2 of them), while its sketch is exact: a code, a
+def few_integers(
+    sketches: list[FeatureSketch], max_int_categories: int, rows: np.ndarray
+) -> np.ndarray:
+    """Which columns hold at most ``max_int_categories`` distinct values, all integers, each
+    seen twice on average (at most rows / 2 of them), while their sketch is exact: a code, a
     rating, a count of legs."""
-    keys = sketch.keys
-    return bool(
-        sketch.level == EXACT
-        and keys.shape[0] <= max_int_categories
-        and 2 * keys.shape[0] <= rows
-        and np.all(keys == np.round(keys))
+    n = len(sketches)
+    sizes = np.fromiter((s.keys.shape[0] for s in sketches), np.int64, n)
+    exact = np.fromiter((s.level == EXACT for s in sketches), bool, n)
+    keys = np.concatenate([s.keys for s in sketches]) if n else np.zeros(0)
+    fractions = np.bincount(
+        np.repeat(np.arange(n), sizes), weights=keys != np.round(keys), minlength=n
     )
+    return exact & (sizes <= max_int_categories) & (2 * sizes <= rows) & (fractions == 0)
 
 
 
@@ -295,13 +297,7 @@ def choose(group: AutoColumns, settings: Settings) -> list[Choice]:
     n_classes = stats.missing.shape[0]
     d = len(names)
     alphas = np.broadcast_to(settings.alpha_for(names), (d,)).astype(np.float64)
-    codes = np.array(
-        [
-            few_integers(s, settings.max_int_categories, rows)
-            for s, rows in zip(sketches, moments.pooled_count, strict=True)
-        ],
-        dtype=bool,
-    )
+    codes = few_integers(sketches, settings.max_int_categories, moments.pooled_count)
     context = _Context(
         group,
         settings,
@@ -474,32 +470,33 @@ class _Context:
         found["categorical"] = (live & codes, full, own)
         for method in ("equal-frequency", "mdl"):
             found[method] = (live & ~codes, np.zeros(shape), np.zeros(shape))
+        # the kernel densities of every column at once (a table may have 100,000 columns)
+        chosen = [sketches[j] for j in columns]
         shares = settings.point_masses_for([self.group.names[j] for j in columns])
-        found["kde"] = (live.copy(), np.zeros(shape), np.zeros(shape))
+        densities = (keys.offsets, keys.x, delta)
+        found["kde"] = (
+            live.copy(),
+            *_selection.kernels(chosen, *densities, live, shares, settings.bandwidth, alpha),
+        )
+        # on codes, point masses are the codes of ≥ share of the weight, counted as categories,
+        # and the kernels smooth only the rare ones; the density that smooths every code across
+        # its neighbours is the alternative that differs from counting (with three codes or
+        # more: two have no neighbour but each other)
         has_share = np.array([share is not None for share in shares], dtype=bool)
-        smooth = codes & has_share & (keys.sizes >= SMOOTH_MIN_CODES)
-        found[SMOOTH] = (live & smooth, np.zeros(shape), np.zeros(shape))
-        for k in np.flatnonzero(live):
-            # what depends on a column's own shape: its cut points, its kernel density
+        smooth = live & codes & has_share & (keys.sizes >= SMOOTH_MIN_CODES)
+        found[SMOOTH] = (
+            smooth,
+            *_selection.kernels(
+                chosen, *densities, smooth, [None] * len(chosen), settings.bandwidth, alpha
+            ),
+        )
+        for k in np.flatnonzero(live & ~codes):
+            # what depends on a column's own shape: its cut points
             sketch, rows, a = sketches[columns[k]], keys.of(k), float(alpha[k])
-            parts = []
-            if not codes[k]:
-                parts += [
-                    (method, _selection.intervals(sketch, method, settings.bins, delta[rows], a))
-                    for method in ("equal-frequency", "mdl")
-                ]
-            density = KernelDensity(sketch, settings.bandwidth, shares[k], a)
-            parts.append(("kde", _selection.kernel(sketch, density, delta[rows], a)))
-            if smooth[k]:
-                # on codes, point masses are the codes of ≥ share of the weight, counted as
-                # categories, and the kernels smooth only the rare ones; the density that
-                # smooths every code across its neighbours is the alternative that differs
-                # from counting (with three codes or more: two have no neighbour but each other)
-                density = KernelDensity(sketch, settings.bandwidth, None, a)
-                parts.append((SMOOTH, _selection.kernel(sketch, density, delta[rows], a)))
-            for name, (full, own) in parts:
-                found[name][1][rows] = full
-                found[name][2][rows] = own
+            for method in ("equal-frequency", "mdl"):
+                full, own = _selection.intervals(sketch, method, settings.bins, delta[rows], a)
+                found[method][1][rows] = full
+                found[method][2][rows] = own
         return {name: found[name] for name in CANDIDATES}
 
     def _missing(

@@ -96,9 +96,10 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._selection_kernels import kernel_leave_one_out
+from .. import _threads
+from ._selection_kernels import kernel_columns
 from .intervals import cut_points, interval_counts
-from .kde import KernelDensity
+from .kde import bandwidth_flags, density_settings
 from .sketch import EXACT, FeatureSketch
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -413,31 +414,46 @@ def intervals(sketch: FeatureSketch, method: str, bins: int, delta: np.ndarray, 
     return counted(table, code, delta, alpha)
 
 
-def kernel(
-    sketch: FeatureSketch, density: KernelDensity, delta: np.ndarray, alpha: float
+def kernels(
+    sketches: list[FeatureSketch],
+    offsets: np.ndarray,
+    x: np.ndarray,
+    delta: np.ndarray,
+    use: np.ndarray,
+    shares: list[float | None],
+    bandwidth: str | float,
+    alpha: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(full, own) of a kernel density column. At a point mass a: (W_{a,c} − δ + λ) /
-    (W_c − δ + (A+1)λ). Elsewhere, the kernel sum without δ of the row's own kernel,
+    """(full, own) of the kernel density candidate of the columns ``use`` picks, whose keys lie
+    end to end (column k: rows ``offsets[k]`` … ``offsets[k + 1]`` − 1 of ``x``, the values they
+    stand for, and ``delta``), with point-mass share ``shares[k]`` and λ ``alpha[k]``; zeros for
+    the others. At a point mass a: (W_{a,c} − δ + λ) / (W_c − δ + (A+1)λ). Elsewhere, the
+    kernel sum without δ of the row's own kernel,
 
         f'_c(x) = (W_c f_c(x) − δ N(x; m_{b,c}, h_c²)) / (W_c − δ),
 
-    times the mass of "any other value" without δ (bandwidths are those of all the rows)."""
-    weight = sketch.weight
-    x = values(sketch)
-    atoms = density.atoms
-    position = np.searchsorted(atoms, sketch.keys)
-    if atoms.size:  # both sorted: a key is a point mass where the search lands on it
-        at_atom = atoms[np.minimum(position, atoms.size - 1)] == sketch.keys
-        rest = x[~at_atom]
-    else:
-        at_atom, rest = np.zeros(x.shape[0], dtype=bool), x
-    kernel_part = np.zeros((rest.shape[0], weight.shape[1]))
-    density.kernel_log_density(rest, kernel_part)  # on threads when it pays
-    full = np.empty(weight.shape)
-    own = np.empty(weight.shape)
-    kernel_leave_one_out(
-        x, np.ascontiguousarray(sketch.centres()), weight, np.ascontiguousarray(delta), at_atom,
-        position, kernel_part, np.ascontiguousarray(density.log_mass), density.bandwidth,
-        float(alpha), full, own,
+    times the mass of "any other value" without δ (bandwidths are those of all the rows). The
+    columns are computed in one compiled call (:func:`kernel_columns`), on threads when the work
+    pays for them."""
+    shape = delta.shape
+    full, own = np.zeros(shape), np.zeros(shape)
+    if not use.any():
+        return full, own
+    n_classes = shape[1]
+    keys = np.concatenate([s.keys for s in sketches])
+    total = np.concatenate([s.total for s in sketches]).reshape(-1, n_classes)
+    weight = np.concatenate([s.weight for s in sketches]).reshape(-1, n_classes)
+    share, floor, exact = density_settings(sketches, shares)
+    arrays = (
+        keys, weight, total, np.ascontiguousarray(x), np.ascontiguousarray(delta), offsets,
+        np.ascontiguousarray(use), share, np.ascontiguousarray(alpha, dtype=np.float64), floor,
+        exact, *bandwidth_flags(bandwidth),
     )  # fmt: skip
+    # a key costs two binary searches and a few kernels' exps per class
+    threads = _threads.plan(64 * keys.shape[0] * n_classes)
+    _threads.run(
+        lambda first, last: kernel_columns(*arrays, first, last, full, own),
+        _threads.blocks(len(sketches), threads),
+        threads,
+    )
     return full, own

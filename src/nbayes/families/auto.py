@@ -65,7 +65,6 @@ from ._auto_choice import SMOOTH as SMOOTH
 from ._auto_choice import SMOOTH_MIN_CODES as SMOOTH_MIN_CODES
 from ._auto_choice import Choice, _choice_from_json, choices_from_json, choices_json
 from ._auto_choice import alpha_reason as alpha_reason
-from ._auto_choice import few_integers as few_integers
 from ._group import ColumnGroup, Memo, Settings, zero_round_off
 from ._registry import Family, register
 from .categorical import CategoricalColumns

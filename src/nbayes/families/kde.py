@@ -408,6 +408,39 @@ def _density_parts(
     return atoms, log_mass, kernel_centres, kernel_weights, offsets, widths, norms
 
 
+def bandwidth_flags(bandwidth: str | float) -> tuple[bool, bool, bool, float]:
+    """(rule, scott, per_class, fixed h): a ``bandwidth`` setting as :func:`_density_parts`
+    reads it."""
+    rule = isinstance(bandwidth, str)
+    scott = rule and bandwidth.startswith("scott")
+    per_class = rule and not bandwidth.endswith("-pooled")
+    return rule, scott, per_class, 0.0 if rule else float(bandwidth)
+
+
+def density_settings(
+    sketches: list[FeatureSketch], shares: list[float | None]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(share, floor, exact) of each column's density, as :func:`_density_parts` reads them: the
+    point-mass share (NaN: none, as when the sketch has pooled its values on a grid); the
+    smallest bandwidth allowed, the grid width or 10⁻⁹ of the largest |x| (relative, so that the
+    column's units never matter); whether each key is one value."""
+    level = np.fromiter((s.level for s in sketches), np.int64, len(sketches))
+    low = np.fromiter((s.minimum for s in sketches), np.float64, len(sketches))
+    high = np.fromiter((s.maximum for s in sketches), np.float64, len(sketches))
+    exact = level == EXACT
+    given = np.array([math.nan if share is None else share for share in shares], np.float64)
+    share = np.where(exact, given, math.nan)
+    scale = np.where(np.isfinite(low), np.maximum(np.abs(low), np.abs(high)), 0.0)
+    grid = np.where(level > -1075, np.ldexp(1.0, np.clip(level, -1075, 1024)), 0.0)
+    # never a subnormal width: 10⁻⁹ of a subnormal scale would be 0
+    floor = np.where(
+        scale > 0,
+        np.maximum(np.maximum(grid, 1e-9 * scale), _SMALLEST_NORMAL),
+        np.maximum(grid, 1e-9),
+    )
+    return share, floor, exact
+
+
 class KernelDensity:
     """Per-class point masses, kernel centres, weights and bandwidths of one feature, derived
     from its sketch (see the module docstring). Point masses are the keys of an exact sketch
@@ -420,32 +453,42 @@ class KernelDensity:
         bandwidth: str | float,
         point_share: float | None = None,
         alpha: float = 1.0,
+        *,
+        settings: tuple[float, float, bool] | None = None,
     ) -> None:
+        """``settings``: the (share, floor, exact) of :func:`density_settings`, when
+        :meth:`of_columns` has computed them for many columns at once (``point_share`` is then
+        read from them)."""
         #: whether any class observed the feature (a feature no class observed adds nothing)
         self.observed = sketch.keys.size > 0
-        share = math.nan if point_share is None or sketch.level != EXACT else float(point_share)
-        rule = isinstance(bandwidth, str)
+        if settings is None:
+            share, floor, exact = density_settings([sketch], [point_share])
+            settings = (float(share[0]), float(floor[0]), bool(exact[0]))
         (
             self.atoms, self.log_mass, self.centres, self.weights, self.offsets, self.bandwidth,
             self.log_norm,
         ) = _density_parts(
-            sketch.keys, sketch.weight, sketch.total, share, float(alpha), rule,
-            rule and bandwidth.startswith("scott"), rule and not bandwidth.endswith("-pooled"),
-            0.0 if rule else float(bandwidth), float(self._floor(sketch)), sketch.level == EXACT,
+            sketch.keys, sketch.weight, sketch.total, settings[0], float(alpha),
+            *bandwidth_flags(bandwidth), settings[1], settings[2],
         )  # fmt: skip
         #: (scale, steps, tables, table offsets) of the grid the centres lie on (:func:`_grid`)
         self._tables: tuple | None = None
 
-    @staticmethod
-    def _floor(sketch: FeatureSketch) -> float:
-        """Smallest bandwidth allowed: the grid width, or 10⁻⁹ of the largest |x| (relative, so
-        that the column's units never matter)."""
-        scale = (
-            max(abs(sketch.minimum), abs(sketch.maximum)) if np.isfinite(sketch.minimum) else 0.0
-        )
-        grid = math.ldexp(1.0, int(sketch.level)) if sketch.level > -1075 else 0.0
-        # never a subnormal width: 10⁻⁹ of a subnormal scale would be 0
-        return max(grid, 1e-9 * scale, _SMALLEST_NORMAL) if scale > 0 else max(grid, 1e-9)
+    @classmethod
+    def of_columns(
+        cls,
+        sketches: list[FeatureSketch],
+        bandwidth: str | float,
+        shares: list[float | None],
+        alphas: np.ndarray,
+    ) -> list[KernelDensity]:
+        """The density of each column (its point-mass share, its λ), their settings computed
+        together (a table may have 100,000 columns)."""
+        share, floor, exact = density_settings(sketches, shares)
+        return [
+            cls(sketch, bandwidth, alpha=float(a), settings=(float(s), float(f), bool(e)))
+            for sketch, a, s, f, e in zip(sketches, alphas, share, floor, exact, strict=True)
+        ]
 
     def kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
         """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing. On as many
@@ -504,10 +547,9 @@ class KernelColumns(SketchColumns):
         shares = settings.point_masses_for(self.names)
         return self.stats.cached(
             ("kde", settings.bandwidth, tuple(shares), alpha.tobytes()),
-            lambda: [
-                KernelDensity(f, settings.bandwidth, share, float(a))
-                for f, share, a in zip(self.stats.features, shares, alpha, strict=True)
-            ],
+            lambda: KernelDensity.of_columns(
+                self.stats.features, settings.bandwidth, shares, alpha
+            ),
         )
 
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
