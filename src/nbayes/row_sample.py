@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
 
 #: Distinct rows a sample keeps.
 SAMPLE_ROWS = 4096
@@ -42,8 +43,10 @@ def row_hashes(
     rows' class indices when known, spares turning every label into text: one per class is."""
     # an integer is hashed as the float of the same value: a column read as 2 by one reader
     # (Polars) and as 2.0 by another (pandas, where the column has missing values) hashes alike
-    integers = [pl.col(name).cast(pl.Float64) for name, t in frame.schema.items() if t.is_integer()]
-    content = frame.with_columns(*integers, _label_text(labels, cls).alias(LABEL))
+    # (one selector, not an expression per column: a table may have 100,000 columns)
+    content = frame.with_columns(
+        cs.integer().cast(pl.Float64), _label_text(labels, cls).alias(LABEL)
+    )
     return mixed_hashes(content.hash_rows(SEED).to_numpy())
 
 
