@@ -4,8 +4,9 @@ The file is generated: ``--rows`` rows (default 200) of ``--columns`` small-inte
 (default 100,000) and a two-class target, as a CSV of about 40 MB. ``nbayes fit`` (the default
 model: each column's family chosen from the data) and then ``nbayes predict`` on 20 rows run in
 fresh processes, ``--runs`` times each; the table gives the median and the worst wall time and
-the peak resident memory of the worst run. The first prediction of a fitted model derives every
-column's family (the leave-one-out choice of ``families/_selection.py``), once per process.
+the peak resident memory of the worst run. ``nbayes fit`` makes every column's choices (the
+leave-one-out criterion of ``families/_selection.py``) and the calibration, and saves them;
+``nbayes predict`` reads them from the file.
 
     python benchmarks/wide.py                   # 3 runs of each command
     python benchmarks/wide.py --columns 20000   # a smaller table
