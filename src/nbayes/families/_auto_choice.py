@@ -236,10 +236,10 @@ def few_integers(
     sizes = np.fromiter((s.keys.shape[0] for s in sketches), np.int64, n)
     exact = np.fromiter((s.level == EXACT for s in sketches), bool, n)
     keys = np.concatenate([s.keys for s in sketches]) if n else np.zeros(0)
-    fractions = np.bincount(
+    non_integers = np.bincount(
         np.repeat(np.arange(n), sizes), weights=keys != np.round(keys), minlength=n
     )
-    return exact & (sizes <= max_int_categories) & (2 * sizes <= rows) & (fractions == 0)
+    return exact & (sizes <= max_int_categories) & (2 * sizes <= rows) & (non_integers == 0)
 
 
 
@@ -470,7 +470,7 @@ class _Context:
         found["categorical"] = (live & codes, full, own)
         for method in ("equal-frequency", "mdl"):
             found[method] = (live & ~codes, np.zeros(shape), np.zeros(shape))
-        # the kernel densities of every column at once (a table may have 100,000 columns)
+        # the kernel densities of the block's columns in one call (a table may have 100,000)
         chosen = [sketches[j] for j in columns]
         shares = settings.point_masses_for([self.group.names[j] for j in columns])
         densities = (keys.offsets, keys.x, delta)

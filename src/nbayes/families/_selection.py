@@ -99,7 +99,7 @@ from scipy.special import ndtr, ndtri
 from .. import _threads
 from ._selection_kernels import kernel_columns
 from .intervals import cut_points, interval_counts
-from .kde import bandwidth_flags, density_settings
+from .kde import bandwidth_flags, density_inputs
 from .sketch import EXACT, FeatureSketch
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -441,9 +441,9 @@ def kernels(
         return full, own
     n_classes = shape[1]
     keys = np.concatenate([s.keys for s in sketches])
-    total = np.concatenate([s.total for s in sketches]).reshape(-1, n_classes)
-    weight = np.concatenate([s.weight for s in sketches]).reshape(-1, n_classes)
-    share, floor, exact = density_settings(sketches, shares)
+    total = np.concatenate([s.total for s in sketches])
+    weight = np.concatenate([s.weight for s in sketches])
+    share, floor, exact = density_inputs(sketches, shares)
     arrays = (
         keys, weight, total, np.ascontiguousarray(x), np.ascontiguousarray(delta), offsets,
         np.ascontiguousarray(use), share, np.ascontiguousarray(alpha, dtype=np.float64), floor,

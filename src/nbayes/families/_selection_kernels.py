@@ -20,7 +20,7 @@ def kernel_leave_one_out(
     full, own,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Fill (full, own) (m, K) of a kernel density column (see
-    :func:`nbayes.families._selection.kernel` for the formulas): ``x`` the values the sketch's
+    :func:`nbayes.families._selection.kernels` for the formulas): ``x`` the values the sketch's
     keys stand for, ``centres`` and ``weight`` (m, K) its per-class centres and weights,
     ``delta`` the weight one row takes away; ``at_atom`` which keys are the density's point
     masses and ``position`` their index among them, ``log_mass`` (K, A + 1) the masses;
@@ -98,14 +98,14 @@ def kernel_columns(
     per_class, fixed_h, first, last, full, own,
 ):  # pragma: no cover - compiled  # fmt: skip
     """Fill (full, own) of the kernel density candidate of the columns k with ``use[k]`` among
-    ``first`` … ``last`` − 1 of
-    a block whose keys lie end to end (column k: rows ``offsets[k]`` … ``offsets[k + 1]`` − 1
-    of ``keys``, ``weight``, ``total`` (the sketches), ``x`` (the values they stand for) and
-    ``delta``): per column, what :class:`~nbayes.families.kde.KernelDensity` and
-    :func:`nbayes.families._selection.kernel` do, by the same compiled functions, in one call
-    (a table of 20,000 columns would otherwise pay some ten small calls' overheads for each).
-    ``share``, ``alpha``, ``floor``, ``exact``: per column (:func:`~nbayes.families.kde.
-    density_settings`); the bandwidth flags: :func:`~nbayes.families.kde.bandwidth_flags`."""
+    ``first`` … ``last`` − 1 of a block whose keys lie end to end (column k: rows
+    ``offsets[k]`` … ``offsets[k + 1]`` − 1 of ``keys``, ``weight``, ``total`` (the sketches),
+    ``x`` (the values they stand for) and ``delta``): per column, a
+    :class:`~nbayes.families.kde.KernelDensity` made and scored by the same compiled functions
+    (the formulas: :func:`nbayes.families._selection.kernels`), all in one call (a table of
+    20,000 columns would otherwise pay some ten small calls' overheads for each). ``share``,
+    ``alpha``, ``floor``, ``exact``: per column (:func:`~nbayes.families.kde.density_inputs`);
+    the bandwidth flags: :func:`~nbayes.families.kde.bandwidth_flags`."""
     K = weight.shape[1]
     for k in range(first, last):
         lo, hi = offsets[k], offsets[k + 1]

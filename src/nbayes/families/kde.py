@@ -417,7 +417,7 @@ def bandwidth_flags(bandwidth: str | float) -> tuple[bool, bool, bool, float]:
     return rule, scott, per_class, 0.0 if rule else float(bandwidth)
 
 
-def density_settings(
+def density_inputs(
     sketches: list[FeatureSketch], shares: list[float | None]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(share, floor, exact) of each column's density, as :func:`_density_parts` reads them: the
@@ -454,22 +454,22 @@ class KernelDensity:
         point_share: float | None = None,
         alpha: float = 1.0,
         *,
-        settings: tuple[float, float, bool] | None = None,
+        inputs: tuple[float, float, bool] | None = None,
     ) -> None:
-        """``settings``: the (share, floor, exact) of :func:`density_settings`, when
+        """``inputs``: the (share, floor, exact) of :func:`density_inputs`, when
         :meth:`of_columns` has computed them for many columns at once (``point_share`` is then
         read from them)."""
         #: whether any class observed the feature (a feature no class observed adds nothing)
         self.observed = sketch.keys.size > 0
-        if settings is None:
-            share, floor, exact = density_settings([sketch], [point_share])
-            settings = (float(share[0]), float(floor[0]), bool(exact[0]))
+        if inputs is None:
+            share, floor, exact = density_inputs([sketch], [point_share])
+            inputs = (float(share[0]), float(floor[0]), bool(exact[0]))
         (
             self.atoms, self.log_mass, self.centres, self.weights, self.offsets, self.bandwidth,
             self.log_norm,
         ) = _density_parts(
-            sketch.keys, sketch.weight, sketch.total, settings[0], float(alpha),
-            *bandwidth_flags(bandwidth), settings[1], settings[2],
+            sketch.keys, sketch.weight, sketch.total, inputs[0], float(alpha),
+            *bandwidth_flags(bandwidth), inputs[1], inputs[2],
         )  # fmt: skip
         #: (scale, steps, tables, table offsets) of the grid the centres lie on (:func:`_grid`)
         self._tables: tuple | None = None
@@ -484,9 +484,9 @@ class KernelDensity:
     ) -> list[KernelDensity]:
         """The density of each column (its point-mass share, its λ), their settings computed
         together (a table may have 100,000 columns)."""
-        share, floor, exact = density_settings(sketches, shares)
+        share, floor, exact = density_inputs(sketches, shares)
         return [
-            cls(sketch, bandwidth, alpha=float(a), settings=(float(s), float(f), bool(e)))
+            cls(sketch, bandwidth, alpha=float(a), inputs=(float(s), float(f), bool(e)))
             for sketch, a, s, f, e in zip(sketches, alphas, share, floor, exact, strict=True)
         ]
 

@@ -492,9 +492,15 @@ class ValueSketches(Memo):
 
     def __deepcopy__(self, memo: dict) -> ValueSketches:
         # each sketch copied directly, not through copy.deepcopy's dispatch per sketch
-        held = ValueSketches.__new__(ValueSketches)
-        held.features = [sketch.__deepcopy__(memo) for sketch in self.features]
-        held._cache = copy.deepcopy(self._cache, memo)
+        held = type(self).__new__(type(self))
+        memo[id(self)] = held
+        for name, value in self.__dict__.items():
+            copied = (
+                [sketch.__deepcopy__(memo) for sketch in value]
+                if name == "features"
+                else copy.deepcopy(value, memo)
+            )
+            setattr(held, name, copied)
         return held
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
