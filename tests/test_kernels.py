@@ -400,3 +400,28 @@ def test_strip_fields_strips_as_polars_strips_each_value(separator):
         assert got.rows() == [tuple(row) for row in values], body
         compared += 1
     assert compared > 400 and refused > 100, (compared, refused)  # both outcomes tried
+
+
+def test_key_codes_are_each_values_position_among_its_columns_keys():
+    """An integer column counted as categories reads a value as its key's position (np.unique's
+    inverse), any other value (between keys, beyond them, in a column without keys) as
+    UNSEEN, and NaN as NaN, every column of a block at once."""
+    from nbayes.encoding import UNSEEN
+    from nbayes.families._sketch_kernels import _key_codes
+
+    rng = np.random.default_rng(4)
+    keys = [np.unique(rng.integers(-5, 6, size)).astype(float) for size in (1, 4, 9)]
+    keys.append(np.zeros(0))
+    block = rng.integers(-7, 8, size=(300, 4)).astype(float)
+    block[rng.random(block.shape) < 0.1] = np.nan
+    block[rng.random(block.shape) < 0.05] = 0.5
+    offsets = np.concatenate([[0], np.cumsum([k.shape[0] for k in keys])])
+    codes = _key_codes(block, np.concatenate(keys), offsets, UNSEEN)
+    for j, column_keys in enumerate(keys):
+        for i, x in enumerate(block[:, j]):
+            if np.isnan(x):
+                assert np.isnan(codes[i, j])
+            elif x in column_keys:
+                assert codes[i, j] == np.flatnonzero(column_keys == x)[0]
+            else:
+                assert codes[i, j] == UNSEEN

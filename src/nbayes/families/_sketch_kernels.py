@@ -301,3 +301,22 @@ def _interval_codes(block, cuts, cut_offsets):  # pragma: no cover - compiled
             x = block[i, j]
             codes[i, j] = np.searchsorted(column, x) if x == x else np.nan
     return codes
+
+
+@kernel
+def _key_codes(block, keys, key_offsets, unseen):  # pragma: no cover - compiled
+    """Each value's position among its column's sorted keys
+    ``keys[key_offsets[j]:key_offsets[j + 1]]``, for an (n, d) block at once: the category
+    code of a value that is a key, ``unseen`` for any other value; NaN (missing) stays NaN."""
+    n, d = block.shape
+    codes = np.empty((n, d))
+    for j in range(d):
+        column = keys[key_offsets[j] : key_offsets[j + 1]]
+        for i in range(n):
+            x = block[i, j]
+            if x != x:
+                codes[i, j] = np.nan
+                continue
+            p = np.searchsorted(column, x)
+            codes[i, j] = p if p < column.shape[0] and column[p] == x else unseen
+    return codes

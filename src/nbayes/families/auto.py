@@ -67,6 +67,7 @@ from ._auto_choice import Choice, _choice_from_json, choices_from_json, choices_
 from ._auto_choice import alpha_reason as alpha_reason
 from ._group import ColumnGroup, Memo, Settings, zero_round_off
 from ._registry import Family, register
+from ._sketch_kernels import _key_codes
 from .categorical import CategoricalColumns
 from .category_counts import CategoricalCounts
 from .gaussian import GaussianColumns, GaussianMoments
@@ -278,16 +279,13 @@ class AutoColumns(ColumnGroup):
         part = block[:, columns]
         if not isinstance(group, CategoricalColumns):
             return part
-        codes = np.full(part.shape, UNSEEN)
-        for k, j in enumerate(columns):
-            keys = self.stats.sketches.features[j].keys
-            values = part[:, k]
-            position = np.minimum(np.searchsorted(keys, values), max(keys.shape[0] - 1, 0))
-            found = keys.shape[0] > 0
-            hit = (keys[position] == values) if found else np.zeros(values.shape, dtype=bool)
-            codes[hit, k] = position[hit]
-            codes[np.isnan(values), k] = np.nan
-        return codes
+        features = self.stats.sketches.features
+        keys = [features[j].keys for j in columns]
+        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+        np.cumsum([k.shape[0] for k in keys], out=offsets[1:])
+        return _key_codes(
+            np.ascontiguousarray(part, dtype=np.float64), np.concatenate(keys), offsets, UNSEEN
+        )
 
     def unseen_counts(self, block: np.ndarray, settings: Settings | None = None) -> dict[str, int]:
         """Per column counted as categories, how many values were never seen in fitting."""
