@@ -408,6 +408,73 @@ def _density_parts(
     return atoms, log_mass, kernel_centres, kernel_weights, offsets, widths, norms
 
 
+@kernel
+def _log_likelihood_columns(
+    block, observed, atoms, atom_offsets, log_mass, mass_offsets, centres, weights, steps,
+    kernel_offsets, class_offsets, bandwidth, log_norm, scale, tables, table_offsets,
+    class_tables, out, first, last,
+):  # pragma: no cover - compiled  # fmt: skip
+    """out[i, c] += Σ_j log P(x_ij | c) over the columns of an (n, d) block, for rows
+    ``first`` … ``last`` − 1, the columns' densities packed end to end (:class:`PackedDensities`):
+    log P(x = a | c) at a point mass a, log P(any other value | c) + log f_c(x) elsewhere (log
+    f_c(x) alone for a column without point masses); NaN (missing) adds nothing, nor does any
+    value of a column no class observed. A value that repeats in a column (an age, a count) is
+    evaluated once. One call for every column: a table may have 100,000."""
+    d = block.shape[1]
+    K = out.shape[1]
+    n = last - first
+    for j in range(d):
+        if not observed[j]:
+            continue
+        x = np.ascontiguousarray(block[first:last, j])
+        column_atoms = atoms[atom_offsets[j] : atom_offsets[j + 1]]
+        A = column_atoms.shape[0]
+        size = A + 1
+        mass = log_mass[mass_offsets[j] : mass_offsets[j + 1]]  # (K, A + 1), flattened
+        lo, hi = kernel_offsets[j], kernel_offsets[j + 1]
+        column_centres, column_weights, column_steps = centres[lo:hi], weights[lo:hi], steps[lo:hi]
+        column_tables = tables[table_offsets[j] : table_offsets[j + 1]]
+        rest = np.ones(n, np.bool_)
+        if A:
+            for i in range(n):
+                v = x[i]
+                if v != v:
+                    rest[i] = False
+                    continue
+                p = min(np.searchsorted(column_atoms, v), A - 1)
+                if column_atoms[p] == v:
+                    rest[i] = False
+                    for c in range(K):
+                        out[first + i, c] += mass[c * size + p]
+        values = x[rest]
+        if values.shape[0] == 0:
+            continue
+        part = np.zeros((values.shape[0], K))
+        distinct, inverse = _distinct(values)
+        if distinct.shape[0] < values.shape[0]:  # a value that repeats: evaluated once
+            once = np.zeros((distinct.shape[0], K))
+            _log_density_rows(
+                distinct, column_centres, column_weights, class_offsets[j], bandwidth[j],
+                log_norm[j], once, 0, distinct.shape[0], scale[j], column_steps, column_tables,
+                class_tables[j],
+            )  # fmt: skip
+            for r in range(values.shape[0]):
+                for c in range(K):
+                    part[r, c] += once[inverse[r], c]
+        else:
+            _log_density_rows(
+                values, column_centres, column_weights, class_offsets[j], bandwidth[j],
+                log_norm[j], part, 0, values.shape[0], scale[j], column_steps, column_tables,
+                class_tables[j],
+            )  # fmt: skip
+        r = 0
+        for i in range(n):
+            if rest[i]:
+                for c in range(K):
+                    out[first + i, c] += part[r, c] + mass[c * size + A] if A else part[r, c]
+                r += 1
+
+
 def bandwidth_flags(bandwidth: str | float) -> tuple[bool, bool, bool, float]:
     """(rule, scott, per_class, fixed h): a ``bandwidth`` setting as :func:`_density_parts`
     reads it."""
@@ -471,8 +538,6 @@ class KernelDensity:
             sketch.keys, sketch.weight, sketch.total, inputs[0], float(alpha),
             *bandwidth_flags(bandwidth), inputs[1], inputs[2],
         )  # fmt: skip
-        #: (scale, steps, tables, table offsets) of the grid the centres lie on (:func:`_grid`)
-        self._tables: tuple | None = None
 
     @classmethod
     def of_columns(
@@ -490,50 +555,60 @@ class KernelDensity:
             for sketch, a, s, f, e in zip(sketches, alphas, share, floor, exact, strict=True)
         ]
 
-    def kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
-        """out[i, c] += log f_c(x_i), the kernel part alone; NaN adds nothing. On as many
-        threads as the work pays for (:mod:`nbayes._threads`): none for a few values. A value
-        that repeats (an age, a count) is evaluated once."""
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        values, inverse = _distinct(x)
-        if values.shape[0] < x.shape[0]:
-            part = np.zeros((values.shape[0], out.shape[1]))
-            self._kernel_log_density(values, part)
-            out += part[inverse]
-        else:
-            self._kernel_log_density(np.ascontiguousarray(x), out)
 
-    def _kernel_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
-        n = x.shape[0]
+class PackedDensities:
+    """The densities of many columns laid end to end, as :func:`_log_likelihood_columns` reads
+    them: per column its point masses and their log masses, its kernels (centres, weights, grid
+    steps) with each class's share of them, bandwidths, log normalisers and grid tables."""
+
+    def __init__(self, densities: list[KernelDensity]) -> None:
+        # each column's (scale, steps, tables, table offsets): the grid its centres lie on
+        grids = [_grid(d.centres, d.offsets, d.bandwidth) for d in densities]
+        n_classes = densities[0].bandwidth.shape[0] if densities else 0
+
+        def joined(parts: list[np.ndarray], dtype: type = np.float64) -> np.ndarray:
+            return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+
+        def ends(parts: list[np.ndarray]) -> np.ndarray:
+            out = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([p.size for p in parts], out=out[1:])
+            return out
+
+        masses = [np.ascontiguousarray(d.log_mass).ravel() for d in densities]
+        table_parts = [grid[2] for grid in grids]
+        self.arrays = (
+            np.array([d.observed for d in densities], dtype=bool),
+            joined([d.atoms for d in densities]),
+            ends([d.atoms for d in densities]),
+            joined(masses),
+            ends(masses),
+            joined([d.centres for d in densities]),
+            joined([d.weights for d in densities]),
+            joined([grid[1] for grid in grids], np.int64),
+            ends([d.centres for d in densities]),
+            np.array([d.offsets for d in densities], dtype=np.int64).reshape(-1, n_classes + 1),
+            np.array([d.bandwidth for d in densities]).reshape(-1, n_classes),
+            np.array([d.log_norm for d in densities]).reshape(-1, n_classes),
+            np.array([grid[0] for grid in grids], dtype=np.float64),
+            joined(table_parts),
+            ends(table_parts),
+            np.array([grid[3] for grid in grids], dtype=np.int64).reshape(
+                -1, n_classes + 1
+            ),
+        )
+
+    def add_log_likelihood(self, block: np.ndarray, out: np.ndarray) -> None:
+        """out[i, c] += Σ_j log P(x_ij | c) over the (n, d) block's columns, on as many threads
+        as the work pays for (:mod:`nbayes._threads`), each a block of rows."""
+        block = np.ascontiguousarray(block, dtype=np.float64)
+        n, d = block.shape
         # a value costs two binary searches and a few kernels' exps per class
-        threads = _threads.plan(64 * n * max(1, self.offsets.shape[0] - 1))
-        if self._tables is None:  # made when first needed, from the kernels alone
-            self._tables = _grid(self.centres, self.offsets, self.bandwidth)
-        arrays = (x, self.centres, self.weights, self.offsets, self.bandwidth, self.log_norm, out)
+        threads = _threads.plan(64 * n * d * max(1, out.shape[1]))
         _threads.run(
-            lambda start, stop: _log_density_rows(*arrays, start, stop, *self._tables),
+            lambda first, last: _log_likelihood_columns(block, *self.arrays, out, first, last),
             _threads.blocks(n, threads, minimum=256),
             threads,
         )
-
-    def add_log_density(self, x: np.ndarray, out: np.ndarray) -> None:
-        """out[i, c] += log P(x_i | c); NaN (missing) adds nothing, nor does any value of a
-        feature without observations."""
-        if not self.observed:
-            return
-        if self.atoms.size == 0:
-            self.kernel_log_density(x, out)
-            return
-        x = np.asarray(x, dtype=np.float64)
-        position = np.minimum(np.searchsorted(self.atoms, x), self.atoms.size - 1)
-        at_atom = self.atoms[position] == x
-        if at_atom.any():
-            out[at_atom] += self.log_mass[:, position[at_atom]].T
-        rest = ~at_atom & ~np.isnan(x)
-        if rest.any():
-            part = np.zeros((int(rest.sum()), out.shape[1]))
-            self.kernel_log_density(x[rest], part)
-            out[rest] += part + self.log_mass[:, -1]
 
 
 # ---------------------------------------------------------------------- table columns
@@ -543,8 +618,7 @@ class KernelColumns(SketchColumns):
     family = "kde"
 
     def densities(self, settings: Settings) -> list[KernelDensity]:
-        alpha = np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))
-        shares = settings.point_masses_for(self.names)
+        shares, alpha = self._density_settings(settings)
         return self.stats.cached(
             ("kde", settings.bandwidth, tuple(shares), alpha.tobytes()),
             lambda: KernelDensity.of_columns(
@@ -552,10 +626,22 @@ class KernelColumns(SketchColumns):
             ),
         )
 
+    def packed(self, settings: Settings) -> PackedDensities:
+        """:meth:`densities`, laid end to end for :meth:`log_likelihood`."""
+        shares, alpha = self._density_settings(settings)
+        return self.stats.cached(
+            ("kde-packed", settings.bandwidth, tuple(shares), alpha.tobytes()),
+            lambda: PackedDensities(self.densities(settings)),
+        )
+
+    def _density_settings(self, settings: Settings) -> tuple[list[float | None], np.ndarray]:
+        """Each column's point-mass share and λ."""
+        alpha = np.broadcast_to(settings.alpha_for(self.names), (len(self.names),))
+        return settings.point_masses_for(self.names), alpha
+
     def log_likelihood(self, block: np.ndarray, settings: Settings) -> np.ndarray:
         out = np.zeros((block.shape[0], self.stats.features[0].n_classes))
-        for j, density in enumerate(self.densities(settings)):
-            density.add_log_density(block[:, j], out)
+        self.packed(settings).add_log_likelihood(block, out)
         return out
 
     def describe(self, classes: np.ndarray, settings: Settings) -> str:
