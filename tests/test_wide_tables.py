@@ -119,6 +119,10 @@ def _bad_level(s):
     s["meta"][1, 0] = 5000
 
 
+def _level_beyond_floats(s):
+    s["meta"][1, 0] = 1050  # a grid of width 2^1050: no float
+
+
 def _inverted_range(s):
     s["range"][0] = [3.0, 1.0]
 
@@ -142,6 +146,7 @@ def _huge_key(s):
         _negative_weight,
         _too_many_keys,
         _bad_level,
+        _level_beyond_floats,
         _inverted_range,
         _nan_range,
         _empty_with_a_range,

@@ -459,7 +459,8 @@ def _check_packed(
         raise ValueError("sketch keys must be strictly increasing.")
     if np.any(weight < 0) or np.any(max_bins < 2) or np.any(sizes > max_bins):
         raise ValueError("sketch weights or sizes are invalid.")
-    if np.any((levels != EXACT) & ((levels < -1100) | (levels > 1100))):
+    # a grid 2^level must be a float (2^1024 is not: its densities' bandwidths would be inf)
+    if np.any((levels != EXACT) & ((levels < -1100) | (levels > 1023))):
         raise ValueError("sketch grid level is invalid.")
     low, high = bounds[:, 0], bounds[:, 1]
     empty = sizes == 0
