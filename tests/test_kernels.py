@@ -407,7 +407,7 @@ def test_key_codes_are_each_values_position_among_its_columns_keys():
     inverse), any other value (between keys, beyond them, in a column without keys) as
     UNSEEN, and NaN as NaN, every column of a block at once."""
     from nbayes.encoding import UNSEEN
-    from nbayes.families._sketch_kernels import _key_codes
+    from nbayes.families._sketch_kernels import _positions
 
     rng = np.random.default_rng(4)
     keys = [np.unique(rng.integers(-5, 6, size)).astype(float) for size in (1, 4, 9)]
@@ -416,7 +416,7 @@ def test_key_codes_are_each_values_position_among_its_columns_keys():
     block[rng.random(block.shape) < 0.1] = np.nan
     block[rng.random(block.shape) < 0.05] = 0.5
     offsets = np.concatenate([[0], np.cumsum([k.shape[0] for k in keys])])
-    codes = _key_codes(block, np.concatenate(keys), offsets, UNSEEN)
+    codes = _positions(block, np.concatenate(keys), offsets, True, UNSEEN)
     for j, column_keys in enumerate(keys):
         for i, x in enumerate(block[:, j]):
             if np.isnan(x):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .._jit import kernel
-from .kde import _density_parts, _distinct, _grid, _log_density_rows
+from .kde import _density_parts, _grid, _log_densities
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -128,21 +128,10 @@ def kernel_columns(
         kernel_part = np.zeros((rest.shape[0], K))
         if rest.shape[0]:
             scale, steps, tables, table_offsets = _grid(centres, kernel_offsets, widths)
-            values, inverse = _distinct(rest)
-            if values.shape[0] < rest.shape[0]:  # a value that repeats: evaluated once
-                part = np.zeros((values.shape[0], K))
-                _log_density_rows(
-                    values, centres, weights, kernel_offsets, widths, norms, part, 0,
-                    values.shape[0], scale, steps, tables, table_offsets,
-                )  # fmt: skip
-                for i in range(rest.shape[0]):
-                    for c in range(K):
-                        kernel_part[i, c] += part[inverse[i], c]
-            else:
-                _log_density_rows(
-                    rest, centres, weights, kernel_offsets, widths, norms, kernel_part, 0,
-                    rest.shape[0], scale, steps, tables, table_offsets,
-                )  # fmt: skip
+            _log_densities(
+                rest, centres, weights, kernel_offsets, widths, norms, scale, steps, tables,
+                table_offsets, kernel_part,
+            )  # fmt: skip
         # each key's centre per class: the key while exact, else its bin mean in the class
         key_centres = np.empty((m, K))
         for b in range(m):

@@ -289,34 +289,23 @@ def _interval_sums(centres, weight, key_offsets, cuts, cut_offsets):  # pragma: 
 
 
 @kernel
-def _interval_codes(block, cuts, cut_offsets):  # pragma: no cover - compiled
-    """Each value's interval l = #{cuts < x} (t_{l−1} < x ≤ t_l) among its column's sorted cut
-    points ``cuts[cut_offsets[j]:cut_offsets[j + 1]]``, for an (n, d) block at once; NaN
-    (missing) stays NaN."""
+def _positions(block, values, offsets, match, unseen):  # pragma: no cover - compiled
+    """Each x's position among its column's sorted ``values[offsets[j]:offsets[j + 1]]``, for
+    an (n, d) block at once; NaN (missing) stays NaN. Without ``match``: the interval
+    l = #{cuts < x} (t_{l−1} < x ≤ t_l) among cut points. With ``match``: the category code of
+    an x that is one of the values (a sketch's keys), ``unseen`` for any other x."""
     n, d = block.shape
     codes = np.empty((n, d))
     for j in range(d):
-        column = cuts[cut_offsets[j] : cut_offsets[j + 1]]
-        for i in range(n):
-            x = block[i, j]
-            codes[i, j] = np.searchsorted(column, x) if x == x else np.nan
-    return codes
-
-
-@kernel
-def _key_codes(block, keys, key_offsets, unseen):  # pragma: no cover - compiled
-    """Each value's position among its column's sorted keys
-    ``keys[key_offsets[j]:key_offsets[j + 1]]``, for an (n, d) block at once: the category
-    code of a value that is a key, ``unseen`` for any other value; NaN (missing) stays NaN."""
-    n, d = block.shape
-    codes = np.empty((n, d))
-    for j in range(d):
-        column = keys[key_offsets[j] : key_offsets[j + 1]]
+        column = values[offsets[j] : offsets[j + 1]]
         for i in range(n):
             x = block[i, j]
             if x != x:
                 codes[i, j] = np.nan
                 continue
             p = np.searchsorted(column, x)
-            codes[i, j] = p if p < column.shape[0] and column[p] == x else unseen
+            if match and not (p < column.shape[0] and column[p] == x):
+                codes[i, j] = unseen
+            else:
+                codes[i, j] = p
     return codes

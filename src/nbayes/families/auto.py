@@ -67,7 +67,7 @@ from ._auto_choice import Choice, _choice_from_json, choices_from_json, choices_
 from ._auto_choice import alpha_reason as alpha_reason
 from ._group import ColumnGroup, Memo, Settings, zero_round_off
 from ._registry import Family, register
-from ._sketch_kernels import _key_codes
+from ._sketch_kernels import _positions
 from .categorical import CategoricalColumns
 from .category_counts import CategoricalCounts
 from .gaussian import GaussianColumns, GaussianMoments
@@ -283,9 +283,8 @@ class AutoColumns(ColumnGroup):
         keys = [features[j].keys for j in columns]
         offsets = np.zeros(len(keys) + 1, dtype=np.int64)
         np.cumsum([k.shape[0] for k in keys], out=offsets[1:])
-        return _key_codes(
-            np.ascontiguousarray(part, dtype=np.float64), np.concatenate(keys), offsets, UNSEEN
-        )
+        values = np.ascontiguousarray(part, dtype=np.float64)
+        return _positions(values, np.concatenate(keys), offsets, True, UNSEEN)
 
     def unseen_counts(self, block: np.ndarray, settings: Settings | None = None) -> dict[str, int]:
         """Per column counted as categories, how many values were never seen in fitting."""

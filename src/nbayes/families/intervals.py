@@ -38,7 +38,7 @@ import polars as pl
 from ._group import Settings, format_number, format_table
 from ._mdl_kernels import best_split
 from ._registry import Family, register
-from ._sketch_kernels import _interval_codes, _interval_sums
+from ._sketch_kernels import _interval_sums, _positions
 from ._tidy import tidy_frame
 from .category_counts import CategoricalCounts
 from .sketch import EXACT, FeatureSketch, SketchColumns
@@ -158,7 +158,7 @@ def interval_codes_of(block: np.ndarray, cuts: list[np.ndarray]) -> np.ndarray:
     cut_offsets = np.zeros(len(cuts) + 1, dtype=np.int64)
     np.cumsum([c.shape[0] for c in cuts], out=cut_offsets[1:])
     all_cuts = np.concatenate([np.zeros(0), *cuts]).astype(np.float64, copy=False)
-    return _interval_codes(block, all_cuts, cut_offsets)
+    return _positions(block, all_cuts, cut_offsets, False, 0.0)
 
 
 # ---------------------------------------------------------------------- table columns

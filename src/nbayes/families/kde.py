@@ -409,6 +409,30 @@ def _density_parts(
 
 
 @kernel
+def _log_densities(
+    x, centres, weights, offsets, bandwidth, log_norm, scale, steps, tables, table_offsets, out
+):  # pragma: no cover - compiled
+    """out[i, c] += log f_c(x_i) (:func:`_log_density_rows`), a value that repeats in x (an
+    age, a count) evaluated once."""
+    K = out.shape[1]
+    distinct, inverse = _distinct(x)
+    if distinct.shape[0] < x.shape[0]:
+        once = np.zeros((distinct.shape[0], K))
+        _log_density_rows(
+            distinct, centres, weights, offsets, bandwidth, log_norm, once, 0,
+            distinct.shape[0], scale, steps, tables, table_offsets,
+        )  # fmt: skip
+        for r in range(x.shape[0]):
+            for c in range(K):
+                out[r, c] += once[inverse[r], c]
+    else:
+        _log_density_rows(
+            x, centres, weights, offsets, bandwidth, log_norm, out, 0, x.shape[0], scale, steps,
+            tables, table_offsets,
+        )  # fmt: skip
+
+
+@kernel
 def _log_likelihood_columns(
     block, observed, atoms, atom_offsets, log_mass, mass_offsets, centres, weights, steps,
     kernel_offsets, class_offsets, bandwidth, log_norm, scale, tables, table_offsets,
@@ -450,23 +474,10 @@ def _log_likelihood_columns(
         if values.shape[0] == 0:
             continue
         part = np.zeros((values.shape[0], K))
-        distinct, inverse = _distinct(values)
-        if distinct.shape[0] < values.shape[0]:  # a value that repeats: evaluated once
-            once = np.zeros((distinct.shape[0], K))
-            _log_density_rows(
-                distinct, column_centres, column_weights, class_offsets[j], bandwidth[j],
-                log_norm[j], once, 0, distinct.shape[0], scale[j], column_steps, column_tables,
-                class_tables[j],
-            )  # fmt: skip
-            for r in range(values.shape[0]):
-                for c in range(K):
-                    part[r, c] += once[inverse[r], c]
-        else:
-            _log_density_rows(
-                values, column_centres, column_weights, class_offsets[j], bandwidth[j],
-                log_norm[j], part, 0, values.shape[0], scale[j], column_steps, column_tables,
-                class_tables[j],
-            )  # fmt: skip
+        _log_densities(
+            values, column_centres, column_weights, class_offsets[j], bandwidth[j], log_norm[j],
+            scale[j], column_steps, column_tables, class_tables[j], part,
+        )  # fmt: skip
         r = 0
         for i in range(n):
             if rest[i]:
