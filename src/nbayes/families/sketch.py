@@ -137,15 +137,10 @@ class FeatureSketch:
         # a copy may share them. copy.deepcopy's generic path for a slotted object costs
         # ~50 µs, and a table may have 100,000 sketches that calibration copies once per
         # held-out fold
-        return FeatureSketch.of(
-            self.keys,
-            self.weight,
-            self.total,
-            level=self.level,
-            max_bins=self.max_bins,
-            minimum=self.minimum,
-            maximum=self.maximum,
-        )
+        clone = FeatureSketch.__new__(FeatureSketch)
+        for name in FeatureSketch.__slots__:
+            setattr(clone, name, getattr(self, name))
+        return clone
 
     def _entries(self, positions: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The stored (key, class, W, T) as flat arrays, classes mapped through ``positions``."""
