@@ -291,3 +291,38 @@ def test_a_multi_pass_fit_reads_a_csv_quickly_and_starts_over_carefully_when_it_
     # the careful reader reads the plain file's first block only (to choose the model), and
     # the padded file again once its quick read is abandoned
     assert careful.count(str(plain)) == 1 and careful.count(str(padded)) > 1
+
+
+def test_verbose_reports_each_pass_of_a_multi_pass_fit_and_nothing_without_it(
+    tmp_path, csv_file, capsys
+):
+    """``--verbose`` prints a line per pass, in the order the passes run: the table's, then the
+    structure's (selective k-DB makes three), then each evaluation of the correction's search;
+    the model is the one fitted without it."""
+    quiet_path, verbose_path = tmp_path / "quiet.nbm", tmp_path / "verbose.nbm"
+    fit = ["fit", csv_file, "--target", "label", "--model", "skdb"]
+    code, _, quiet = run([*fit, "-o", quiet_path], capsys)
+    assert code == 0 and "nbayes: " not in quiet
+    code, _, err = run([*fit, "--verbose", "-o", verbose_path], capsys)
+    assert code == 0, err
+    passes = [line for line in err.splitlines() if line.startswith("nbayes: ")]
+    names = [line.removeprefix("nbayes: ").rsplit(": ", 1)[0] for line in passes]
+    seconds = [float(line.rsplit(": ", 1)[1].removesuffix(" s")) for line in passes]
+    assert names[:4] == [
+        "the table's pass (types, values, numeric sketches)",
+        "SelectiveKDB's pass 1 of 3",
+        "SelectiveKDB's pass 2 of 3",
+        "SelectiveKDB's pass 3 of 3",
+    ]
+    search = names[4:]
+    assert search and search == [
+        f"the correction's search, evaluation {i}" for i in range(1, len(search) + 1)
+    ]
+    assert all(s >= 0 for s in seconds)
+    frame = table().drop("label")
+    np.testing.assert_array_equal(
+        nbayes.load(verbose_path).predict_proba(frame), nbayes.load(quiet_path).predict_proba(frame)
+    )
+    # the handler is gone once the command ends: a later fit prints no pass
+    code, _, again = run([*fit, "-o", quiet_path], capsys)
+    assert code == 0 and "nbayes: " not in again

@@ -82,6 +82,13 @@ def _fit(fit: argparse.ArgumentParser) -> None:
         help="semi-naive models: the most memory the structure's tables may take, e.g. 8GiB; "
         "checked before they are built (default 1GiB)",
     )
+    fit.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="report each pass over the data (a semi-naive model makes several) and its "
+        "seconds on standard error",
+    )
 
 
 def _predict(predict: argparse.ArgumentParser) -> None:

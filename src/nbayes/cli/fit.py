@@ -4,14 +4,16 @@ a Dask cluster), and save it."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import io
+import logging
 import os
 import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -39,6 +41,30 @@ _Fitted = TypeVar("_Fitted")
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.verbose:
+        return _fit_and_save(args)
+    with _passes_reported():
+        return _fit_and_save(args)
+
+
+@contextlib.contextmanager
+def _passes_reported() -> Iterator[None]:
+    """Each pass's line of the ``nbayes`` logger (:mod:`nbayes._pass_log`) on standard error,
+    for the time of the block."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("nbayes: %(message)s"))
+    logger = logging.getLogger("nbayes")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _fit_and_save(args: argparse.Namespace) -> int:
     if args.loss:  # a loss file that cannot be read is reported before the fit, not after it
         with open(args.loss, "rb"):
             pass
@@ -223,10 +249,13 @@ def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learn
         reader = open_reader(args, quick=quick)
         readers.append(reader)
         first_pass = len(readers) == 1
-        for batch in reader:
-            if first_pass:
-                learner.summarise_columns(batch.frame)
-            yield batch.frame
+        # the careful reader parses on a thread of its own while the pass takes earlier
+        # batches (the quick one's Polars engine reads ahead by itself), as in a naive fit
+        with progress(reader, "fit" if first_pass else f"fit (read {len(readers)})") as read:
+            for batch in read:
+                if first_pass:
+                    learner.summarise_columns(batch.frame)
+                yield batch.frame
 
     first = next(iter(open_reader(args)), None)
     if first is None:

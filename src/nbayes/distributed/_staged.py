@@ -23,6 +23,7 @@ import copy
 import functools
 from typing import Any
 
+from .._pass_log import logged_pass
 from ..labels import no_labelled_rows, warn_dropped
 from ._partitions import map_partitions, model_handle, table_inputs
 from ._passes import add_statistics
@@ -47,36 +48,40 @@ def fit_staged_table(
     columns = [c for c in map(str, X.columns) if c != target]
     table._start_schema(schema, columns)
     options = {"target": target, "has_y": has_y, "has_w": has_w}
-    leaves = map_partitions(_table_pass, "frame", X, extras, table=table, **options)
-    first, dropped = tree_reduce(leaves, _merge_table_passes, split_every, "nbayes-pass-0")
+    with logged_pass("the table's pass (types, values, numeric sketches), on Dask"):
+        leaves = map_partitions(_table_pass, "frame", X, extras, table=table, **options)
+        first, dropped = tree_reduce(leaves, _merge_table_passes, split_every, "nbayes-pass-0")
     if dropped:
         warn_dropped(dropped, stacklevel=5)
     if first is None:
         raise no_labelled_rows()
     table._finish_first_pass(first)
     handle = model_handle(table)
-    leaves = map_partitions(_structure_pass, "frame", X, extras, table=handle, **options)
-    structure = tree_reduce(leaves, combine_partials, split_every, "nbayes-pass-1").model
+    with logged_pass("the structure's pass 1, on Dask"):
+        leaves = map_partitions(_structure_pass, "frame", X, extras, table=handle, **options)
+        structure = tree_reduce(leaves, combine_partials, split_every, "nbayes-pass-1").model
     for number in range(2, structure.passes + 1):
-        leaves = map_partitions(
-            _later_pass, "frame", X, extras, table=handle, structure=model_handle(structure),
-            number=number, **options,
-        )  # fmt: skip
-        total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
-        structure._pass_finish(number, total)
+        with logged_pass(f"{structure._name}'s pass {number} of {structure.passes}, on Dask"):
+            leaves = map_partitions(
+                _later_pass, "frame", X, extras, table=handle, structure=model_handle(structure),
+                number=number, **options,
+            )  # fmt: skip
+            total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
+            structure._pass_finish(number, total)
     table.model_ = structure
     if table.discriminative:
         handle = model_handle(table)
         evaluations = iter(range(1 << 62))
 
         def sums(theta: Any, everything: bool = False) -> tuple[Any, Any]:
-            leaves = map_partitions(
-                _correction_pass, "frame", X, extras, table=handle, theta=theta,
-                everything=everything, **options,
-            )  # fmt: skip
-            return tree_reduce(
-                leaves, _add_sums, split_every, f"nbayes-correction-{next(evaluations)}"
-            )
+            evaluation = next(evaluations)
+            with logged_pass(f"the correction's evaluation {evaluation + 1}, on Dask"):
+                leaves = map_partitions(
+                    _correction_pass, "frame", X, extras, table=handle, theta=theta,
+                    everything=everything, **options,
+                )  # fmt: skip
+                name = f"nbayes-correction-{evaluation}"
+                return tree_reduce(leaves, _add_sums, split_every, name)
 
         refit = functools.partial(sums, everything=True) if table.refit else None
         table._fit_correction(sums, refit)

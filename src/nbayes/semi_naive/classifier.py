@@ -48,6 +48,7 @@ from .._base import NaiveBayesClassifier, class_index
 from .._dispatch import dask_aware
 from .._json import from_json
 from .._params import constructor
+from .._pass_log import logged_pass
 from .._state import section
 from .._validation import check_positive_number, check_sample_weight, check_target
 from ..estimators import category_codes
@@ -337,10 +338,11 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         """Passes 2, 3, … over ``source`` (batches of prepared codes, class index, weight), once
         the pair counts of pass 1 are complete. One-pass models have none."""
         for number in range(2, self.passes + 1):
-            statistics = self._pass_statistics(number)
-            for X, cls, weight in source():
-                self._pass_accumulate(number, statistics, X, cls, weight)
-            self._pass_finish(number, statistics)
+            with logged_pass(f"{self._name}'s pass {number} of {self.passes}"):
+                statistics = self._pass_statistics(number)
+                for X, cls, weight in source():
+                    self._pass_accumulate(number, statistics, X, cls, weight)
+                self._pass_finish(number, statistics)
 
     # The passes after the first, one protocol for batches here and for Dask partitions
     # (nbayes.distributed._passes): empty statistics, filled from batches, added, then taken.
@@ -380,7 +382,8 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
         """Fit from scratch on all rows: every pass reads the same (X, y). On Dask collections
         each pass is a map over the partitions and a tree reduction
         (:mod:`nbayes.distributed._passes`)."""
-        batch = self._fit_first_pass(X, y, sample_weight)
+        with logged_pass(f"{self._name}'s pass 1 of {self.passes}"):
+            batch = self._fit_first_pass(X, y, sample_weight)
         self._later_passes(lambda: [batch])
         return self
 
@@ -413,21 +416,22 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
                 delattr(self, key)
         fixed = None if classes is None else np.unique(np.asarray(classes))
         first = True
-        for batch in source():
-            X, y, weight = _unpack(batch)
-            array = self._validate_X(X, reset=first)
-            labels = check_target(y, array.shape[0], estimator=self._name)
-            weight = check_sample_weight(weight, array.shape[0], estimator=self._name)
-            prepared = self._prepare(array, fitting=True)
-            if first:
-                start = np.unique(labels) if fixed is None else fixed
-                self._reset(start, array.shape[1])
-                first = False
-            elif fixed is None:
-                self._union_classes(np.unique(labels))
-            self._accumulate(
-                prepared, class_index(self.classes_, labels, estimator=self._name), weight
-            )
+        with logged_pass(f"{self._name}'s pass 1 of {self.passes}"):
+            for batch in source():
+                X, y, weight = _unpack(batch)
+                array = self._validate_X(X, reset=first)
+                labels = check_target(y, array.shape[0], estimator=self._name)
+                weight = check_sample_weight(weight, array.shape[0], estimator=self._name)
+                prepared = self._prepare(array, fitting=True)
+                if first:
+                    start = np.unique(labels) if fixed is None else fixed
+                    self._reset(start, array.shape[1])
+                    first = False
+                elif fixed is None:
+                    self._union_classes(np.unique(labels))
+                self._accumulate(
+                    prepared, class_index(self.classes_, labels, estimator=self._name), weight
+                )
         if first:
             raise ValueError(f"{self._name}.fit_passes: the source gave no batches.")
 

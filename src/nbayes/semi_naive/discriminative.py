@@ -45,6 +45,7 @@ rounding of those sums.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,6 +53,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _threads
+from .._pass_log import logged_pass
 from ._correction_kernels import correction_pass, value_slots
 
 #: λ of the Gaussian prior on δ, per unit of training weight: weak (it keeps ℓ strictly
@@ -269,11 +271,15 @@ def batch_sums(
     :func:`~nbayes.semi_naive._correction_kernels.correction_pass` defines them (with
     ``everything``, the held-out rows as training rows: the refit's sums)."""
 
+    evaluations = itertools.count(1)
+    what = "the correction's refit" if everything else "the correction's search"
+
     def sums(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         totals = np.zeros(TOTALS)
         gradient = np.zeros(n_slots * n_classes + n_classes)
-        for rows in batches():
-            add_batch(rows, theta, totals, gradient, everything=everything)
+        with logged_pass(f"{what}, evaluation {next(evaluations)}"):
+            for rows in batches():
+                add_batch(rows, theta, totals, gradient, everything=everything)
         return totals, gradient
 
     return sums

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from .._dispatch import dask_aware
+from .._pass_log import logged_pass
 from .._validation import check_sample_weight
 from ..decision import validate_loss
 from ..encoding import CategoricalEncoder
@@ -218,14 +219,15 @@ class TablePasses:
     ) -> SemiNaiveBayes:
         self.missing_markers_ = missing_markers(self.missing_values)
         first = None
-        for frame, labels, weight in source():  # pass 1: types, values, numeric sketches
+        with logged_pass("the table's pass (types, values, numeric sketches)"):
+            for frame, labels, weight in source():
+                if first is None:
+                    self._start(frame)
+                    first = self._first_pass()
+                first.add(frame, labels, weight)
             if first is None:
-                self._start(frame)
-                first = self._first_pass()
-            first.add(frame, labels, weight)
-        if first is None:
-            raise ValueError("SemiNaiveBayes: the source gave no rows.")
-        self._finish_first_pass(first)
+                raise ValueError("SemiNaiveBayes: the source gave no rows.")
+            self._finish_first_pass(first)
         if spill is not None:
             spill.classes = np.asarray(first.classes)
 
