@@ -11,6 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbayes.readers import DataError, TableReader, read_all
 
@@ -469,3 +471,38 @@ def test_a_column_whose_values_come_after_the_inferred_rows_gets_their_type(
     # the quick reader leaves such a file to the careful one
     with pytest.raises(QuickReadAbandoned, match="no value in the first rows"):
         list(TableReader(path, quick=True, chunk_bytes=chunk))
+
+
+@given(
+    columns=st.lists(
+        st.lists(st.sampled_from([None, "?", " ?", "? ", "NA", "na", " Na\t", "x", "?x"]),
+                 min_size=0, max_size=12),
+        min_size=1, max_size=4,
+    ),
+    markers=st.sampled_from([["?"], ["NA"], ["?", "NA"], [" na "], [0]]),
+)  # fmt: skip
+@settings(max_examples=150, deadline=None)
+def test_the_first_near_miss_of_a_marker_is_the_plain_reading_of_the_rule(columns, markers):
+    """near_missing_marker against the rule read plainly: the first text column (in order)
+    holding a value that is a text marker once stripped and lowercased but not a marker itself;
+    that column's first such value, how many times the column holds any such value, and the
+    row of the first."""
+    from nbayes._read_values import near_missing_marker
+
+    height = max(len(c) for c in columns)
+    data = {f"c{i}": (c + [None] * height)[:height] for i, c in enumerate(columns)}
+    data["number"] = list(range(height))
+    frame = pl.DataFrame(data, schema={**dict.fromkeys(data, pl.String), "number": pl.Int64})
+    text = [m for m in markers if isinstance(m, str)]
+    wanted = {m.strip().casefold() for m in text}
+    expected = None
+    for name in frame.columns[:-1]:
+        values = frame.get_column(name).to_list()
+        hits = [
+            i for i, v in enumerate(values)
+            if v is not None and v.strip().lower() in wanted and v not in text
+        ]  # fmt: skip
+        if hits:
+            expected = (name, values[hits[0]], len(hits), hits[0])
+            break
+    assert near_missing_marker(frame, markers) == expected

@@ -92,22 +92,27 @@ def near_missing_marker(
     ``markers`` but for whitespace or letter case (``" ?"`` for ``"?"``, ``"na"`` for ``"NA"``):
     such a value is read as a value, not as missing. None when there is none."""
     text = [m for m in markers if isinstance(m, str)]
-    if not text:
+    strings = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+    if not text or not strings:
         return None
     wanted = list({m.strip().casefold() for m in text})
-    for name, dtype in frame.schema.items():
-        if dtype != pl.String:
+
+    def near(values: pl.Expr) -> pl.Expr:
+        return values.str.strip_chars().str.to_lowercase().is_in(wanted) & ~values.is_in(text)
+
+    # two queries tell which text columns hold a near miss, each column judged by its distinct
+    # values (far fewer than its rows, and found once), the columns side by side: this runs on
+    # every batch a reader reads
+    distinct = frame.select(pl.col(n).unique().implode() for n in strings)
+    flagged = distinct.select(near(pl.col(n).explode()).any() for n in strings).row(0)
+    for name, found in zip(strings, flagged, strict=True):
+        if not found:
             continue
         column = frame.get_column(name)
-        # the distinct values first: a column holds far fewer of them than rows
-        distinct = column.unique()
-        near_values = distinct.filter(
-            distinct.str.strip_chars().str.to_lowercase().is_in(wanted) & ~distinct.is_in(text)
-        )
-        if near_values.len():
-            near = column.is_in(near_values.to_list())
-            row = int(near.arg_true()[0])
-            return name, column[row], int(near.sum()), row
+        near_values = column.unique().to_frame().filter(near(pl.col(name))).to_series()
+        hits = column.is_in(near_values.to_list())
+        row = int(hits.arg_true()[0])
+        return name, column[row], int(hits.sum()), row
     return None
 
 
