@@ -24,9 +24,6 @@ from numba.extending import intrinsic
 from . import _threads
 from ._jit import kernel
 
-#: Kept for modules that still decorate with ``numba.njit(**_JIT)`` (Numba's own cache).
-_JIT = {"cache": True, "nogil": True}
-
 #: Bytes of a table small enough to stay in the L1 data cache whatever the gather order.
 SMALL_TABLE_BYTES = 32 * 2**10
 
