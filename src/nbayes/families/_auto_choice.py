@@ -448,7 +448,6 @@ class _Context:
         per_column = (moments.weight.T, moments.mean.T, moments.m2.T)
         full, own = _selection.gaussian(
             keys.x,
-            weight,
             delta,
             (
                 *(array[pick] for array in per_column),

@@ -342,7 +342,6 @@ def choose_alpha(
 # ---------------------------------------------------------------------- families
 def gaussian(
     x: np.ndarray,
-    weight: np.ndarray,
     delta: np.ndarray,
     moments: tuple[np.ndarray, ...],
     epsilon: float,
