@@ -20,7 +20,7 @@ from ._kernels import _observed, _triple
 
 # --------------------------------------------------------------------------- scoring
 @kernel
-def _pair_term(a, b, attr, code, n_values, pair_base, forward, backward):  # pragma: no cover
+def _pair_term(a, b, attr, code, n_values, pair_base):  # pragma: no cover
     """Row index into the table of log P(x_b | c, x_a) for observed positions a ≠ b."""
     i = attr[a]
     j = attr[b]
@@ -107,7 +107,7 @@ def _aode_row(
         for b in range(m):
             if b == a or not keep[b]:
                 continue
-            p, fwd = _pair_term(a, b, attr, code, n_values, pair_base, forward, backward)
+            p, fwd = _pair_term(a, b, attr, code, n_values, pair_base)
             if fwd:
                 for c in range(K):
                     score[n_par, c] += forward[p, c]
@@ -305,7 +305,7 @@ def hnb_scores(
                 if w <= 0.0:
                     continue
                 total += w
-                p, fwd = _pair_term(a, b, attr, code, n_values, pair_base, forward, backward)
+                p, fwd = _pair_term(a, b, attr, code, n_values, pair_base)
                 for c in range(K):
                     mix[c] += w * np.exp(forward[p, c] if fwd else backward[p, c])
             g = offsets[j] + code[b]
