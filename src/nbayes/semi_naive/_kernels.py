@@ -297,7 +297,7 @@ def pair_joints(pairs, n_values, pair_base, pseudo_pair, joint):  # pragma: no c
 
 @kernel
 def triple_conditionals(
-    triples, n_values, pair_base, triple_base, pseudo, first, middle, last
+    triples, n_values, triple_base, pseudo, first, middle, last
 ):  # pragma: no cover - compiled
     """For the triple cell t of (x_i = a, x_j = b, x_l = e), i < j < l:
     last[t, c] = log P(x_l | c, x_i, x_j), middle[t, c] = log P(x_j | c, x_i, x_l),

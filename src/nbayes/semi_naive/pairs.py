@@ -478,11 +478,9 @@ class PairCounts(Memo):
             raise ValueError("triple conditionals need counts of order 2 (A2DE).")
 
         def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            _, base, triple_base = self.layout()
+            _, _, triple_base = self.layout()
             tables = tuple(np.empty_like(self.triples) for _ in range(3))
-            _kernels.triple_conditionals(
-                self.triples, self.n_values, base, triple_base, pseudo, *tables
-            )
+            _kernels.triple_conditionals(self.triples, self.n_values, triple_base, pseudo, *tables)
             return tables
 
         return self.cached(("triples", pseudo.tobytes()), compute)
