@@ -303,16 +303,14 @@ class SemiNaiveBayes(
         self._check_fitted()
         return self._encode(self._frame(X), fitting=False)
 
-    def _joint(
-        self, X: Any, priors: Any, *, corrected: bool = True
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _joint(self, X: Any, priors: Any) -> tuple[np.ndarray, np.ndarray]:
         """(log P(c) + log P(x | c) per row and class, log P(c)): the structure's joint, plus
         the text columns' Σ_t log P(x_t | c) (each text column independent of the rest given the
         class), plus the discriminative correction b_c + Σ_j δ_{c,j,x_j} + Σ_E δ_{c,jp,x_j,x_p}
         when there is one (then a score whose softmax is P(c | x), no longer a joint
         probability)."""
         frame = self._frame(X)
-        return self._joint_of(frame, self._encode(frame, fitting=False), priors, corrected)
+        return self._joint_of(frame, self._encode(frame, fitting=False), priors, corrected=True)
 
     def _joint_of(
         self, frame: pl.DataFrame, codes: Encoded, priors: Any, corrected: bool
