@@ -177,19 +177,18 @@ class Accumulator:
         self._proba: list[np.ndarray] = []
         self._cost = 0.0
 
-    def _index(self, labels: np.ndarray, *, grow: bool) -> np.ndarray:
-        """Index of each label among the classes (by its text); with ``grow``, labels not yet
-        known are added as classes (the truth may hold labels the model never saw)."""
+    def _index(self, labels: np.ndarray) -> np.ndarray:
+        """Index of each label among the classes (by its text); labels not yet known are added
+        as classes (the truth may hold labels the model never saw)."""
         text = labels.astype(str)
-        if grow:
-            new = sorted(set(np.unique(text).tolist()) - set(self.labels))
-            if new:
-                self.labels.extend(new)
-                self.classes.extend(new)
-                size = len(self.labels)
-                grown = np.zeros((size, size), dtype=np.int64)
-                grown[: self.confusion.shape[0], : self.confusion.shape[1]] = self.confusion
-                self.confusion = grown
+        new = sorted(set(np.unique(text).tolist()) - set(self.labels))
+        if new:
+            self.labels.extend(new)
+            self.classes.extend(new)
+            size = len(self.labels)
+            grown = np.zeros((size, size), dtype=np.int64)
+            grown[: self.confusion.shape[0], : self.confusion.shape[1]] = self.confusion
+            self.confusion = grown
         lookup = {label: k for k, label in enumerate(self.labels)}
         return np.fromiter((lookup.get(t, -1) for t in text), dtype=np.intp, count=len(text))
 
@@ -197,8 +196,8 @@ class Accumulator:
         self, y_true: np.ndarray, y_pred: np.ndarray, proba: np.ndarray | None = None
     ) -> None:
         y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-        true_index = self._index(y_true, grow=True)
-        pred_index = self._index(y_pred, grow=True)
+        true_index = self._index(y_true)
+        pred_index = self._index(y_pred)
         np.add.at(self.confusion, (true_index, pred_index), 1)
         self.n += len(y_true)
         known = true_index < len(self.model_classes)
