@@ -87,15 +87,10 @@ class TableCorrection:
                 yield self._correction_rows(frame, labels, weight)
 
         if in_memory:
-            if encoded is None:
-                prepared = list(batches())
-            else:
-                prepared = [
-                    self._correction_rows(frame, labels, weight, codes)
-                    for (frame, labels, weight), (codes, _, _) in zip(
-                        source(), encoded, strict=True
-                    )
-                ]
+            prepared = [
+                self._correction_rows(frame, labels, weight, codes)
+                for (frame, labels, weight), (codes, _, _) in zip(source(), encoded, strict=True)
+            ]
             self._fit_correction(*self._sums(lambda: prepared))
             return
         with replayed(batches, _packed, _unpacked, "nbayes-correction-") as again:
