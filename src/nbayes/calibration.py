@@ -131,13 +131,7 @@ class _Scores:
         return float(value[0]), grad[0], full[0]
 
     def fold_derivatives(
-        self,
-        theta: np.ndarray,
-        offsets: bool,
-        fold: np.ndarray,
-        n_folds: int,
-        *,
-        hessian: bool = True,
+        self, theta: np.ndarray, offsets: bool, fold: np.ndarray, n_folds: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`derivatives`' three terms summed over each fold's rows apart (the first axis:
         the fold), from one compiled pass. ``fold``: each row's fold, 0 to ``n_folds`` − 1."""
@@ -145,7 +139,7 @@ class _Scores:
             fold.size and (fold.min() < 0 or fold.max() >= n_folds)
         ):
             raise ValueError(f"fold must give each row a fold number from 0 to {n_folds - 1}.")
-        return self._sums(theta, offsets, fold, n_folds, hessian)
+        return self._sums(theta, offsets, fold, n_folds, hessian=True)
 
     def _sums(
         self, theta: np.ndarray, offsets: bool, fold: np.ndarray, n_folds: int, hessian: bool
