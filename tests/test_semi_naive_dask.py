@@ -167,3 +167,27 @@ def test_semi_naive_table_with_a_text_column_on_dask_equals_one_fit(client):
     np.testing.assert_allclose(
         fitted.predict_proba(features), local.predict_proba(features), rtol=0, atol=1e-9
     )
+
+
+def test_a_dask_fit_logs_the_passes_a_local_fit_logs(client, caplog):
+    """Each pass on Dask is logged as the same pass of a local fit is, marked 'on Dask', in
+    the same order (the nbayes logger at INFO)."""
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    table = weather_table(600).drop(columns="id").dropna(subset=["play"])
+
+    def passes(data) -> list[str]:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="nbayes"):
+            SemiNaiveBayes("skdb", missing_values="?").fit(data, target="play")
+        return [r.getMessage().rsplit(": ", 1)[0] for r in caplog.records if r.name == "nbayes"]
+
+    local = passes(table)
+    on_dask = passes(dd.from_pandas(table, npartitions=3))
+    assert local[:4] == [
+        "the table's pass (types, values, numeric sketches)",
+        "SelectiveKDB's pass 1 of 3",
+        "SelectiveKDB's pass 2 of 3",
+        "SelectiveKDB's pass 3 of 3",
+    ]
+    assert len(local) > 4 and on_dask == [f"{name}, on Dask" for name in local]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .._pass_log import logged_pass
 from .._validation import check_target
 from ._partitions import collections, fresh, map_partitions, model_handle
 from ._reduce import Partial, combine_partials, tree_reduce
@@ -28,19 +29,21 @@ def fit_in_passes(model: Any, X: Any, y: Any, sample_weight: Any, split_every: i
     if y is None:
         check_target(None, 0, estimator=model._name)  # raises scikit-learn's message
     kind, X, extras = collections(model, X, y, sample_weight, table=False)
-    leaves = map_partitions(_first_pass, kind, X, extras, template=fresh(model))
-    fitted = tree_reduce(leaves, combine_partials, split_every, "nbayes-pass-1").model
+    with logged_pass(f"{model._name}'s pass 1 of {model.passes}, on Dask"):
+        leaves = map_partitions(_first_pass, kind, X, extras, template=fresh(model))
+        fitted = tree_reduce(leaves, combine_partials, split_every, "nbayes-pass-1").model
     if fitted is None:
         raise ValueError(
             f"{model._name}: Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 "
             "is required."
         )
     for number in range(2, model.passes + 1):
-        leaves = map_partitions(
-            _later_pass, kind, X, extras, template=model_handle(fitted), number=number
-        )
-        total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
-        fitted._pass_finish(number, total)
+        with logged_pass(f"{model._name}'s pass {number} of {model.passes}, on Dask"):
+            leaves = map_partitions(
+                _later_pass, kind, X, extras, template=model_handle(fitted), number=number
+            )
+            total = tree_reduce(leaves, add_statistics, split_every, f"nbayes-pass-{number}")
+            fitted._pass_finish(number, total)
     return fitted
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 from typing import Any
 
 from .._pass_log import logged_pass
@@ -57,7 +58,8 @@ def fit_staged_table(
         raise no_labelled_rows()
     table._finish_first_pass(first)
     handle = model_handle(table)
-    with logged_pass("the structure's pass 1, on Dask"):
+    structure = table._new_model()  # (its name and passes, for the log)
+    with logged_pass(f"{structure._name}'s pass 1 of {structure.passes}, on Dask"):
         leaves = map_partitions(_structure_pass, "frame", X, extras, table=handle, **options)
         structure = tree_reduce(leaves, combine_partials, split_every, "nbayes-pass-1").model
     for number in range(2, structure.passes + 1):
@@ -71,11 +73,13 @@ def fit_staged_table(
     table.model_ = structure
     if table.discriminative:
         handle = model_handle(table)
-        evaluations = iter(range(1 << 62))
+        evaluations = iter(range(1 << 62))  # names the reductions apart
+        shown = {False: itertools.count(1), True: itertools.count(1)}  # as a local fit logs
 
         def sums(theta: Any, everything: bool = False) -> tuple[Any, Any]:
             evaluation = next(evaluations)
-            with logged_pass(f"the correction's evaluation {evaluation + 1}, on Dask"):
+            what = "the correction's refit" if everything else "the correction's search"
+            with logged_pass(f"{what}, evaluation {next(shown[everything])}, on Dask"):
                 leaves = map_partitions(
                     _correction_pass, "frame", X, extras, table=handle, theta=theta,
                     everything=everything, **options,
