@@ -39,6 +39,18 @@ def test_class_indices_equal_numpys_unique(kind):
     assert cls.dtype == np.intp
 
 
+@pytest.mark.parametrize("distinct", [1, 40, 1024, 1025])
+def test_text_labels_become_the_numpy_strings_of_each_value(distinct):
+    """label_values of text, by class (few distinct labels) or value by value (many), is the
+    NumPy string of each label: the values, their order and the width of the dtype."""
+    rng = np.random.default_rng(distinct)
+    pool = [f"c{i}" + "é" * int(rng.integers(0, 3)) + "\x00" * (i % 2) for i in range(distinct)]
+    labels = pl.Series("y", rng.permutation(pool + rng.choice(pool, 5000).tolist()).tolist())
+    got, want = label_values(labels), labels.to_numpy().astype(str)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
 def test_many_random_text_classes_equal_numpys_unique():
     rng = np.random.default_rng(4)
     alphabet = list("abcAB é中😀 ")

@@ -157,8 +157,19 @@ def labelled_rows(
     return rows
 
 
+#: Text labels with at most this many distinct values are converted once per distinct value.
+FEW_LABELS = 1024
+
+
 def label_values(labels: pl.Series) -> np.ndarray:
     """Labels as a NumPy array; Python objects (strings) become NumPy strings."""
+    if labels.dtype == pl.String and labels.null_count() == 0:
+        distinct = labels.unique()
+        if distinct.len() <= FEW_LABELS:
+            # each class's text made a NumPy string once, and gathered: a Python str per row
+            # cost a batch of a stream 35 ms per 100,000 rows
+            codes = labels.cast(pl.Enum(distinct)).to_physical().to_numpy()
+            return distinct.to_numpy().astype(str)[codes]
     values = labels.to_numpy()
     if values.dtype == object:
         values = values.astype(str)
