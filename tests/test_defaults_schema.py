@@ -134,6 +134,14 @@ def test_a_string_summary_merged_from_any_pieces_is_the_summary_of_all_the_value
         assert merged.observed == whole.observed == column.drop_nulls().len()
         np.testing.assert_array_equal(merged.hashes, whole.hashes)
         assert merged.values == whole.values
+    # a stream's batches, each batch's distinct values found for all its columns in one query
+    streamed = StringSummary.empty()
+    for a, b in itertools.pairwise(edges):
+        piece = pl.DataFrame({"c": column[a:b], "other": column[a:b].reverse()})
+        present = StringSummary.distinct_values(piece, ["c", "other"])["c"]
+        streamed = streamed.add_distinct(present, b - a - column[a:b].null_count())
+    assert streamed.observed == whole.observed and streamed.values == whole.values
+    np.testing.assert_array_equal(streamed.hashes, whole.hashes)
     assert whole.distinct() == column.drop_nulls().n_unique()  # exact below the sketch's size
     assert sorted(whole.values) == sorted(column.drop_nulls().unique().to_list())
 

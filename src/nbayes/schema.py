@@ -109,9 +109,14 @@ class StringSummary:
     values: list[str]
 
     @classmethod
+    def empty(cls) -> StringSummary:
+        """The summary of no value."""
+        return cls(0, np.zeros(0, np.uint64), [])
+
+    @classmethod
     def of(cls, column: pl.Series) -> StringSummary:
         """The summary of one column's values (nulls left out)."""
-        return cls(0, np.zeros(0, np.uint64), []).add(column)
+        return cls.empty().add(column)
 
     def add(self, column: pl.Series) -> StringSummary:
         """The summary of this one's values and a column's (nulls left out): a batch of a
@@ -120,16 +125,30 @@ class StringSummary:
         # each distinct value once, in order of first appearance: a column of categories then
         # hashes a handful of values, and a hash collision keeps the same value as without
         present = column.drop_nulls().cast(pl.String).unique(maintain_order=True)
+        return self.add_distinct(present, column.len() - column.null_count())
+
+    @staticmethod
+    def distinct_values(frame: pl.DataFrame, names: list[str]) -> dict[str, pl.Series]:
+        """The distinct values (nulls left out, in order of first appearance) of each of
+        ``names``, as :meth:`add` takes them from one column: found in one query, the columns
+        side by side, for :meth:`add_distinct`."""
+        found = frame.select(
+            pl.col(name).drop_nulls().cast(pl.String).unique(maintain_order=True).implode()
+            for name in names
+        )
+        # (exploding an empty list gives one null: no value was null before)
+        return {name: found.get_column(name).explode().drop_nulls() for name in names}
+
+    def add_distinct(self, present: pl.Series, observed: int) -> StringSummary:
+        """:meth:`add` of a column whose distinct values are ``present`` (in order of first
+        appearance, no null) and whose non-null values number ``observed``."""
         hashes = mixed_hashes(present.hash(VALUE_SEED).to_numpy())
         if len(self.values) >= DISTINCT_SKETCH:
             below = hashes < self.hashes[-1]
             hashes, present = hashes[below], present.filter(pl.Series(below))
         kept, first = np.unique(hashes, return_index=True)
         kept, first = kept[:DISTINCT_SKETCH], first[:DISTINCT_SKETCH]
-        batch = StringSummary(
-            column.len() - column.null_count(), kept, present.gather(first).to_list()
-        )
-        return self.merge(batch)
+        return self.merge(StringSummary(observed, kept, present.gather(first).to_list()))
 
     def merge(self, other: StringSummary) -> StringSummary:
         """The summary of both columns' values together."""

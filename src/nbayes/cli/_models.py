@@ -110,19 +110,22 @@ class Learner:
         named = set(getattr(self.model, "families", None) or {})
         counted = getattr(self.model, "continuous", "auto") != "auto"
         cap = int(getattr(self.model, "max_int_categories", 0)) + 1
+        strings = []
         for name, dtype in frame.schema.items():
             kind = column_kind(dtype)
             if name == self.target or name in named or kind not in ("string", "int"):
                 continue
-            if kind == "int" and (not counted or len(self.integers.get(name, ())) >= cap):
+            if kind == "string":
+                strings.append(name)
                 continue
-            values = labelled.get_column(name)
-            if kind == "int":
+            if counted and len(self.integers.get(name, ())) < cap:
                 seen = self.integers.setdefault(name, set())
-                seen.update(values.drop_nulls().unique().head(cap).to_list())
-                continue
-            known = self.strings.get(name)
-            self.strings[name] = StringSummary.of(values) if known is None else known.add(values)
+                seen.update(labelled.get_column(name).drop_nulls().unique().head(cap).to_list())
+        present = StringSummary.distinct_values(labelled, strings)
+        for name in strings:
+            known = self.strings.get(name, StringSummary.empty())
+            observed = labelled.height - labelled.get_column(name).null_count()
+            self.strings[name] = known.add_distinct(present[name], observed)
 
     def families_to_settle(self) -> dict[str, str]:
         """The columns whose family over all the batches (by the text and identifier rules,
