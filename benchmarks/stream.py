@@ -372,7 +372,7 @@ def main() -> None:
 PASSES = (
     "The table's pass reads the file (and spills its rows as read); the structure's first pass "
     "reads that spill (and spills the encoded rows, which its later passes read); the "
-    "correction's first evaluation reads the table's spill (and spills the rows it needs, which "
+    "correction's first evaluation reads the encoded rows (and spills the rows it needs, which "
     "the later evaluations read). A pass's seconds are its own reading and work, and the scan's "
     "its own, neither process's start-up; each run is paired with the Polars scan run beside "
     "it, and the worst pair is shown beside the median."

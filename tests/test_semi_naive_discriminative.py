@@ -300,7 +300,7 @@ def test_the_correction_reads_the_source_once_then_its_spill(spill_folders, monk
     assert evaluations > 2
     # the table's pass alone (which spills the rows as read: the structure's first pass reads
     # them and spills their codes for its later passes; the correction's first evaluation reads
-    # them and spills the rows the others read)
+    # those codes and spills the rows the others read)
     assert spilled.passes == 4 and len(reads) == 1
     assert spill_folders and not any(f.exists() for f in spill_folders)  # removed when done
     expected = reference.predict_proba(X)
@@ -314,6 +314,32 @@ def test_the_correction_reads_the_source_once_then_its_spill(spill_folders, monk
     unspilled = SemiNaiveBayes().fit_passes(source, target="label")
     assert len(reads) >= spilled.passes + evaluations  # every pass read the source again
     np.testing.assert_array_equal(unspilled.predict_proba(X), spilled.predict_proba(X))
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_the_correction_reads_the_encoded_rows_unless_a_text_column_needs_the_rows_read(
+    spill_folders, monkeypatch, text
+):
+    """The correction's first evaluation reads the rows the structure's first pass encoded
+    (each with its held-out flag, from its content): the table's spill is read once, by that
+    pass. A table with a text column, whose terms need the rows as read, has the correction
+    read the table's spill again. Either way the model is the one fit makes."""
+    X, y = _threshold_concept(800, 1)
+    if text:  # distinct notes of several words: a text column by the schema's rules
+        notes = [f"note {i} about {'ab'[i % 2]} and {i % 7}" for i in range(len(y))]
+        X = X.with_columns(pl.Series("notes", notes))
+    reference = SemiNaiveBayes().fit(X, y)
+    assert (reference.text_columns_ == ["notes"]) is text
+    reads_of_the_table_spill = []
+    read_ipc = pl.read_ipc
+    monkeypatch.setattr(
+        pl, "read_ipc", lambda *a, **k: reads_of_the_table_spill.append(1) or read_ipc(*a, **k)
+    )
+    source, reads = _counted_source(X.with_columns(pl.Series("label", y)), 150)
+    spilled = SemiNaiveBayes().fit_passes(source, target="label")
+    batches = -(-len(y) // 150)
+    assert len(reads) == 1 and len(reads_of_the_table_spill) == batches * (2 if text else 1)
+    assert np.abs(spilled.predict_proba(X) - reference.predict_proba(X)).max() < 1e-9
 
 
 @pytest.mark.parametrize("labels", ["strings", "objects", "integers"])

@@ -11,8 +11,9 @@ encoding it — for a CSV most of a pass's time:
   table of categories shrinks several times, and its columns come back without a parse);
 * the structure's passes after its first (k-DB's parent counts, selective k-DB's leave-one-out
   losses) read the rows as the table model encoded them: their codes (NaN missing), class and
-  weight (:mod:`nbayes.semi_naive.table_passes`);
-* every pass of the discriminative correction reads
+  weight (:mod:`nbayes.semi_naive.table_passes`), and, for the discriminative correction's first
+  pass where the table has no text column, whether each row is held out;
+* every later pass of the discriminative correction reads
   :class:`~nbayes.semi_naive.discriminative.CorrectionRows`: slots, the structure's scores,
   class, weight and whether the row is held out (:mod:`nbayes.semi_naive.table_correction`).
 

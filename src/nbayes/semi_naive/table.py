@@ -313,9 +313,10 @@ class SemiNaiveBayes(
         return self._joint_of(frame, self._encode(frame, fitting=False), priors, corrected=True)
 
     def _joint_of(
-        self, frame: pl.DataFrame, codes: Encoded, priors: Any, corrected: bool
+        self, frame: pl.DataFrame | None, codes: Encoded, priors: Any, corrected: bool
     ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_joint` of a table already read and encoded (``codes``)."""
+        """:meth:`_joint` of a table already read and encoded (``codes``); ``frame`` is read for
+        the text columns' terms alone (None: a model without text columns)."""
         joint = self.model_.predict_joint_log_proba(codes, priors=priors)
         if self._words is not None:
             joint = joint + self._text_terms(frame)[1].sum(axis=0)

@@ -36,37 +36,43 @@ class TableCorrection:
 
     def _correction_rows(
         self,
-        frame: pl.DataFrame,
+        frame: pl.DataFrame | None,
         labels: np.ndarray,
         weight: np.ndarray,
         encoded: Encoded | None = None,
+        held_out: np.ndarray | None = None,
     ) -> CorrectionRows:
-        """A labelled batch as the correction reads it (the structure fitted); ``encoded``: the
-        frame's codes, when they are at hand."""
+        """A labelled batch as the correction reads it (the structure fitted); ``encoded`` and
+        ``held_out`` (each row's flag): the frame's codes and flags, when they are at hand (the
+        frame is then read only for the text columns' terms: None where there are none)."""
         if encoded is None:
             encoded = self._encode(frame, fitting=False)
         codes = encoded.codes
         offsets, _ = self._joint_of(frame, encoded, None, corrected=False)
         classes = self.model_.classes_
         cls = np.searchsorted(classes, labels)
+        if held_out is None:
+            held_out = held_out_rows(self._content_hashes(frame, cls, classes))
         return CorrectionRows(
             slots_of(codes, self.model_.n_values_, self._correction_edges()),
             np.ascontiguousarray(offsets, dtype=np.float64),
             cls.astype(np.int64),
             np.ascontiguousarray(weight, dtype=np.float64),
-            held_out_rows(self._content_hashes(frame, cls)),
+            held_out,
         )
 
-    def _content_hashes(self, frame: pl.DataFrame, cls: np.ndarray) -> np.ndarray:
+    def _content_hashes(
+        self, frame: pl.DataFrame, cls: np.ndarray, classes: np.ndarray
+    ) -> np.ndarray:
         """Each row's content hash over the structure's columns in the schema's types and its
-        label (class index ``cls`` in ``classes_``), so that the held-out rows do not depend on
-        the order or the batches the rows come in."""
+        label (class index ``cls`` in ``classes``, the model's), so that the held-out rows do
+        not depend on the order or the batches the rows come in."""
         columns = [
             pl.col(s.name).cast(s.dtype if s.family == "categorical" else pl.Float64)
             for s in self.schema_
         ]
         # the labels as the classes' values: K conversions to Polars, not one per row
-        labels = pl.Series(self.model_.classes_).gather(cls)
+        labels = pl.Series(classes).gather(cls)
         return row_hashes(frame.select(columns), labels, cls)
 
     def _fit_correction_over(
@@ -75,14 +81,20 @@ class TableCorrection:
         *,
         in_memory: bool,
         encoded: list[tuple[Encoded, np.ndarray, np.ndarray]] | None = None,
+        coded: Callable[[], Iterable[tuple]] | None = None,
     ) -> None:
         """Fit ``correction_`` over ``source()``'s labelled frames: prepared once when they are
-        in memory (``encoded``: their codes, batch by batch, when the structure's passes made
-        them); otherwise read once and spilled to a temporary folder that the later passes
-        read (:mod:`nbayes.semi_naive.spill`), or read once per pass where it cannot be
-        written."""
+        in memory (``encoded``: their codes, batch by batch, made by the structure's passes);
+        otherwise read once — from ``coded()`` where given (the structure's encoded rows, each
+        with its held-out flag), else from ``source()`` — and spilled to a temporary folder
+        that the later passes read (:mod:`nbayes.semi_naive.spill`), or read once per pass
+        where it cannot be written."""
 
         def batches() -> Iterable[CorrectionRows]:
+            if coded is not None:
+                for codes, labels, weight, held in coded():
+                    yield self._correction_rows(None, labels, weight, codes, held)
+                return
             for frame, labels, weight in source():
                 yield self._correction_rows(frame, labels, weight)
 

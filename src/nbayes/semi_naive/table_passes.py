@@ -39,6 +39,7 @@ from ..model import NaiveBayes
 from ..schema import ColumnSpec, StringSummary, schema_for, unobserved_column
 from ..tables import missing_markers, warn_near_missing_marker
 from .classifier import Encoded
+from .discriminative import held_out_rows
 from .first_pass import FirstPass
 from .missing import missing_modes
 from .spill import compact_codes, replayed
@@ -231,22 +232,39 @@ class TablePasses:
         if spill is not None:
             spill.classes = np.asarray(first.classes)
 
-        def coded() -> Iterable[tuple[Encoded, np.ndarray, np.ndarray]]:
-            for frame, labels, weight in source():
-                yield self._encode(frame, fitting=False), labels, weight
-
         model = self._new_model()
-        encoded = None
         if in_memory:  # encoded once: each of the structure's passes reads the same codes
-            encoded = list(coded())
+            encoded = [
+                (self._encode(frame, fitting=False), labels, weight)
+                for frame, labels, weight in source()
+            ]
             model.fit_passes(lambda: encoded, classes=first.classes)
-        else:  # the structure's first pass spills the encoded rows; its later passes read them
-            pack, unpack = _encoded_spill(first.classes, [s.name for s in self.schema_])
-            with replayed(coded, pack, unpack, "nbayes-rows-") as again:
-                model.fit_passes(again, classes=first.classes)
-        self.model_ = model
-        if self.discriminative:
-            self._fit_correction_over(source, in_memory=in_memory, encoded=encoded)
+            self.model_ = model
+            if self.discriminative:
+                self._fit_correction_over(source, in_memory=True, encoded=encoded)
+            return self
+        # the structure's first pass spills the encoded rows, which its later passes read; the
+        # correction's first pass reads them too (with each row's held-out flag, taken from
+        # its content when it was encoded) where the table has no text column, whose terms
+        # need the rows as read
+        held_out = self.discriminative and self._words is None
+
+        def coded() -> Iterable[Coded]:
+            for frame, labels, weight in source():
+                held = None
+                if held_out:
+                    cls = np.searchsorted(first.classes, labels)
+                    held = held_out_rows(self._content_hashes(frame, cls, first.classes))
+                yield self._encode(frame, fitting=False), labels, weight, held
+
+        pack, unpack = _encoded_spill(first.classes, [s.name for s in self.schema_])
+        with replayed(coded, pack, unpack, "nbayes-rows-") as again:
+            model.fit_passes(lambda: (batch[:3] for batch in again()), classes=first.classes)
+            self.model_ = model
+            if self.discriminative:
+                self._fit_correction_over(
+                    source, in_memory=False, coded=again if held_out else None
+                )
         return self
 
     def _first_pass(self) -> FirstPass:
@@ -372,7 +390,9 @@ class TablePasses:
             raise unobserved_column(empty[0])
 
 
-Coded = tuple[Encoded, np.ndarray, np.ndarray]
+#: An encoded batch: codes, labels, weights, and each row's held-out flag for the correction
+#: (None where the correction does not read the batch).
+Coded = tuple[Encoded, np.ndarray, np.ndarray, np.ndarray | None]
 
 
 class _LabelledSpill:
@@ -408,14 +428,14 @@ class _LabelledSpill:
 def _encoded_spill(
     classes: np.ndarray, names: list[str]
 ) -> tuple[Callable[[Coded], list[np.ndarray] | None], Callable[[list[np.ndarray]], Coded]]:
-    """How an encoded batch (codes, labels, weights) is spilled (:mod:`~nbayes.semi_naive.spill`)
-    and read back: the codes compacted, each label as its index among ``classes`` (labels may be
-    objects, which a spill does not store); None for a batch whose labels ``classes`` does not
-    give back exactly."""
+    """How an encoded batch (codes, labels, weights, held-out flags or None) is spilled
+    (:mod:`~nbayes.semi_naive.spill`) and read back: the codes compacted, each label as its
+    index among ``classes`` (labels may be objects, which a spill does not store); None for a
+    batch whose labels ``classes`` does not give back exactly."""
     classes = np.asarray(classes)
 
     def pack(batch: Coded) -> list[np.ndarray] | None:
-        encoded, labels, weight = batch
+        encoded, labels, weight, held = batch
         try:
             index = np.searchsorted(classes, labels)
             exact = index.size == 0 or (
@@ -425,10 +445,12 @@ def _encoded_spill(
             return None
         if not exact:
             return None
-        return [compact_codes(encoded.codes), index.astype(np.int64), np.asarray(weight)]
+        flags = [] if held is None else [held]
+        return [compact_codes(encoded.codes), index.astype(np.int64), np.asarray(weight), *flags]
 
     def unpack(arrays: list[np.ndarray]) -> Coded:
-        codes, index, weight = arrays
-        return Encoded(codes.astype(np.float64), names), classes[index], weight
+        codes, index, weight, *flags = arrays
+        held = flags[0] if flags else None
+        return Encoded(codes.astype(np.float64), names), classes[index], weight, held
 
     return pack, unpack
