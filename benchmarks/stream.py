@@ -394,29 +394,27 @@ def _per_pass(passes: list[list[tuple[str, float]]], size: int, scans: list[floa
             ", ".join(name for name, _ in run) for run in passes
         )
     scan = statistics.median(scans)
-    rows = []
-    evaluations = [k for k, name in enumerate(names) if "evaluation" in name]
-    shown = [k for k in range(len(names)) if k not in evaluations[1:]]
-    for k in shown:
-        seconds = [run[k][1] for run in passes]
+
+    def row(name: str, seconds: list[float]) -> list[str]:
+        """A pass's line: its seconds in each run, against the scan run beside it."""
         share = scan / statistics.median(seconds)
-        worst = min(p / run[k][1] for p, run in zip(scans, passes, strict=True))
-        met = "met" if min(share, worst) >= 0.5 else "NOT met"
-        rows.append(
-            [names[k], f"{statistics.median(seconds):.2f} s ({max(seconds):.2f} s)",
-             f"{size / 2**20 / statistics.median(seconds):.0f} MB/s",
-             f"{share:.0%} ({worst:.0%})", met]
-        )  # fmt: skip
+        worst = min(p / t for p, t in zip(scans, seconds, strict=True))
+        return [
+            name, f"{statistics.median(seconds):.2f} s ({max(seconds):.2f} s)",
+            f"{size / 2**20 / statistics.median(seconds):.0f} MB/s",
+            f"{share:.0%} ({worst:.0%})", "met" if min(share, worst) >= 0.5 else "NOT met",
+        ]  # fmt: skip
+
+    evaluations = [k for k, name in enumerate(names) if "evaluation" in name]
+    rows = [
+        row(names[k], [run[k][1] for run in passes])
+        for k in range(len(names))
+        if k not in evaluations[1:]
+    ]
     if len(evaluations) > 1:  # the later evaluations, each reading the correction's spill
         later = [sum(run[k][1] for k in evaluations[1:]) / (len(evaluations) - 1) for run in passes]
-        share = scan / statistics.median(later)
-        worst = min(p / t for p, t in zip(scans, later, strict=True))
-        rows.append(
-            [f"each of the {len(evaluations) - 1} later evaluations of the correction (mean)",
-             f"{statistics.median(later):.2f} s ({max(later):.2f} s)",
-             f"{size / 2**20 / statistics.median(later):.0f} MB/s",
-             f"{share:.0%} ({worst:.0%})", "met" if min(share, worst) >= 0.5 else "NOT met"]
-        )  # fmt: skip
+        name = f"each of the {len(evaluations) - 1} later evaluations of the correction (mean)"
+        rows.append(row(name, later))
     table = _report.markdown_table(
         ["pass", "seconds, median (worst)", "rate", "of Polars' scan, median (worst pair)",
          "target ≥ 50%"],
