@@ -58,8 +58,8 @@ def fit_staged_table(
         raise no_labelled_rows()
     table._finish_first_pass(first)
     handle = model_handle(table)
-    structure = table._new_model()  # (its name and passes, for the log)
-    with logged_pass(f"{structure._name}'s pass 1 of {structure.passes}, on Dask"):
+    unfitted = table._new_model()  # (its name and passes, for the log)
+    with logged_pass(f"{unfitted._name}'s pass 1 of {unfitted.passes}, on Dask"):
         leaves = map_partitions(_structure_pass, "frame", X, extras, table=handle, **options)
         structure = tree_reduce(leaves, combine_partials, split_every, "nbayes-pass-1").model
     for number in range(2, structure.passes + 1):
