@@ -88,3 +88,51 @@ def best_split(counts, lo, hi):  # pragma: no cover - compiled
     if gain > (np.log2(n - 1) + delta) / n:
         return n * gain, best
     return -1.0, -1
+
+
+@kernel
+def mdl_splits(counts, max_intervals):  # pragma: no cover - compiled
+    """The keys after which Fayyad & Irani's recursion cuts (b: between key b and key b + 1),
+    in the order the cuts are accepted: the accepted splits taken best first, by n · Gain (the
+    first of equals by (lo, hi, split), as a heap of (−n · Gain, lo, hi, split) pops them),
+    until ``max_intervals`` intervals (no bound when it is below 1). Each split found by
+    :func:`best_split` on its segment of keys [lo, hi)."""
+    capacity = 2 * counts.shape[0] + 2  # a segment is split at most once; two segments each
+    bits = np.empty(capacity)
+    lows = np.empty(capacity, dtype=np.int64)
+    highs = np.empty(capacity, dtype=np.int64)
+    at = np.empty(capacity, dtype=np.int64)
+    alive = np.zeros(capacity, dtype=np.bool_)
+    pending = 0
+    size = 0
+    cuts = np.empty(counts.shape[0], dtype=np.int64)
+    n_cuts = 0
+    gain, split = best_split(counts, 0, counts.shape[0])
+    if split >= 0:
+        bits[0], lows[0], highs[0], at[0], alive[0] = -gain, 0, counts.shape[0], split, True
+        size, pending = 1, 1
+    while pending > 0 and (max_intervals < 1 or n_cuts + 1 < max_intervals):
+        best = -1
+        for s in range(size):  # the smallest (−n · Gain, lo, hi, split): the heap's pop
+            if alive[s] and (
+                best < 0
+                or bits[s] < bits[best]
+                or (
+                    bits[s] == bits[best]
+                    and (lows[s], highs[s], at[s]) < (lows[best], highs[best], at[best])
+                )
+            ):
+                best = s
+        alive[best] = False
+        pending -= 1
+        lo, hi, cut = lows[best], highs[best], lows[best] + at[best]
+        cuts[n_cuts] = cut
+        n_cuts += 1
+        for left, right in ((lo, cut + 1), (cut + 1, hi)):
+            gain, split = best_split(counts, left, right)
+            if split >= 0:
+                bits[size], lows[size], highs[size], at[size] = -gain, left, right, split
+                alive[size] = True
+                size += 1
+                pending += 1
+    return cuts[:n_cuts]

@@ -29,14 +29,13 @@ resolution is the grid width 2^e, reported on the fitted model.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 
 import numpy as np
 import polars as pl
 
 from ._group import Settings, format_number, format_table
-from ._mdl_kernels import best_split
+from ._mdl_kernels import mdl_splits
 from ._registry import Family, register
 from ._sketch_kernels import _interval_sums, _positions
 from ._tidy import tidy_frame
@@ -77,29 +76,16 @@ def equal_frequency(sketch: FeatureSketch, bins: int) -> np.ndarray:
 
 
 def mdl(sketch: FeatureSketch, max_intervals: int | None = None) -> np.ndarray:
-    """Fayyad–Irani cut points of one feature (see the module docstring).
+    """Fayyad–Irani cut points of one feature (see the module docstring), the recursion
+    compiled (:func:`~nbayes.families._mdl_kernels.mdl_splits`).
 
     With ``max_intervals`` at most that many intervals: the accepted splits are taken best
     first, by the class-coding bits they save on their segment (n · Gain), so that the cuts kept
     are the most informative ones the unbounded recursion would make. Without it, every split
     the criterion accepts (the order does not matter then)."""
     counts = np.ascontiguousarray(sketch.weight, dtype=np.float64)
-    boundaries = _boundaries(sketch)
-    cuts: list[float] = []
-    candidates: list[tuple[float, int, int, int]] = []  # (−bits saved, lo, hi, split)
-
-    def consider(lo: int, hi: int) -> None:
-        bits, split = best_split(counts, lo, hi)
-        if split >= 0:
-            heapq.heappush(candidates, (-bits, lo, hi, split))
-
-    consider(0, counts.shape[0])
-    while candidates and (max_intervals is None or len(cuts) + 1 < max_intervals):
-        _, lo, hi, best = heapq.heappop(candidates)
-        cuts.append(float(boundaries[lo + best]))
-        consider(lo, lo + best + 1)
-        consider(lo + best + 1, hi)
-    return np.asarray(sorted(cuts))
+    splits = mdl_splits(counts, 0 if max_intervals is None else max_intervals)
+    return np.sort(_boundaries(sketch)[splits])
 
 
 def cut_points(
