@@ -1,7 +1,9 @@
-"""The compiled loop (Numba) of MDL discretisation (:func:`nbayes.families.intervals.mdl`): the
-best split of a run of sketch keys and whether Fayyad & Irani's criterion accepts it, one pass
-over the keys instead of a dozen array operations per recursion step. Cached once per install
-(:mod:`nbayes._jit`; ``python -m nbayes.compile``).
+"""The compiled loops (Numba) of MDL discretisation (:func:`nbayes.families.intervals.mdl`): the
+best split of a run of sketch keys and whether Fayyad & Irani's criterion accepts it (one pass
+over the keys), and the recursion over the segments the accepted splits make, best first. A
+column's cut points are one call: the held-out models of the default model's calibration cut
+every MDL column again in each fold. Cached once per install (:mod:`nbayes._jit`;
+``python -m nbayes.compile``).
 """
 
 from __future__ import annotations
