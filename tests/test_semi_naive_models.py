@@ -551,3 +551,29 @@ def test_a_selective_kdb_file_without_the_squares_loads_with_its_selection():
     assert (loaded.n_attributes_, loaded.k_) == (model.n_attributes_, model.k_)
     np.testing.assert_array_equal(loaded.leave_one_out_squares_, 0.0)
     np.testing.assert_array_equal(loaded.predict_proba(queries), model.predict_proba(queries))
+
+
+def test_selective_kdb_marks_the_edges_its_predictions_use():
+    # few rows, noisy attributes: the selection keeps fewer parents (or attributes) than the
+    # k = 3 structure it learnt; an edge is used when its child is among the selected
+    # attributes and its parent's rank is below the chosen depth k'
+    rng = np.random.default_rng(3)
+    n = 600
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 3, (n, 8)).astype(float)
+    X[:, 0] = (y + (rng.random(n) < 0.2)) % 2
+    X[:, 1] = (X[:, 0] + y + (rng.random(n) < 0.1)) % 2  # XOR with its parent: k' ≥ 1
+    X[:, 2] = (X[:, 1] + X[:, 0] + (rng.random(n) < 0.1)) % 2
+    model = SelectiveKDB(k=3).fit(X, y)
+    edges = model.edges()
+    selected = set(model.structure_.order[: model.n_attributes_])
+    expected = [e["child"] in selected and e["rank"] < model.k_ for e in edges]
+    assert [e["used"] for e in edges] == expected
+    assert any(expected) and not all(expected)  # the case this test is for
+    lines = [line for line in model.summary().splitlines() if line.startswith("  x")]
+    shown = [f"  x{e['parent']} -> x{e['child']}: {e['cmi']:.4f}" for e in edges if e["used"]]
+    assert lines == shown  # the summary names the array's columns x0, x1, …
+    unused = sum(not used for used in expected)
+    assert f"and {unused} learnt edge(s) the predictions do not use" in model.summary()
+    # a k-DB uses every edge it learnt
+    assert all(e["used"] for e in KDB(k=2).fit(X, y).edges())

@@ -158,10 +158,30 @@ class _Network(SemiNaiveClassifier):
 
         return "network", network_lines(self, codes, names, show)
 
+    def _edge_records(self, names: list[str] | None) -> list[dict]:
+        """The learnt structure's edges (:meth:`Structure.edges`), each with ``used``: whether
+        the predictions use it (selective k-DB leaves out the attributes it did not select and
+        the parents beyond the depth k' it chose)."""
+        structure = self._structure()
+        used = {(child, parent) for child, parent in self._used_edges().tolist()}
+        return [
+            {**edge, "used": (at["child"], at["parent"]) in used}
+            for edge, at in zip(structure.edges(names), structure.edges(), strict=True)
+        ]
+
     def _describe_structure(self, names: list[str]) -> list[str]:
+        edges = self._edge_records(names)
         lines = ["structure (parent -> child: I(X_child; X_parent | C) in nats):"]
-        for edge in self._structure().edges(names):
-            lines.append(f"  {edge['parent']} -> {edge['child']}: {edge['cmi']:.4f}")
+        for edge in edges:
+            if edge["used"]:
+                lines.append(f"  {edge['parent']} -> {edge['child']}: {edge['cmi']:.4f}")
+        unused = sum(not edge["used"] for edge in edges)
+        if unused:
+            lines.append(
+                f"  and {unused} learnt edge(s) the predictions do not use (a parent beyond "
+                "the chosen depth, or an attribute not selected: edges() lists them with "
+                "used=False)"
+            )
         return lines
 
     @property
@@ -172,9 +192,10 @@ class _Network(SemiNaiveClassifier):
 
     def edges(self) -> list[dict]:
         """The learnt edges as data: parent, child (names when known), the parent's rank among
-        the child's parents, and I(X_child; X_parent | C) in nats."""
+        the child's parents, I(X_child; X_parent | C) in nats, and whether the predictions use
+        the edge (``used``)."""
         self._check_fitted()
-        return self._structure().edges(self._feature_names)
+        return self._edge_records(self._feature_names)
 
 
 class TAN(_Network):

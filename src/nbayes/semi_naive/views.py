@@ -332,7 +332,9 @@ class TableViews:
 
     def edges(self) -> list[dict]:
         """The learnt structure as data (TAN, k-DB; an ensemble's, each edge with its member):
-        parent, child, I(X_child; X_parent | C)."""
+        parent, child, the parent's rank, I(X_child; X_parent | C), and whether the
+        predictions use the edge (selective k-DB: only the selected attributes, and their
+        parents up to the depth it chose)."""
         self._check_fitted()
         if not hasattr(self.model_, "edges"):
             raise ValueError(f"{type(self.model_).__name__} has no learnt edges.")
