@@ -64,6 +64,10 @@ class QuickReading:
             if self.header
             else self._column_names(None, 1, len(self.names or fields))
         )
+        if self._first_row_padded(sample.removeprefix(_BOM)):
+            # a file as UCI publishes it (", " between fields): the first batch would show
+            # the padding, after a pass over the file for its record lengths
+            raise QuickReadAbandoned("whitespace around values, to be stripped")
         # a record longer than max_record_bytes, which Polars would hold whole, abandons the
         # file before Polars reads it; whitespace to strip is looked for in the bytes once a
         # batch has text columns (fast), then per batch if present (a padded number is read
@@ -100,6 +104,21 @@ class QuickReading:
                 yield batch
         except (pl.exceptions.PolarsError, OSError) as exc:  # OSError: bad compressed data
             raise QuickReadAbandoned(str(exc)) from exc
+
+    def _first_row_padded(self, sample: bytes) -> bool:
+        """Whether the first row of data (the sample's first or second line, complete and
+        without a quote character) has a field that begins or ends with a blank, which the
+        careful reader strips (with ``strip``): Polars would read that field's column as
+        text with the blank kept, and the quick reading would be abandoned at its first
+        batch."""
+        if not self.strip:
+            return False
+        lines = sample.split(b"\n", 2 if self.header else 1)
+        row = lines[1 if self.header else 0] if len(lines) > (2 if self.header else 1) else b""
+        row = row.removesuffix(b"\r")
+        if not row or (self.quote is not None and self.quote.encode() in row):
+            return False
+        return _padded(row + b"\n", self._sep)
 
     def _file_padded(self) -> bool:
         """Whether a space or tab may touch a separator or a line end anywhere in the file
