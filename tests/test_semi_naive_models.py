@@ -577,3 +577,22 @@ def test_selective_kdb_marks_the_edges_its_predictions_use():
     assert f"and {unused} learnt edge(s) the predictions do not use" in model.summary()
     # a k-DB uses every edge it learnt
     assert all(e["used"] for e in KDB(k=2).fit(X, y).edges())
+
+
+def test_selective_kdb_summary_shows_the_standard_error_its_rule_used():
+    # SE = √(Q* − L*² / N) of the smallest leave-one-out total L*, computed here from the
+    # model's totals and squares; the depth kept is the first within L* + SE
+    rng = np.random.default_rng(1)
+    n = 300
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 3, (n, 6)).astype(float)
+    X[:, 0] = (y + (rng.random(n) < 0.2)) % 2
+    X[:, 1] = (X[:, 0] + y + (rng.random(n) < 0.1)) % 2
+    model = SelectiveKDB(k=3).fit(X, y)
+    totals = model.leave_one_out_losses_[:, :, 0]  # log-loss, the default criterion
+    best = np.unravel_index(int(np.argmin(totals)), totals.shape)
+    lowest = totals[best]
+    error = math.sqrt(model.leave_one_out_squares_[(*best, 0)] - lowest**2 / n)
+    assert f"lowest {lowest:.4f}, its standard error {error:.4f}" in model.summary()
+    within = [d for d in range(totals.shape[1]) if totals[:, d].min() <= lowest + error]
+    assert model.k_ == within[0]

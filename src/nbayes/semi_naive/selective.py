@@ -169,11 +169,7 @@ class SelectiveKDB(KDB):
             self.n_attributes_, self.k_ = 0, 0
             return
         scored = np.where(finite, table, np.inf)
-        best = np.unravel_index(int(np.argmin(scored)), scored.shape)
-        lowest = float(scored[best])
-        squares = float(self.leave_one_out_squares_[(*best, criterion)])
-        rows = float(self.class_count_.sum())
-        error = math.sqrt(max(squares - lowest * lowest / rows, 0.0)) if rows > 0 else 0.0
+        lowest, error = self._lowest_and_error(scored, criterion)
         bound = lowest + error
         bound += TIE * (1 + abs(bound))
         for depth in range(scored.shape[1]):
@@ -184,6 +180,16 @@ class SelectiveKDB(KDB):
                 self.n_attributes_ = int(np.flatnonzero(column <= floor)[0])
                 self.k_ = depth
                 return
+
+    def _lowest_and_error(self, scored: np.ndarray, criterion: int) -> tuple[float, float]:
+        """L*, the smallest total of ``scored`` (the criterion's totals, inf where not finite),
+        and its standard error SE = √(Q* − L*² / N) (the module docstring)."""
+        best = np.unravel_index(int(np.argmin(scored)), scored.shape)
+        lowest = float(scored[best])
+        squares = float(self.leave_one_out_squares_[(*best, criterion)])
+        rows = float(self.class_count_.sum())
+        error = math.sqrt(max(squares - lowest * lowest / rows, 0.0)) if rows > 0 else 0.0
+        return lowest, error
 
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         meta, arrays = super()._to_state()
@@ -219,14 +225,20 @@ class SelectiveKDB(KDB):
         return depth
 
     def _describe_structure(self, names: list[str]) -> list[str]:
-        criterion = self.leave_one_out_losses_[:, :, CRITERIA.index(self.criterion)]
-        lowest = np.min(criterion, where=np.isfinite(criterion), initial=np.inf)
+        index = CRITERIA.index(self.criterion)
+        criterion = self.leave_one_out_losses_[:, :, index]
+        finite = np.isfinite(criterion)
+        lowest, error = (
+            self._lowest_and_error(np.where(finite, criterion, np.inf), index)
+            if finite.any()
+            else (np.inf, 0.0)
+        )
         return [
             f"selected by leave-one-out {self.criterion}, the fewest parents within one standard "
             f"error of the lowest: the first {self.n_attributes_} attributes {self._ranking()}, "
             f"at most {self.k_} parent(s) each (loss {criterion[self.n_attributes_, self.k_]:.4f}; "
-            f"lowest {lowest:.4f}; with every attribute and k = {self.k}: "
-            f"{criterion[-1, -1]:.4f})",
+            f"lowest {lowest:.4f}, its standard error {error:.4f}; with every attribute and "
+            f"k = {self.k}: {criterion[-1, -1]:.4f})",
             *super()._describe_structure(names),
         ]
 
