@@ -573,6 +573,8 @@ def test_selective_kdb_marks_the_edges_its_predictions_use():
     lines = [line for line in model.summary().splitlines() if line.startswith("  x")]
     shown = [f"  x{e['parent']} -> x{e['child']}: {e['cmi']:.4f}" for e in edges if e["used"]]
     assert lines == shown  # the summary names the array's columns x0, x1, …
+    used_names = ", ".join(f"x{j}" for j in model.selected_)
+    assert f"attributes used: {used_names}\n" in model.summary()
     unused = sum(not used for used in expected)
     assert f"and {unused} learnt edge(s) the predictions do not use" in model.summary()
     # a k-DB uses every edge it learnt

@@ -233,12 +233,14 @@ class SelectiveKDB(KDB):
             if finite.any()
             else (np.inf, 0.0)
         )
+        used = [names[j] for j in self._structure().order[: self.n_attributes_]]
         return [
             f"selected by leave-one-out {self.criterion}, the fewest parents within one standard "
             f"error of the lowest: the first {self.n_attributes_} attributes {self._ranking()}, "
             f"at most {self.k_} parent(s) each (loss {criterion[self.n_attributes_, self.k_]:.4f}; "
             f"lowest {lowest:.4f}, its standard error {error:.4f}; with every attribute and "
             f"k = {self.k}: {criterion[-1, -1]:.4f})",
+            f"attributes used: {', '.join(used) or 'none'}",
             *super()._describe_structure(names),
         ]
 
