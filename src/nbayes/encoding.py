@@ -124,31 +124,7 @@ class CategoricalEncoder:
     def encode(self, frame: pl.DataFrame, *, fitting: bool) -> np.ndarray:
         """Codes (rows × columns) of ``frame``'s columns; while ``fitting``, new values join
         their column's vocabulary first."""
-        fractional = {}
-        schema = frame.schema  # built once: frame.schema costs time linear in the columns
-        for j, name in enumerate(self.names):
-            if self.dtypes[j] == pl.Int64 and schema[name].is_float():
-                values = frame.get_column(name).to_numpy()
-                with np.errstate(invalid="ignore"):
-                    inexact = np.isfinite(values) & (values != np.floor(values))
-                if inexact.any():
-                    if fitting:
-                        i = int(np.argmax(inexact))
-                        raise ValueError(
-                            f"column {name!r} holds the fractional value {values[i]!r} (row {i}), "
-                            "but its categories are integers."
-                        )
-                    fractional[j] = inexact
-                    frame = frame.with_columns(
-                        pl.when(pl.Series(inexact)).then(None).otherwise(pl.col(name)).alias(name)
-                    )
-        try:
-            casted = frame.select(
-                [self._cast(schema, j).alias(n) for j, n in enumerate(self.names)]
-            )
-        except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
-            types = dict(zip(self.names, self.dtypes, strict=True))
-            raise ValueError(uncastable(frame, types, "its type in fitting") or str(exc)) from exc
+        casted, fractional = self._casted(frame, fitting=fitting)
         if fitting:
             self._learn_first_values(casted)
         block, new = self._codes(casted, range(len(self.names)), learn=fitting)
@@ -163,6 +139,61 @@ class CategoricalEncoder:
         for j, inexact in fractional.items():
             block[inexact, j] = UNSEEN
         return block
+
+    def learn(self, frame: pl.DataFrame) -> np.ndarray | None:
+        """What ``encode(frame, fitting=True)`` does to the vocabularies (each column's values
+        not yet in it join it, in order of first appearance), without coding the rows; returns
+        where values are missing (rows × columns, True where ``encode`` gives NaN). For columns
+        of text, integers and booleans, whose only missing value is null; None for a table with
+        a column of another type (``encode`` learns those)."""
+        if any(dtype not in (pl.String, pl.Int64, pl.Boolean) for dtype in self.dtypes):
+            return None
+        if not self.names:
+            return np.zeros((frame.height, 0), dtype=bool)
+        casted, _ = self._casted(frame, fitting=True)
+        distinct = casted.select(
+            pl.col(name).drop_nulls().unique(maintain_order=True).implode() for name in self.names
+        )
+        for vocabulary, values in zip(self.vocabularies, distinct.row(0), strict=True):
+            if not vocabulary:
+                vocabulary.extend(values)
+                continue
+            known = set(vocabulary)
+            vocabulary.extend(value for value in values if value not in known)
+        missing = casted.select(pl.all().is_null()).to_numpy()
+        return missing.reshape(frame.height, len(self.names))
+
+    def _casted(
+        self, frame: pl.DataFrame, *, fitting: bool
+    ) -> tuple[pl.DataFrame, dict[int, np.ndarray]]:
+        """``frame``'s columns cast to the vocabularies' types, and per integer column read as
+        floats the rows of fractional values (refused while ``fitting``; unseen afterwards)."""
+        fractional = {}
+        schema = frame.schema  # built once: frame.schema costs time linear in the columns
+        for j, name in enumerate(self.names):
+            if self.dtypes[j] == pl.Int64 and schema[name].is_float():
+                values = frame.get_column(name).to_numpy()
+                with np.errstate(invalid="ignore"):
+                    inexact = np.isfinite(values) & (values != np.floor(values))
+                if inexact.any():
+                    if fitting:
+                        i = int(np.argmax(inexact))
+                        raise ValueError(
+                            f"column {name!r} holds the fractional value {float(values[i])!r} "
+                            f"(row {i}), but its categories are integers."
+                        )
+                    fractional[j] = inexact
+                    frame = frame.with_columns(
+                        pl.when(pl.Series(inexact)).then(None).otherwise(pl.col(name)).alias(name)
+                    )
+        try:
+            casted = frame.select(
+                [self._cast(schema, j).alias(n) for j, n in enumerate(self.names)]
+            )
+        except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
+            types = dict(zip(self.names, self.dtypes, strict=True))
+            raise ValueError(uncastable(frame, types, "its type in fitting") or str(exc)) from exc
+        return casted, fractional
 
     def _codes(
         self, casted: pl.DataFrame, columns: Any, *, learn: bool

@@ -66,7 +66,12 @@ class FirstPass:
         """Add a batch of labelled rows."""
         self._grow_classes(np.unique(labels))
         cls = np.searchsorted(self.classes, labels)
-        codes = self.encoder.encode(frame.select(self.encoder.names), fitting=True)
+        categories = frame.select(self.encoder.names)
+        # the vocabularies are all this pass learns of the categorical columns: no codes
+        missing = self.encoder.learn(categories)
+        if missing is None:  # a column whose missing values may be NaN: learnt by coding
+            missing = np.isnan(self.encoder.encode(categories, fitting=True))
+        missing = missing.reshape(frame.height, len(self.encoder.names))
         if self.words is not None:
             texts = frame.select(list(self.words.families))
             self.words.partial_fit(texts, labels, sample_weight=weight)
@@ -75,9 +80,8 @@ class FirstPass:
             values = np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1)
             check_no_infinite(values, [s.name for s in self.numeric])  # the column at fault
             self.sketches.accumulate(values, cls, weight)
-            codes = np.hstack([codes.reshape(frame.height, len(self.encoder.names)), values])
+            missing = np.hstack([missing, np.isnan(values)])
         self.class_weight += np.bincount(cls, weights=weight, minlength=len(self.classes))
-        missing = np.isnan(codes.reshape(frame.height, self.missing_weight.shape[1]))
         for j in np.flatnonzero(missing.any(axis=0)):
             self.missing_weight[:, j] += np.bincount(
                 cls[missing[:, j]], weights=weight[missing[:, j]], minlength=len(self.classes)
