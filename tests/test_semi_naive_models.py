@@ -553,17 +553,23 @@ def test_a_selective_kdb_file_without_the_squares_loads_with_its_selection():
     np.testing.assert_array_equal(loaded.predict_proba(queries), model.predict_proba(queries))
 
 
-def test_selective_kdb_marks_the_edges_its_predictions_use():
-    # few rows, noisy attributes: the selection keeps fewer parents (or attributes) than the
-    # k = 3 structure it learnt; an edge is used when its child is among the selected
-    # attributes and its parent's rank is below the chosen depth k'
-    rng = np.random.default_rng(3)
-    n = 600
+def _chained_table(seed: int, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Noise attributes but the first three: x0 follows the class, x1 is x0 XOR the class
+    (it needs its parent: k' ≥ 1), x2 is x0 XOR x1; each with a little noise."""
+    rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
-    X = rng.integers(0, 3, (n, 8)).astype(float)
+    X = rng.integers(0, 3, (n, d)).astype(float)
     X[:, 0] = (y + (rng.random(n) < 0.2)) % 2
-    X[:, 1] = (X[:, 0] + y + (rng.random(n) < 0.1)) % 2  # XOR with its parent: k' ≥ 1
+    X[:, 1] = (X[:, 0] + y + (rng.random(n) < 0.1)) % 2
     X[:, 2] = (X[:, 1] + X[:, 0] + (rng.random(n) < 0.1)) % 2
+    return X, y
+
+
+def test_selective_kdb_marks_the_edges_its_predictions_use():
+    # noise attributes: the selection keeps fewer parents (or attributes) than the k = 3
+    # structure it learnt; an edge is used when its child is among the selected attributes
+    # and its parent's rank is below the chosen depth k'
+    X, y = _chained_table(3, 600, 8)
     model = SelectiveKDB(k=3).fit(X, y)
     edges = model.edges()
     selected = set(model.structure_.order[: model.n_attributes_])
@@ -584,12 +590,8 @@ def test_selective_kdb_marks_the_edges_its_predictions_use():
 def test_selective_kdb_summary_shows_the_standard_error_its_rule_used():
     # SE = √(Q* − L*² / N) of the smallest leave-one-out total L*, computed here from the
     # model's totals and squares; the depth kept is the first within L* + SE
-    rng = np.random.default_rng(1)
-    n = 300
-    y = rng.integers(0, 2, n)
-    X = rng.integers(0, 3, (n, 6)).astype(float)
-    X[:, 0] = (y + (rng.random(n) < 0.2)) % 2
-    X[:, 1] = (X[:, 0] + y + (rng.random(n) < 0.1)) % 2
+    X, y = _chained_table(1, 300, 6)
+    n = len(y)
     model = SelectiveKDB(k=3).fit(X, y)
     totals = model.leave_one_out_losses_[:, :, 0]  # log-loss, the default criterion
     best = np.unravel_index(int(np.argmin(totals)), totals.shape)
