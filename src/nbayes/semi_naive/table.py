@@ -265,7 +265,8 @@ class SemiNaiveBayes(
         """Codes of every column, in the schema's order: categories in their vocabulary,
         numbers as interval indices; NaN where missing, a code beyond v_j where unseen."""
         lacking_columns(frame, self.schema_)  # naming them, and a close column of the data
-        codes = np.empty((frame.height, len(self.schema_)))
+        # filled a column at a time: column-major while filling, row-major for the kernels
+        codes = np.empty((frame.height, len(self.schema_)), order="F")
         categorical = [j for j, s in enumerate(self.schema_) if s.family == "categorical"]
         if categorical:
             codes[:, categorical] = self._encoder.encode(
@@ -285,7 +286,7 @@ class SemiNaiveBayes(
         for j, code in self._missing_codes.items():  # missing as a value
             column = codes[:, j]
             column[np.isnan(column)] = code
-        return Encoded(codes, [s.name for s in self.schema_])
+        return Encoded(np.ascontiguousarray(codes), [s.name for s in self.schema_])
 
     @property
     def passes(self) -> int:
