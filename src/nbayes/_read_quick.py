@@ -111,11 +111,11 @@ class QuickReading:
         careful reader strips (with ``strip``): Polars would read that field's column as
         text with the blank kept, and the quick reading would be abandoned at its first
         batch."""
-        if not self.strip:
+        first = 1 if self.header else 0  # the first row's line, counted from 0
+        lines = sample.split(b"\n", first + 1)
+        if not self.strip or len(lines) <= first + 1:  # no line end after it: incomplete
             return False
-        lines = sample.split(b"\n", 2 if self.header else 1)
-        row = lines[1 if self.header else 0] if len(lines) > (2 if self.header else 1) else b""
-        row = row.removesuffix(b"\r")
+        row = lines[first].removesuffix(b"\r")
         if not row or (self.quote is not None and self.quote.encode() in row):
             return False
         return _padded(row + b"\n", self._sep)
