@@ -78,9 +78,10 @@ def _two_attribute_concept() -> tuple[CorrectionRows, int]:
     return rows, int(n_values.sum() + len(n_values))
 
 
-def test_the_objective_and_gradient_match_a_direct_computation():
+@pytest.mark.parametrize("K", [2, 3, 4, 5])  # the pass sums two classes per sweep: odd K too
+def test_the_objective_and_gradient_match_a_direct_computation(K):
     rng = np.random.default_rng(0)
-    n, d, K = 60, 3, 3
+    n, d = 60, 3
     n_values = np.array([2, 3, 4])
     codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
     codes[rng.random((n, d)) < 0.1] = np.nan
@@ -125,6 +126,20 @@ def test_the_objective_and_gradient_match_a_direct_computation():
     error = np.sqrt((np.sum(w * change**2) / w.sum() - mean**2) / out.sum())
     assert passes.held_out(theta)[1] == pytest.approx(error, rel=1e-9)
     assert slots[0, 1] == -1
+    # the whole gradient: Σ over training rows of w (p_c − [c = y]) for each slot the row
+    # has, over the training weight, plus λ δ
+    train = ~out
+    p = np.exp(scores - scores.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    residual = (p - np.eye(K)[rows.cls]) * (rows.weight / rows.weight[train].sum())[:, None]
+    expected = np.zeros((n_slots, K))
+    for r in np.flatnonzero(train):
+        for j in range(d):
+            if slots[r, j] >= 0:
+                expected[slots[r, j]] += residual[r]
+    expected += L2 * delta
+    np.testing.assert_allclose(gradient[: n_slots * K].reshape(n_slots, K), expected, atol=1e-12)
+    np.testing.assert_allclose(gradient[n_slots * K :], residual[train].sum(axis=0), atol=1e-12)
     step = 1e-6
     for i in rng.choice(theta.size, 12, replace=False):
         up, down = theta.copy(), theta.copy()
