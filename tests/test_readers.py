@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -239,6 +240,26 @@ def test_duplicate_header_names_suggest_no_header(tmp_path: Path):
     with pytest.raises(DataError, match=r"duplicate column names.*\['p'\].*--no-header"):
         list(TableReader(path))
     assert read_all(TableReader(path, header=False)).height == 2
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_a_header_name_among_its_own_values_suggests_no_header(tmp_path: Path, quick: bool):
+    """Label-and-message lines with no header: the first line taken for the header names the
+    label column after a label (one of its values), so the reader says the line looks like
+    data; a real header, or header=False, or names, reads without that warning."""
+    headless = tmp_path / "messages.tsv"
+    headless.write_bytes(b"ham\tsee you at 8\nspam\twin a prize now\nham\tok thanks\n")
+    with pytest.warns(UserWarning, match=r"names a column 'ham'.*looks like data.*--no-header"):
+        taken = read_all(TableReader(headless, quick=quick))
+    assert taken.columns == ["ham", "see you at 8"] and taken.height == 2
+    headed = tmp_path / "headed.tsv"
+    headed.write_bytes(b"label\ttext\n" + headless.read_bytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_all(TableReader(headed, quick=quick)).height == 3
+        assert read_all(TableReader(headless, header=False, quick=quick)).height == 3
+        named = TableReader(headless, header=False, names=["label", "text"], quick=quick)
+        assert read_all(named).get_column("label").to_list() == ["ham", "spam", "ham"]
 
 
 @pytest.mark.parametrize("separator", [",", "\t", ";", "|"])

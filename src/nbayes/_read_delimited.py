@@ -78,6 +78,7 @@ class DelimitedReading:
                 if self._multibyte:
                     frame = self._separator_restored(frame)
                 self._check_near_misses(frame, first_line)
+                self._check_header_not_data(frame)
                 yield self._batch(frame, first_line)
             if at_end:
                 break

@@ -8,6 +8,8 @@ import warnings
 from collections import Counter
 from typing import Any
 
+import polars as pl
+
 from ._read_common import DataError
 
 
@@ -58,6 +60,7 @@ class ColumnNames:
                 self.path, f"duplicate column names in the header: {repeated}{advice}.", line=line
             )
         numbers = [name for name in names if _is_number(name)]
+        self._header_doubted = bool(numbers)  # said once: the values' check then keeps quiet
         if numbers:
             warnings.warn(
                 f"{self.path}: the header line has names that are numbers ({numbers[:3]}"
@@ -66,6 +69,29 @@ class ColumnNames:
                 stacklevel=2,
             )
         return names
+
+    def _check_header_not_data(self, frame: pl.DataFrame) -> None:
+        """Warn when, in the first batch of a file read with its first line as the header, a
+        text column holds its own name as a value: a name recurring among the values is the
+        mark of a first row of data taken for a header (a file with no header line, such as
+        ``label<TAB>message`` lines), whose row would be lost and whose values would name the
+        columns."""
+        if not self.header or self.names is not None or self.rows or self._header_doubted:
+            return
+        # a one-character name (``y``, ``x``) may well be one of its column's codes too
+        text = [n for n, kind in frame.schema.items() if kind == pl.String and len(n) > 1]
+        if not text:
+            return
+        hits = frame.select([pl.col(n).eq(pl.lit(n)).any() for n in text]).row(0)
+        found = [n for n, hit in zip(text, hits, strict=True) if hit]
+        if found:
+            warnings.warn(
+                f"{self.path}: the header line names a column {found[0]!r}, which is also one "
+                "of that column's values: the line looks like data; if the file has no header "
+                "line, pass --no-header (header=False in Python).",
+                UserWarning,
+                stacklevel=2,
+            )
 
 
 def _is_number(text: str) -> bool:

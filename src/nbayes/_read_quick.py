@@ -97,6 +97,7 @@ class QuickReading:
                 if padded and _padded_strings(frame):
                     raise QuickReadAbandoned("whitespace around values, to be stripped")
                 self._check_near_misses(frame, None)
+                self._check_header_not_data(frame)
                 batch = Batch(frame, None, self.rows, 0)
                 self.rows += frame.height
                 if not self.compression:  # progress: an estimate from the first MiB's rows

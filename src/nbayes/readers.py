@@ -187,6 +187,7 @@ class TableReader(
         self.columns: list[str] | None = None
         self._raw: IO[bytes] | None = None
         self._near_misses_checked = not self.missing
+        self._header_doubted = False  # the header line already said to look like data
         #: whether a column with no value in the first block is typed from values further on
         #: (``DelimitedReading._typed_further_on``; off for the reader that finds them)
         self.look_ahead = True
