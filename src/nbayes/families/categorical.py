@@ -184,8 +184,13 @@ class CategoricalColumns(ColumnGroup):
             from . import _selection
 
             bar = _selection.missing_bar(modes, self.missing)
+            # most columns of a wide table miss nothing: one test for all of them
+            has_missing = (self.missing.sum(axis=0) > 0).tolist()
             cached = [
-                self._missing_choice(j, modes[j], float(alpha[j]), bar) for j in range(len(modes))
+                self._missing_choice(j, modes[j], float(alpha[j]), bar)
+                if has_missing[j]
+                else ("skip", float("nan"))
+                for j in range(len(modes))
             ]
             self.stats._cache[key] = cached
         return cached

@@ -138,8 +138,9 @@ class FeatureSketch:
         # ~50 µs, and a table may have 100,000 sketches that calibration copies once per
         # held-out fold
         clone = FeatureSketch.__new__(FeatureSketch)
-        for name in FeatureSketch.__slots__:
-            setattr(clone, name, getattr(self, name))
+        clone.keys, clone.level, clone.max_bins = self.keys, self.level, self.max_bins
+        clone.maximum, clone.minimum, clone.n_classes = self.maximum, self.minimum, self.n_classes
+        clone.total, clone.weight = self.total, self.weight
         return clone
 
     def _entries(self, positions: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
