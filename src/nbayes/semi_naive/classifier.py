@@ -227,9 +227,12 @@ class SemiNaiveClassifier(NaiveBayesClassifier):
             for j, n in enumerate(notes["unseen"])
             if n
         )
+        # a table's columns are named (the words NaiveBayes uses); an array's are its features
+        # and its values category codes
+        values, per = ("values", "column") if names is not None else ("category codes", "feature")
         warnings.warn(
-            f"{self._name}: category codes not seen in fitting were treated as missing; per "
-            f"feature: {detail}.",
+            f"{self._name}: {values} not seen in fitting were treated as missing; per "
+            f"{per}: {detail}.",
             UnseenCategoryWarning,
             stacklevel=caller_stacklevel(),
         )
