@@ -63,6 +63,26 @@ def test_a_wide_batch_whose_sums_overflow_changes_nothing():
         np.testing.assert_array_equal(array, before[name])
 
 
+def test_a_copied_sketch_holds_every_field_and_leaves_the_original_alone():
+    # calibration copies each sketch once per held-out fold, field by field (written out, for
+    # speed): a field added to the class must be copied too
+    import copy
+
+    rng = np.random.default_rng(1)
+    sketches = ValueSketches(2, 3, max_bins=4)
+    sketches.accumulate(rng.normal(size=(50, 3)), rng.integers(0, 2, 50), np.ones(50))
+    held = copy.deepcopy(sketches)
+    before = sketches.packed_state()
+    for original, clone in zip(sketches.features, held.features, strict=True):
+        assert clone is not original
+        for name in FeatureSketch.__slots__:
+            assert getattr(clone, name) is getattr(original, name), name
+    # the copy's arrays are replaced, never written into, when it changes
+    held.accumulate(rng.normal(size=(10, 3)), np.zeros(10, dtype=int), np.ones(10))
+    for name, array in sketches.packed_state().items():
+        np.testing.assert_array_equal(array, before[name])
+
+
 def test_a_wide_table_fits_the_model_a_narrow_path_fits(monkeypatch):
     """The whole model (file arrays and probabilities) is the same whichever path the sketches
     took, after a fit and after a partial_fit onto stored statistics."""
