@@ -224,6 +224,22 @@ def test_a_structure_is_refused_for_documents(tmp_path, capsys):
     assert not (tmp_path / "m.nbm").exists()
 
 
+def test_a_tables_column_options_are_refused_for_documents(tmp_path, capsys):
+    """--continuous, --missing-as and --family describe a table's columns: for documents (a
+    TextClassifier's) they would be dropped in silence, so they are refused in one line."""
+    lines = tmp_path / "sms.txt"
+    lines.write_text("".join(f"spam\twin a prize {i}\nham\tsee you at {i}\n" for i in range(30)))
+    for option in (["--continuous", "gaussian"], ["--missing-as", "skip"],
+                   ["--family", "2=categorical"]):  # fmt: skip
+        code, _, err = run(["fit", lines, "--format", "lines", *option, "-o", tmp_path / "m.nbm"],
+                           capsys)  # fmt: skip
+        assert code == 2 and "Traceback" not in err, option
+        assert f"{option[0]} applies to the columns of a table; documents" in err, option
+    assert not (tmp_path / "m.nbm").exists()
+    code, _, _ = run(["fit", lines, "--format", "lines", "-o", tmp_path / "m.nbm"], capsys)
+    assert code == 0 and (tmp_path / "m.nbm").exists()
+
+
 def test_compare_can_set_an_option_back_to_its_default(csv_file, capsys):
     """--compare "model=naive" against a base of --model tan compares naive Bayes (it compared
     the base with itself), and the base's structure options are not inherited by it."""

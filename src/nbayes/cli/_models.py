@@ -248,12 +248,26 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
 def check_options(args: argparse.Namespace, *, text: bool) -> None:
     """Refuse a model option that the model the data call for would ignore: a structure's
     options (``--model``, ``--k``, ``--discriminative``, ``--max-intervals``) for naive Bayes or
-    for text, and ``--calibration`` (naive Bayes's) for a structure or for text."""
+    for text, ``--calibration`` (naive Bayes's) for a structure or for text, and a table's
+    column options (``--continuous``, ``--missing-as``, ``--family``) for text."""
     model = getattr(args, "model", "naive")
     if text and model != "naive":
         raise UsageError(
             f"--model {model} applies to tables; documents (or a table whose only feature is "
             "free text) are modelled by a TextClassifier (--text-model), which has no structure."
+        )
+    columns = [
+        option
+        for option, given in (("--continuous", getattr(args, "continuous", None) is not None),
+                              ("--missing-as", getattr(args, "missing_as", None) is not None),
+                              ("--family", bool(getattr(args, "family", None))))
+        if given
+    ]  # fmt: skip
+    if text and columns:
+        raise UsageError(
+            f"{' and '.join(columns)} applies to the columns of a table; documents (or a table "
+            "whose only feature is free text) are modelled by a TextClassifier (--text-model, "
+            "--ngrams, …)."
         )
     if getattr(args, "k", None) is not None and model not in ("kdb", "skdb", "eskdb"):
         raise UsageError(f"--k applies to --model kdb, skdb and eskdb, not {model}.")
