@@ -119,7 +119,7 @@ def test_a_term_is_the_change_in_log_odds_when_the_attribute_is_missing(fitted):
         without = dict(row, **{name: None})
         other = fitted.predict_joint_log_proba(pl.DataFrame([without]).drop("label"))[0]
         assert value == pytest.approx((joint[a] - joint[b]) - (other[a] - other[b]), abs=1e-9)
-    assert "when each attribute is treated as missing" in str(explanation)
+    assert "with each attribute minus without it (treated as missing)" in str(explanation)
     html = explanation._repr_html_()
     assert "<table>" in html and "contribution" in html
     # influence averages the same terms over rows

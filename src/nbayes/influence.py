@@ -14,9 +14,9 @@ nats of log-odds; ``toward_decision`` is the fraction of rows whose term favours
 features. Each log P(x_ij | c) is the model's own (its column scored alone), so the terms add up,
 with the prior's, to each row's log-odds exactly.
 
-A semi-naive model (:class:`~nbayes.semi_naive.SemiNaiveBayes`) gives δ_ij as the change in the
-log-odds when feature j is treated as missing (:mod:`nbayes.semi_naive.views`), which is the
-term above for naive Bayes with missing values skipped.
+A semi-naive model (:class:`~nbayes.semi_naive.SemiNaiveBayes`) gives δ_ij as the log-odds with
+feature j minus the log-odds with feature j treated as missing (:mod:`nbayes.semi_naive.views`),
+which is the term above for naive Bayes with missing values skipped.
 """
 
 from __future__ import annotations

@@ -76,8 +76,8 @@ class SemiNaiveExplanation:
     def _caption(self) -> str:
         a, b = self.top_two
         return (
-            f"change in log P({self.classes[a]} | x) − log P({self.classes[b]} | x) when each "
-            "attribute is treated as missing, largest first"
+            f"log P({self.classes[a]} | x) − log P({self.classes[b]} | x) with each attribute "
+            "minus without it (treated as missing), largest first"
         )
 
     def __str__(self) -> str:

@@ -21,7 +21,8 @@ The conditionals given the parents are in :meth:`SemiNaiveBayes.explain` (per ro
 Text columns (a bag of words beside the structure) have ``NaiveBayes``'s text tables.
 
 **Terms.** A semi-naive log-likelihood is not a sum over attributes, so an attribute's term in
-the log-odds of class a against class b is the change when the attribute is treated as missing:
+the log-odds of class a against class b is the log-odds with it minus the log-odds with it
+treated as missing:
 
     δ_j = [log P(a, x) − log P(b, x)] − [log P(a, x_−j) − log P(b, x_−j)]
 
