@@ -278,3 +278,38 @@ def test_plots_without_matplotlib_name_the_install(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install \"nbayes\[plot\]\"") as raised:
         ConfusionMatrixDisplay.from_predictions(["a", "b"], ["a", "a"], ["a", "b"])
     assert isinstance(raised.value, MissingDependencyError)
+
+
+def test_a_headerless_file_of_identifiers_names_each_column_and_says_nothing_is_modelled(
+    tmp_path: Path, capsys
+):
+    """Columns named by number ('2', '3') are two warnings, not one "2 times" (figures vary
+    from fold to fold; the names are what the warning is about), and a table whose every
+    feature is left out says that the model is the class prior alone."""
+    rng = np.random.default_rng(0)
+    rows = [f"{c},id{i},{''.join(rng.choice(list('ACGT'), 12))}" for i, c in
+            enumerate(rng.choice(["EI", "IE", "N"], 300))]  # fmt: skip
+    path = tmp_path / "ids.data"
+    path.write_text("\n".join(rows) + "\n")
+    code = main(["fit", str(path), "--no-header", "--target", "1", "-o", str(tmp_path / "m.nbm")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "column '2' has a distinct value" in err and "column '3' has a distinct value" in err
+    assert "times; the figures" not in err
+    assert "no column is modelled: all 2 are left out" in err
+
+
+def test_warnings_that_differ_in_figures_alone_are_one_line_with_a_count(capsys):
+    from nbayes.cli import _Warnings
+
+    shown = _Warnings()
+    for fold, rows in enumerate((12, 15, 9)):
+        shown.show(f"fold {fold}: {rows} rows of column 'x' were skipped", UserWarning, "f", 1)
+    shown.show("fold 0: 4 rows of column 'y' were skipped", UserWarning, "f", 1)
+    shown.flush()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "nbayes: warning: fold 0: 12 rows of column 'x' were skipped (3 times; the figures are "
+        "the first one's)",
+        "nbayes: warning: fold 0: 4 rows of column 'y' were skipped",
+    ]

@@ -287,6 +287,14 @@ def infer_schema(
                 _categorical_dtype(dtype) if family in ("categorical", "ignore") else dtype,
             )
         )
+    if specs and all(spec.family == "ignore" for spec in specs):
+        warnings.warn(
+            f"no column is modelled: all {len(specs)} are left out (family 'ignore'), so the "
+            "model predicts the class prior alone. Name a column's family to keep it "
+            "(families={name: 'categorical'}; --family COL=categorical on the command line).",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
     return specs
 
 

@@ -44,7 +44,13 @@ class _Warnings:
 
     def show(self, message, category, filename, lineno, file=None, line=None) -> None:
         text = " ".join(str(message).split())
-        group = self.groups.setdefault(re.sub(r"\d[\d,.]*", "#", text), [text, 0, set()])
+        # figures vary from fold to fold; a quoted name ('2', a headerless file's column) is
+        # what the warning is about, and two names are two warnings
+        parts = re.split(r"('[^']*')", text)
+        template = "".join(
+            part if i % 2 else re.sub(r"\d[\d,.]*", "#", part) for i, part in enumerate(parts)
+        )
+        group = self.groups.setdefault(template, [text, 0, set()])
         group[1] += 1
         group[2].add(text)
 
