@@ -23,8 +23,11 @@ def test_stratified_folds_partition_the_rows_and_keep_the_class_shares():
     assert all(
         np.array_equal(a, b) for a, b in zip(folds, stratified_folds(y, 10, seed=4), strict=True)
     )
-    with pytest.raises(ValueError, match="rarest class has only"):
+    # the message names the class and what to do
+    with pytest.raises(ValueError, match=r"rarest class \('b'\) has only 3 rows.*at most 3 folds"):
         stratified_folds(np.array(["a"] * 20 + ["b"] * 3), 5)
+    with pytest.raises(ValueError, match=r"\('b'\) has one row.*classes with a single row"):
+        stratified_folds(np.array(["a"] * 20 + ["b"]), 5)
 
 
 def test_accumulated_report_equals_scikit_learns_metrics():

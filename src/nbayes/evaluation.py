@@ -40,10 +40,20 @@ def stratified_folds(y: np.ndarray, n_folds: int, seed: int = 0) -> list[np.ndar
     if n_folds < 2:
         raise ValueError(f"folds must be at least 2, got {n_folds}.")
     classes, cls = np.unique(np.asarray(y), return_inverse=True)
-    smallest = np.bincount(cls).min()
+    counts = np.bincount(cls)
+    smallest = int(counts.min())
     if smallest < n_folds:
+        rarest = classes[int(counts.argmin())]
+        rarest = rarest.item() if isinstance(rarest, np.generic) else rarest  # 'b', not np.str_
+        rows = "one row" if smallest == 1 else f"only {smallest} rows"
+        fix = (
+            f"use at most {smallest} folds (--folds {smallest}, folds={smallest} in Python)"
+            if smallest >= 2
+            else "leave out or merge the classes with a single row"
+        )
         raise ValueError(
-            f"cannot make {n_folds} stratified folds: the rarest class has only {smallest} rows."
+            f"cannot make {n_folds} stratified folds: the rarest class ({rarest!r}) has {rows}, "
+            f"and each fold needs one of each class; {fix}."
         )
     rng = np.random.default_rng(seed)
     assignment = np.empty(len(cls), dtype=np.intp)
