@@ -208,3 +208,35 @@ def test_corrected_resampled_t_equals_a_hand_computation():
     same = corrected_resampled_t(np.zeros(10), 0.1)
     assert (same["t"], same["p"]) == (0.0, 1.0)
     assert corrected_resampled_t(np.full(10, 0.25), 0.1)["p"] == 0.0  # s² = 0, d̄ ≠ 0
+
+
+def test_a_test_file_whose_labels_are_all_unknown_asks_whether_it_is_the_class_column():
+    accumulator = Accumulator(np.array(["acc", "unacc"]))
+    truth = np.array(["low", "high", "low"])
+    accumulator.update(truth, np.array(["acc"] * 3), np.full((3, 2), 0.5))
+    (note,) = accumulator.report().notes
+    assert "3 rows have labels the model does not know" in note
+    assert "is the class column the one the model was fitted on (--target)?" in note
+    # one known label: no such question (the unknown ones are then new classes)
+    accumulator.update(np.array(["acc"]), np.array(["acc"]), np.full((1, 2), 0.5))
+    (note,) = accumulator.report().notes
+    assert "--target" not in note
+
+
+def test_evaluate_and_predict_say_how_many_bad_rows_they_skipped(tmp_path, capsys):
+    from nbayes.cli import main
+
+    rng = np.random.default_rng(0)
+    rows = [f"{a},{b},{'yes' if a == 'x' else 'no'}" for a, b in
+            zip(rng.choice(["x", "y"], 200), rng.choice(["p", "q"], 200), strict=True)]  # fmt: skip
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_text("\n".join(rows) + "\n")
+    test.write_text("a broken line\n" + "\n".join(rows[:20]) + "\n")
+    model = tmp_path / "m.nbm"
+    assert main(["fit", str(train), "--no-header", "--target", "3", "-o", str(model)]) == 0
+    capsys.readouterr()
+    output = str(tmp_path / "p.csv")
+    for command in (["evaluate", str(model), str(test), "--no-header", "--target", "3"],
+                    ["predict", str(model), str(test), "--no-header", "-o", output]):  # fmt: skip
+        assert main([*command, "--skip-bad-rows"]) == 0
+        assert "nbayes: 1 bad rows skipped" in capsys.readouterr().err, command[0]

@@ -251,10 +251,16 @@ class Accumulator:
         unknown = [str(c) for c in self.classes[len(self.model_classes) :]]
         if unknown:
             rows = int(confusion[len(self.model_classes) :].sum())
+            known = [str(c) for c in self.model_classes]
+            hint = _near_labels(unknown, known)
+            if not hint and rows == n:  # not one label known: most likely the wrong column
+                hint = (
+                    f" Not one row's label is a class of the model ({known[:5]}): is the class "
+                    "column the one the model was fitted on (--target)?"
+                )
             notes.append(
                 f"{rows:,} rows have labels the model does not know ({unknown[:5]}); they "
-                "count as errors and are left out of the probability figures."
-                + _near_labels(unknown, [str(c) for c in self.model_classes])
+                "count as errors and are left out of the probability figures." + hint
             )
         if self.has_proba and self._truth:
             truth = np.concatenate(self._truth)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..evaluation import Accumulator
 from ..readers import DataError
@@ -53,4 +54,6 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(reader.path, "there are no labelled rows to evaluate on.")
     report = accumulator.report()
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.format())
+    if reader.bad_rows:
+        print(f"nbayes: {reader.bad_rows:,} bad rows skipped", file=sys.stderr)
     return 0

@@ -4,6 +4,7 @@ input columns asked for (``--keep``, ``--keep-all``), in the input's row order."
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterator
 
 import polars as pl
@@ -17,6 +18,8 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args.model, args.max_memory)
     reader = open_reader(args, missing=markers_for(args, model))
     write_frames(_predicted(model, args, reader), args.output, "prediction")
+    if reader.bad_rows:
+        print(f"nbayes: {reader.bad_rows:,} bad rows skipped", file=sys.stderr)
     return 0
 
 
