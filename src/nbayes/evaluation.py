@@ -47,7 +47,7 @@ def stratified_folds(y: np.ndarray, n_folds: int, seed: int = 0) -> list[np.ndar
         rarest = rarest.item() if isinstance(rarest, np.generic) else rarest  # 'b', not np.str_
         rows = "one row" if smallest == 1 else f"only {smallest} rows"
         fix = (
-            f"use at most {smallest} folds (--folds {smallest}, folds={smallest} in Python)"
+            f"use at most {smallest} folds"
             if smallest >= 2
             else "leave out or merge the classes with a single row"
         )
