@@ -113,16 +113,22 @@ def test_fit_predict_evaluate_inspect(tmp_path: Path, csv_file: Path, capsys):
     assert code == 0 and out.strip() == model.summary().strip()
 
 
-def test_predict_writes_parquet_and_tsv(tmp_path: Path, csv_file: Path, capsys):
+def test_predict_writes_parquet_tsv_and_json_lines(tmp_path: Path, csv_file: Path, capsys):
     model_path = tmp_path / "m.nbm"
     run(["fit", csv_file, "--target", "y", "-o", model_path], capsys)
-    for name in ("out.parquet", "out.tsv"):
+    for name in ("out.parquet", "out.tsv", "out.jsonl"):
         code, out, _ = run(["predict", model_path, csv_file, "-o", tmp_path / name], capsys)
         assert code == 0 and out == ""
     parquet = pl.read_parquet(tmp_path / "out.parquet")
     tsv = pl.read_csv(tmp_path / "out.tsv", separator="\t")
-    assert parquet.height == tsv.height == 3000
+    lines = pl.read_ndjson(tmp_path / "out.jsonl")
+    assert parquet.height == tsv.height == lines.height == 3000
     assert parquet.get_column("prediction").to_list() == tsv.get_column("prediction").to_list()
+    assert lines.get_column("prediction").to_list() == tsv.get_column("prediction").to_list()
+    # a .json path would get something that is not a JSON document: refused, nothing written
+    code, _, err = run(["predict", model_path, csv_file, "-o", tmp_path / "out.json"], capsys)
+    assert code == 1 and "name the file .jsonl" in err
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_streaming_equals_in_memory(tmp_path: Path, capsys):

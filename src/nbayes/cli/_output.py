@@ -1,4 +1,5 @@
-"""Writing a command's table of results: CSV on stdout, or a .csv, .tsv or .parquet file.
+"""Writing a command's table of results: CSV on stdout, or a .csv, .tsv, .parquet or .jsonl
+file (one JSON object per row; a .json path is refused, as a JSON document is not written).
 
 A file is written whole or not at all (:func:`nbayes._atomic.replacing`): the rows go to a
 temporary file beside it, renamed over it once the last row is written, so a bad row late in
@@ -28,10 +29,21 @@ def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: 
     ``empty_header`` is the header line written when there are no frames at all. A reader of
     stdout that went away (``| head``) surfaces as BrokenPipeError, whoever noticed it. The
     file ``out`` is replaced only once every frame is written."""
-    if out and Path(out).suffix.lower() in (".parquet", ".pq"):
+    suffix = Path(out).suffix.lower() if out else ""
+    if suffix in (".parquet", ".pq"):
         write_parquet(frames, out, empty_header)
         return
-    separator = "\t" if out and Path(out).suffix.lower() in (".tsv", ".tab") else ","
+    if suffix == ".json":
+        raise ValueError(
+            f"{out}: results are written one JSON object per row: name the file .jsonl (or "
+            ".csv, .tsv, .parquet)."
+        )
+    if suffix in (".jsonl", ".ndjson"):
+        with replacing(out, text=True, newline="", what=_WHAT, special=True) as handle:
+            for frame in frames:
+                frame.write_ndjson(handle)
+        return
+    separator = "\t" if suffix in (".tsv", ".tab") else ","
     if out:
         with replacing(out, text=True, newline="", what=_WHAT, special=True) as handle:
             _write_csv(frames, handle, separator, empty_header)

@@ -99,7 +99,7 @@ def _predict(predict: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="output file (.csv, .tsv or .parquet); default: CSV on stdout",
+        help="output file (.csv, .tsv, .parquet or .jsonl); default: CSV on stdout",
     )
     predict.add_argument(
         "--proba", action="store_true", help="also write the posterior P(c|x) of every class"
@@ -160,7 +160,7 @@ def _cv(cv: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--oof",
         metavar="FILE",
-        help="write the out-of-fold predictions and probabilities (.csv, .tsv or .parquet)",
+        help="write the out-of-fold predictions and probabilities (.csv, .tsv, .parquet, .jsonl)",
     )
     group.add_argument(
         "--compare",
