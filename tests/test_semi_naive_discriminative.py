@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbayes
-from nbayes.semi_naive import KDB, SemiNaiveBayes
+from nbayes.semi_naive import KDB, TAN, SemiNaiveBayes
 from nbayes.semi_naive.discriminative import (
     L2,
     CorrectionRows,
@@ -653,3 +653,55 @@ def test_refit_must_be_a_boolean_and_needs_the_correction():
         SemiNaiveBayes(refit="yes").fit(X, y)
     with pytest.raises(ValueError, match=r"refit=True .* needs discriminative=True"):
         SemiNaiveBayes(refit=True, discriminative=False).fit(X, y)
+
+
+# ------------------------------------------------------------- leave-one-out held-out scores
+@pytest.mark.parametrize(
+    ("make", "prior"),
+    [(lambda p: KDB(1, class_prior=p), None), (lambda p: KDB(1, class_prior=p), "smoothed"),
+     (lambda p: KDB(2, min_count=3, class_prior=p), None), (lambda p: TAN(class_prior=p), None)],
+)  # fmt: skip
+def test_a_held_out_rows_shift_is_its_score_from_the_counts_without_it(make, prior):
+    """The shift of a row's own-class score equals what a model fitted without the row says,
+    relative to the other classes (whose counts never held the row): a direct refit."""
+    rng = np.random.default_rng(3)
+    n = 300
+    y = rng.integers(0, 3, n)
+    X = np.column_stack([
+        np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),
+        rng.integers(0, 4, n),
+        np.where(rng.random(n) < 0.8, y % 2, 1 - y % 2),
+    ]).astype(float)  # fmt: skip
+    X[rng.random(n) < 0.05, 1] = np.nan  # a missing value: no factor
+    full = make(prior).fit(X, y)
+    for i in (0, 7, 42):
+        without = make(prior).fit(np.delete(X, i, axis=0), np.delete(y, i))
+        # the same network (parents and order), fewer counts
+        assert without.structure_.parents == full.structure_.parents
+        assert without.structure_.order == full.structure_.order
+        before = full.predict_joint_log_proba(X[i : i + 1])[0]
+        after = without.predict_joint_log_proba(X[i : i + 1])[0]
+        other = (y[i] + 1) % 3
+        expected = (after[y[i]] - before[y[i]]) - (after[other] - before[other])
+        shift = full._held_out_shifts(X[i : i + 1], y[i : i + 1], np.ones(1))[0]
+        assert shift == pytest.approx(expected, abs=1e-12)
+        assert shift < 0  # a row makes its own class likelier
+
+
+def test_held_out_rows_are_scored_without_their_own_counts_and_the_refit_with_them():
+    """The search judges its iterations on held-out rows scored as rows the counts never held
+    (their own-class score moved by the shift); the refit trains on every row as counted."""
+    X, y = _threshold_concept(600, 2)
+    model = SemiNaiveBayes().fit(X, y)
+    encoded = model._encode(X, fitting=False)
+    labels = np.asarray(y)
+    rows = model._correction_rows(X, labels, np.ones(len(labels)), encoded)
+    held = rows.held_out
+    assert held.any() and rows.counted_own is not None
+    counted, _ = model._joint_of(X, encoded, None, corrected=False)
+    own = np.arange(len(labels)), rows.cls
+    np.testing.assert_array_equal(rows.full_offsets, counted)
+    np.testing.assert_array_equal(rows.offsets[~held], counted[~held])
+    shifts = model.model_._held_out_shifts(encoded.codes[held], rows.cls[held], np.ones(held.sum()))
+    np.testing.assert_array_equal(rows.offsets[own][held], counted[own][held] + shifts)
+    assert (shifts < 0).all()

@@ -547,3 +547,90 @@ def leave_one_out_losses(
                 for m in range(6):
                     partial[s, kk, m] += loss[m]
     return partial
+
+
+@kernel
+def _level_estimates(
+    X, r, j, x, c, own, n_values, parents, depth, level_base, config_base, counts,
+    config_class, config_count, pseudo, hierarchical, min_count, level_p,
+):  # pragma: no cover - compiled  # fmt: skip
+    """P̂(x_j | c, u_j) of row r with ``own`` taken out of every count it touched, at the level
+    the row reaches with those counts (:func:`_network_cell`'s rule, :meth:`ParentCounts.tables`'
+    estimates); ``level_p`` holds each level's estimate."""
+    vj = n_values[j]
+    cell = level_base[j, 0] + x
+    config_cell = config_base[j, 0]
+    level_p[0] = _ratio(
+        counts[cell, c] - own + pseudo[j], config_class[config_cell, c] - own + vj * pseudo[j], vj
+    )
+    config = 0
+    reached = 0
+    for L in range(1, depth + 1):
+        p = parents[j, L - 1]
+        pv = X[r, p]
+        if pv != pv or pv < 0:
+            break
+        pc = np.int64(pv)
+        if pc >= n_values[p]:
+            break
+        config = config * n_values[p] + pc
+        if config_count[config_base[j, L] + config] - (own if own > 0.0 else 0.0) < min_count:
+            break
+        reached = L
+        cell = level_base[j, L] + config * vj + x
+        config_cell = config_base[j, L] + config
+        if hierarchical:
+            mass = vj * pseudo[j]
+            level_p[L] = _ratio(
+                counts[cell, c] - own + mass * level_p[L - 1], config_class[config_cell, c] - own
+                + mass, vj,
+            )  # fmt: skip
+        else:
+            level_p[L] = _ratio(
+                counts[cell, c] - own + pseudo[j],
+                config_class[config_cell, c] - own + vj * pseudo[j],
+                vj,
+            )
+    return level_p[reached]
+
+
+@kernel
+def leave_one_out_shifts(
+    X, cls, weight, n_values, parents, depth, level_base, config_base, counts, config_class,
+    config_count, pseudo, hierarchical, min_count, out, start, stop,
+):  # pragma: no cover - compiled  # fmt: skip
+    """out[r] = log P̂₋ᵣ(x_r | y_r) − log P̂(x_r | y_r) for the rows start ≤ r < stop: how much
+    the log-likelihood of a row's own class falls when its own weight w is taken out of every
+    count it touched (configuration counts, and the level the row reaches, included), over the
+    attributes with depth[j] ≥ 0. The other classes' counts do not hold the row: their scores
+    do not move. A factor whose estimate without the row is 0 is left as it was."""
+    d = X.shape[1]
+    levels = 1
+    for j in range(d):
+        levels = max(levels, depth[j] + 1)
+    full = np.empty(levels)
+    held = np.empty(levels)
+    for r in range(start, stop):
+        y = cls[r]
+        w = weight[r]
+        shift = 0.0
+        for j in range(d):
+            if depth[j] < 0:
+                continue
+            v = X[r, j]
+            if v != v or v < 0:
+                continue
+            x = np.int64(v)
+            if x >= n_values[j]:
+                continue
+            p_full = _level_estimates(
+                X, r, j, x, y, 0.0, n_values, parents, depth[j], level_base, config_base,
+                counts, config_class, config_count, pseudo, hierarchical, min_count, full,
+            )  # fmt: skip
+            p_held = _level_estimates(
+                X, r, j, x, y, w, n_values, parents, depth[j], level_base, config_base,
+                counts, config_class, config_count, pseudo, hierarchical, min_count, held,
+            )  # fmt: skip
+            if p_full > 0.0 and p_held > 0.0:
+                shift += np.log(p_held) - np.log(p_full)
+        out[r] = shift

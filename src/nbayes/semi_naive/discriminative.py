@@ -25,7 +25,11 @@ decision can.
 **How far to go is chosen from held-out rows.** The rows whose content hash
 (:func:`nbayes.row_sample.row_hashes`) is 0 modulo 5 are held out: L-BFGS maximises ℓ on the
 other rows, and after each iteration t the held-out rows' mean log loss L(t) is measured (L(0)
-is the generative model's). The iteration count is t* = the smallest t with
+is the generative model's). The held-out rows are in the structure's counts: where the structure
+can (TAN, k-DB, selective k-DB: ``_held_out_shifts``) each is scored leave-one-out, its own
+class's score s_y(x) taken with its weight out of every count it touched, so that L is the loss
+of rows the counts never saw (else L(0) is a training loss, and t* = 0 wins where the correction
+helps). The iteration count is t* = the smallest t with
 L(t) ≤ min L + 10⁻⁹ (1 + |min L|), searched until 10 iterations bring no L better than that or
 200 are run;
 t* = 0 (the generative model) unless L(0) − L(t*) exceeds one standard error of the held-out
@@ -34,8 +38,9 @@ apart). The weights kept are those of iteration t*, learnt on the rows not held 
 refit on all the rows: early stopping as scikit-learn's HistGradientBoosting, MLP and SGD
 estimators do it, which saves t* passes (the structure's counts still use every row). With
 ``refit`` (``SemiNaiveBayes(refit=True)``) the weights are learnt again from 0 on every row,
-held-out ones included, for t* iterations, as a search that chooses by validation then refits
-on all the data does: t* more passes, weights learnt from a fifth more rows.
+held-out ones included and scored by all the counts, for t* iterations, as a search that
+chooses by validation then refits on all the data does: t* more passes, weights learnt from a
+fifth more rows.
 
 Everything is a function of the rows' contents: the held-out rows by hash, each L-BFGS step by
 sums over rows (one pass each, :func:`nbayes.semi_naive._correction_kernels.correction_pass`),
@@ -78,13 +83,26 @@ TOTALS = 7
 @dataclass
 class CorrectionRows:
     """A batch as the correction reads it: each attribute's slot (−1: no term), the structure's
-    scores s_c(x), class indices, weights, and whether each row is held out."""
+    scores s_c(x), class indices, weights, and whether each row is held out. Where the
+    structure gives leave-one-out scores, ``offsets`` holds them for the held-out rows' own
+    classes (the search's scores) and ``counted_own`` each row's own-class score with every row
+    counted, which :attr:`full_offsets` puts back (the refit's scores: every row trains)."""
 
     slots: np.ndarray
     offsets: np.ndarray
     cls: np.ndarray
     weight: np.ndarray
     held_out: np.ndarray
+    counted_own: np.ndarray | None = None
+
+    @cached_property
+    def full_offsets(self) -> np.ndarray:
+        """The structure's scores with every row counted."""
+        if self.counted_own is None:
+            return self.offsets
+        full = self.offsets.copy()
+        full[np.arange(full.shape[0]), self.cls] = self.counted_own
+        return full
 
     @cached_property
     def generative_loss(self) -> np.ndarray:
@@ -307,6 +325,7 @@ def add_batch(
     bias = np.ascontiguousarray(theta[size:])
     held_out = np.zeros_like(rows.held_out) if everything else rows.held_out
     generative_loss = rows.generative_loss if not everything else np.zeros(n)
+    offsets = rows.full_offsets if everything else rows.offsets
     # per row: for each slot, K reads of its index and K score and K gradient adds; for each
     # class, an exponential
     per_row = rows.slots.shape[1] * 3 * n_classes + n_classes * _threads.EXP_STEPS
@@ -324,7 +343,7 @@ def add_batch(
     def block(start: int, stop: int) -> None:
         i = start // BLOCK_ROWS % wave  # its place in its wave
         correction_pass(
-            rows.slots, rows.offsets, rows.cls, rows.weight, held_out, generative_loss,
+            rows.slots, offsets, rows.cls, rows.weight, held_out, generative_loss,
             start, stop, delta_t, bias, part_gradient[i], part_bias[i], part_totals[i],
         )  # fmt: skip
 

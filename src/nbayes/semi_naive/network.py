@@ -141,6 +141,33 @@ class _Network(SemiNaiveClassifier):
 
         return int(sum(_threads.run(score, parts, threads)))
 
+    def _held_out_shifts(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        """For training rows (codes ``X``, class indices ``cls``, weights), how much the log
+        joint of each row's own class falls when the row's weight is taken out of the counts:
+        log P̂₋ᵢ(y_i) + Σ_j log P̂₋ᵢ(x_ij | y_i, u_ij) − [the same with the row in], the class
+        prior's part where it is estimated (``mle`` or ``smoothed``). Added to those rows'
+        scores, it makes them leave-one-out scores: what the model would say of a row it has
+        not counted (the discriminative correction judges its iterations on such rows)."""
+        counts = self._parent_counts()
+        _, config_class, config_count = counts.tables(self._pseudo(), self._hierarchical)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        cls = np.ascontiguousarray(cls, dtype=np.int64)
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        out = np.zeros(X.shape[0])
+        _scoring_kernels.leave_one_out_shifts(
+            X, cls, weight, counts.n_values, counts.parents, self._depth(counts),
+            counts.level_base, counts.config_base, counts.counts, config_class, config_count,
+            self._pseudo(), self._hierarchical, float(self.min_count), out, 0, X.shape[0],
+        )  # fmt: skip
+        spec = self._prior_spec()
+        if isinstance(spec, str) and spec in ("mle", "smoothed"):
+            a = self._prior_alpha() if spec == "smoothed" else 0.0
+            own = self.class_count_[cls] + a
+            left = own - weight
+            # a class no other row holds keeps its prior (no estimate is left to take)
+            out += np.where(left > 0, np.log(np.maximum(left, 1e-300)) - np.log(own), 0.0)
+        return out
+
     def _used_edges(self) -> np.ndarray:
         """The edges (child, parent) the predictions use: each attribute with each parent up
         to its depth (selective k-DB: the attributes and depth it selected)."""

@@ -53,12 +53,20 @@ class TableCorrection:
         cls = np.searchsorted(classes, labels)
         if held_out is None:
             held_out = held_out_rows(self._content_hashes(frame, cls, classes))
+        offsets = np.array(offsets, dtype=np.float64)  # a copy of its own, C order
+        shifts, counted_own = getattr(self.model_, "_held_out_shifts", None), None
+        if shifts is not None and held_out.any():
+            # the held-out rows judge the iterations: scored as rows the counts never held
+            rows = np.flatnonzero(held_out)
+            counted_own = offsets[np.arange(offsets.shape[0]), cls]  # a copy
+            offsets[rows, cls[rows]] += shifts(codes[rows], cls[rows], weight[rows])
         return CorrectionRows(
             slots_of(codes, self.model_.n_values_, self._correction_edges()),
-            np.ascontiguousarray(offsets, dtype=np.float64),
+            offsets,
             cls.astype(np.int64),
             np.ascontiguousarray(weight, dtype=np.float64),
             held_out,
+            counted_own,
         )
 
     def _content_hashes(
@@ -208,16 +216,17 @@ class TableCorrection:
 
 
 def _packed(rows: CorrectionRows) -> list[np.ndarray]:
+    own = np.zeros(0) if rows.counted_own is None else rows.counted_own  # empty: none
     return [
         compact_slots(rows.slots), rows.offsets, rows.cls, rows.weight, rows.held_out,
-        rows.generative_loss,
+        rows.generative_loss, own,
     ]  # fmt: skip
 
 
 def _unpacked(arrays: list[np.ndarray]) -> CorrectionRows:
     """The rows as spilled: their slots as stored (the pass reads 32-bit ones as they are), and
     the held-out rows' generative losses computed once, by the pass that spilled them."""
-    slots, offsets, cls, weight, held_out, generative_loss = arrays
-    rows = CorrectionRows(slots, offsets, cls, weight, held_out)
+    slots, offsets, cls, weight, held_out, generative_loss, own = arrays
+    rows = CorrectionRows(slots, offsets, cls, weight, held_out, own if own.size else None)
     rows.generative_loss = generative_loss  # the cached property's value, as computed then
     return rows
