@@ -326,18 +326,25 @@ def _network_cell(
     cell = level_base[j, 0] + x
     config = 0
     for L in range(1, depth + 1):
-        p = parents[j, L - 1]
-        pv = X[r, p]
-        if pv != pv or pv < 0:
-            break
-        pc = np.int64(pv)
-        if pc >= n_values[p]:
-            break
-        config = config * n_values[p] + pc
-        if config_count[config_base[j, L] + config] < min_count:
+        config = _next_config(X, r, j, L, config, n_values, parents)
+        if config < 0 or config_count[config_base[j, L] + config] < min_count:
             break
         cell = level_base[j, L] + config * n_values[j] + x
     return cell
+
+
+@kernel
+def _next_config(X, r, j, L, config, n_values, parents):  # pragma: no cover - compiled
+    """The configuration of attribute j's first L parents in row r, from ``config``, that of
+    its first L − 1; −1 where the L-th parent's value is missing or was never seen."""
+    p = parents[j, L - 1]
+    pv = X[r, p]
+    if pv != pv or pv < 0:
+        return -1
+    pc = np.int64(pv)
+    if pc >= n_values[p]:
+        return -1
+    return config * n_values[p] + pc
 
 
 @kernel
@@ -566,15 +573,8 @@ def _level_estimates(
     config = 0
     reached = 0
     for L in range(1, depth + 1):
-        p = parents[j, L - 1]
-        pv = X[r, p]
-        if pv != pv or pv < 0:
-            break
-        pc = np.int64(pv)
-        if pc >= n_values[p]:
-            break
-        config = config * n_values[p] + pc
-        if config_count[config_base[j, L] + config] - (own if own > 0.0 else 0.0) < min_count:
+        config = _next_config(X, r, j, L, config, n_values, parents)
+        if config < 0 or config_count[config_base[j, L] + config] - own < min_count:
             break
         reached = L
         cell = level_base[j, L] + config * vj + x
