@@ -147,7 +147,9 @@ def test_one_pass_structures_read_standard_input_once(tmp_path, capsys, monkeypa
     feed_stdin(monkeypatch, data)
     out = tmp_path / "m.nbm"
     code, _, err = run(["fit", "-", "--target", "label", "--model", "tan", "-o", out], capsys)
-    assert code == 2 and "--discriminative off" in err and len(err.strip().splitlines()) <= 2
+    # every option that must change, in one refusal: not one per attempt
+    assert code == 2 and "--discriminative off and --missing-as skip" in err
+    assert len(err.strip().splitlines()) <= 2
     feed_stdin(monkeypatch, data)
     code, _, err = run(
         ["fit", "-", "--target", "label", "--model", "tan", "--discriminative", "off", "-o", out],
@@ -180,6 +182,12 @@ def test_one_pass_structures_read_standard_input_once(tmp_path, capsys, monkeypa
         capsys,
     )  # fmt: skip
     assert code == 2 and "once per pass" in err and len(err.strip().splitlines()) <= 2
+    # a structure of several passes is refused for that alone, whatever its options: no
+    # option named would make standard input do
+    feed_stdin(monkeypatch, data)
+    code, _, err = run(["fit", "-", "--target", "label", "--model", "skdb", "-o", out], capsys)
+    assert code == 2 and "learns its structure from all rows" in err
+    assert "--discriminative" not in err and "--missing-as" not in err
 
 
 def test_fit_with_an_identifier_and_a_free_text_column(tmp_path):

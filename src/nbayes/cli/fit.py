@@ -14,7 +14,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -277,6 +277,37 @@ def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learn
     return learner, readers[-1]
 
 
+def _refuse_passes(name: str, model: Any) -> None:
+    """Refuse, in one line, a model that needs more than one reading of its data: for the
+    structure's own passes first (no option changes them), else naming every option that must
+    change together (not one per attempt)."""
+    structure = getattr(model, "_new_model", None)
+    if structure is not None and structure().passes > 1:
+        _refuse_structure(name)
+    needs = []
+    if getattr(model, "discriminative", False):
+        needs.append(("learns its discriminative weights from all rows", "--discriminative off"))
+    if getattr(model, "missing", "skip") != "skip" and name != "naive":
+        needs.append(
+            ("chooses what a missing value means knowing every value", "--missing-as skip")
+        )
+    if needs:
+        reasons, options = (" and ".join(part) for part in zip(*needs, strict=True))
+        raise UsageError(
+            f"--model {name} {reasons}, reading the data once per pass; give a file, not "
+            f"standard input, or {options}."
+        )
+    if not hasattr(model, "partial_fit"):
+        _refuse_structure(name)
+
+
+def _refuse_structure(name: str) -> None:
+    raise UsageError(
+        f"--model {name} learns its structure from all rows before it counts them, so it reads "
+        "the data once per pass; give a file, not standard input."
+    )
+
+
 def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
     """Standard input is read once: a one-pass structure over categorical columns takes its
     batches with ``partial_fit``; anything that needs another pass is refused in one line."""
@@ -288,23 +319,7 @@ def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
         if learner is None:
             target = require_target(args, args.data, batch.frame.columns)
             learner = learner_for(args, args.data, batch.frame, target)
-            if getattr(learner.model, "discriminative", False):
-                raise UsageError(
-                    f"--model {args.model} learns its discriminative weights from all rows, "
-                    "reading the data once per pass; give a file, not standard input, or "
-                    "--discriminative off."
-                )
-            if getattr(learner.model, "missing", "skip") != "skip" and args.model != "naive":
-                raise UsageError(
-                    f"--model {args.model} chooses what a missing value means knowing every "
-                    "value, reading the data once per pass; give a file, not standard input, or "
-                    "--missing-as skip."
-                )
-            if not hasattr(learner.model, "partial_fit"):
-                raise UsageError(
-                    f"--model {args.model} learns its structure from all rows before it counts "
-                    "them, so it reads the data once per pass; give a file, not standard input."
-                )
+            _refuse_passes(args.model, learner.model)
         try:
             learner.model.partial_fit(batch.frame, target=target)
         except ValueError as error:
