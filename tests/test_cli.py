@@ -339,6 +339,19 @@ def test_model_file_errors_exit_1(tmp_path: Path, csv_file: Path, capsys):
     assert code == 1 and "not an nbayes model file" in err
 
 
+@pytest.mark.parametrize("command", ["predict", "evaluate", "report", "explain"])
+def test_model_and_data_the_wrong_way_round_are_named(
+    tmp_path: Path, csv_file: Path, capsys, command
+):
+    model = tmp_path / "m.nbm"
+    assert run(["fit", csv_file, "--target", "y", "-o", model], capsys)[0] == 0
+    extra = {"report": ["-o", tmp_path / "r.html"], "explain": ["--row", "1"]}.get(command, [])
+    code, _, err = run([command, csv_file, model, *extra], capsys)
+    assert code == 2
+    assert f"{csv_file} is not a model file but {model} is: the model comes first" in err
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_console_script_usage_errors_exit_2_and_help_everywhere():
     script = Path(sys.executable).with_name("nbayes")
     result = subprocess.run([script, "fit", "data.csv"], capture_output=True, text=True)

@@ -174,8 +174,30 @@ def markers_for(args: argparse.Namespace, model: Any) -> list[str]:
     return list(args.missing) if args.missing else fitted_markers(model)
 
 
-def load_model(path: str, max_memory: int | None = None) -> Any:
-    """The model file ``path``, its tables bounded by ``max_memory`` (``--max-memory``)."""
-    from ..persist import load
+def load_model(path: str, max_memory: int | None = None, data: str | None = None) -> Any:
+    """The model file ``path``, its tables bounded by ``max_memory`` (``--max-memory``).
+    Where ``path`` is no model file but ``data``, the command's data argument, is one, the
+    two were given the wrong way round: said so, with the order the command wants."""
+    from ..exceptions import ModelFileError
+    from ..persist import MAGIC, load
 
-    return load(path, max_memory=max_memory)
+    try:
+        return load(path, max_memory=max_memory)
+    except ModelFileError as error:
+        if data is not None and "wrong magic bytes" in str(error) and _starts_with(data, MAGIC):
+            raise UsageError(
+                f"{path} is not a model file but {data} is: the model comes first (MODEL DATA)."
+            ) from error
+        raise
+
+
+def _starts_with(path: str, prefix: bytes) -> bool:
+    """Whether the file ``path`` begins with ``prefix`` (False for standard input, or a path
+    that cannot be read)."""
+    if path == "-":
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(prefix)) == prefix
+    except OSError:
+        return False

@@ -24,7 +24,7 @@ from ._reading import (
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model, args.max_memory)
+    model = load_model(args.model, args.max_memory, args.data)
     reader = open_reader(args, missing=markers_for(args, model))
     accumulator = Accumulator(model.classes_, getattr(model, "loss", None))
     bound = memory_bound(args)

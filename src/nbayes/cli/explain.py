@@ -11,7 +11,7 @@ from ._reading import load_model, markers_for, open_reader
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model, args.max_memory)
+    model = load_model(args.model, args.max_memory, args.data)
     if not hasattr(model, "explain"):
         raise UsageError(
             f"explain needs a NaiveBayes or TextClassifier model; {args.model} holds a "

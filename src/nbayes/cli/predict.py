@@ -15,7 +15,7 @@ from ._reading import Reader, column, load_model, located, markers_for, open_rea
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model, args.max_memory)
+    model = load_model(args.model, args.max_memory, args.data)
     reader = open_reader(args, missing=markers_for(args, model))
     write_frames(_predicted(model, args, reader), args.output, "prediction")
     if reader.bad_rows:

@@ -16,7 +16,7 @@ from ._reading import load_model, markers_for, open_reader, read_bounded, requir
 def run(args: argparse.Namespace) -> int:
     from ..reporting import report
 
-    model = load_model(args.model, args.max_memory)
+    model = load_model(args.model, args.max_memory, args.data)
     reader = open_reader(args, missing=markers_for(args, model))
     frame = read_bounded(reader, args, "report on a sample of the rows")
     target = require_target(args, reader.path, frame.columns)
