@@ -25,6 +25,8 @@ from typing import Any
 
 import numba
 
+from ._first_compile import first_compile
+
 #: The options every nbayes kernel is compiled with (the GIL released so threads can run them).
 OPTIONS: dict[str, Any] = {"nogil": True}
 
@@ -80,6 +82,7 @@ try:  # pragma: no branch - depends on the Numba version
                     continue
                 if data is not None:
                     return data
+            first_compile()  # in no cache: Numba compiles it now
             return None
 
         def save_overload(self, sig: Any, data: Any) -> None:

@@ -27,6 +27,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from .._first_compile import on_first_compile
 from ..exceptions import MissingDependencyError, ModelFileError, os_reason
 from ._args import UsageError
 from ._parser import COMMANDS, build_parser
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (0, 1 data or model error, 2 usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if sys.stderr.isatty():  # a person waiting: say why the first run after an install pauses
+        on_first_compile(_compile_notice)
     collected = _Warnings()
     with warnings.catch_warnings():
         if not args.debug:
@@ -77,6 +80,15 @@ def main(argv: list[str] | None = None) -> int:
             return _run(parser, args)
         finally:
             collected.flush()
+
+
+def _compile_notice() -> None:
+    print(
+        "nbayes: compiling its kernels for this machine, once per install (about a minute; "
+        "`python -m nbayes.compile` does it ahead of time)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _run(parser, args) -> int:
