@@ -318,6 +318,24 @@ def test_a_multi_pass_fit_reads_a_csv_quickly_and_starts_over_carefully_when_it_
     assert careful.count(str(plain)) == 1 and careful.count(str(padded)) > 1
 
 
+def test_verbose_reports_the_naive_models_pass_and_its_derived_values(tmp_path, csv_file, capsys):
+    """The naive model reads its data once, then derives its choices and calibration when the
+    model file is written: ``--verbose`` shows both, not nothing."""
+    code, _, err = run(
+        ["fit", csv_file, "--target", "label", "--verbose", "-o", tmp_path / "m.nbm"], capsys
+    )
+    assert code == 0, err
+    names = [
+        line.removeprefix("nbayes: ").rsplit(": ", 1)[0]
+        for line in err.splitlines()
+        if re.fullmatch(r"nbayes: .+: \d+\.\d\d s", line)
+    ]
+    assert names == [
+        "the table's pass (counts, value sketches, row sample)",
+        "the derived values (choices, calibration) and the model file written",
+    ]
+
+
 def test_verbose_reports_each_pass_of_a_multi_pass_fit_and_nothing_without_it(
     tmp_path, csv_file, capsys
 ):
@@ -340,10 +358,11 @@ def test_verbose_reports_each_pass_of_a_multi_pass_fit_and_nothing_without_it(
         "SelectiveKDB's pass 2 of 3",
         "SelectiveKDB's pass 3 of 3",
     ]
-    search = names[4:]
+    search = names[4:-1]
     assert search and search == [
         f"the correction's search, evaluation {i}" for i in range(1, len(search) + 1)
     ]
+    assert names[-1] == "the derived values (choices, calibration) and the model file written"
     frame = table().drop("label")
     np.testing.assert_array_equal(
         nbayes.load(verbose_path).predict_proba(frame), nbayes.load(quiet_path).predict_proba(frame)

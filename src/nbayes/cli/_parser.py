@@ -86,8 +86,8 @@ def _fit(fit: argparse.ArgumentParser) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="report each pass over the data (a semi-naive model makes several) and its "
-        "seconds on standard error",
+        help="report each pass over the data (a semi-naive model makes several), then the "
+        "derived values and the model file, each with its seconds, on standard error",
     )
 
 

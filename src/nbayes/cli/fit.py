@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import polars as pl
 
+from .._pass_log import logged_pass
 from ..readers import DataError, QuickReadAbandoned
 from ._args import UsageError
 from ._reading import (
@@ -75,7 +76,8 @@ def _fit_and_save(args: argparse.Namespace) -> int:
         learner, reader = _settled(args, _fit_in_passes)
         skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     else:
-        learner, reader = _fit_streaming(args)
+        with logged_pass("the table's pass (counts, value sketches, row sample)"):
+            learner, reader = _fit_streaming(args)
         skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
     model = learner.model
     if len(model.classes_) < 2:
@@ -89,7 +91,9 @@ def _fit_and_save(args: argparse.Namespace) -> int:
 
     if args.loss:  # every model nbayes fit makes has NaiveBayes's parameter name for it
         model.set_params(loss=read_loss(args.loss, model.classes_))
-    save(model, args.output)
+    # a naive model derives its choices and calibration here, when they are first needed
+    with logged_pass("the derived values (choices, calibration) and the model file written"):
+        save(model, args.output)
     rows = model.class_count_.sum()
     what = "documents" if learner.text is not None else "rows"
     columns = "" if learner.text is not None else f", {model.n_features_in_} columns"
