@@ -313,3 +313,26 @@ def test_warnings_that_differ_in_figures_alone_are_one_line_with_a_count(capsys)
         "the first one's)",
         "nbayes: warning: fold 0: 4 rows of column 'y' were skipped",
     ]
+
+
+def test_an_identifier_is_told_once_and_a_near_identifier_the_model_keeps_is_told_too(
+    tmp_path: Path, capsys
+):
+    """A column the model leaves out as an identifier (a distinct value in nearly every row) is
+    told by the model's own warning alone, with the command line's way to keep it; one of
+    fewer distinct values, which the model keeps as categories, gets the command line's note."""
+    rng = np.random.default_rng(1)
+    n = 400
+    pl.DataFrame(
+        {
+            "ticket": [f"t{i:04d}" for i in range(n)],
+            "code": [f"c{v}" for v in rng.integers(0, int(0.7 * n), n)],
+            "y": rng.choice(["a", "b"], n).tolist(),
+        }
+    ).write_csv(tmp_path / "d.csv")
+    code = main(["fit", str(tmp_path / "d.csv"), "--target", "y", "-o", str(tmp_path / "m.nbm")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert err.count("column 'ticket'") == 1 and "--family ticket=categorical" in err
+    assert "column 'code' has" in err and "probably an identifier" in err
+    assert nbayes.load(tmp_path / "m.nbm").families_ == {"ticket": "ignore", "code": "categorical"}

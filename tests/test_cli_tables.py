@@ -120,9 +120,12 @@ def test_predict_keeps_columns_in_row_order(tmp_path: Path, capsys):
     data = tmp_path / "d.csv"
     frame.write_csv(data)
     model = tmp_path / "m.nbm"
-    # id is an identifier: told to the user, and still modelled (as asked)
+    # id is an identifier: left out, told to the user once (the model's warning, with the
+    # command line's way to keep it), not twice in two wordings
     code, _, err = run(["fit", data, "--target", "y", "-o", model], capsys)
-    assert code == 0 and "column 'id' has 500 distinct values" in err
+    assert code == 0 and "column 'id' has a distinct value in 100% of its 500 rows" in err
+    assert "--family id=categorical on the command line" in err
+    assert "nearly one category per row" not in err
     args = ["predict", model, data, "--chunk-mb", "1", "--proba"]
     code, out, _ = run([*args, "--keep", "id"], capsys)
     got = pl.read_csv(out.encode())

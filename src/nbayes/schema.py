@@ -190,7 +190,8 @@ def string_family(name: str, summary: StringSummary) -> tuple[str, str | None]:
                 f"column {name!r} looks like free text ({distinct:,.0f} distinct values in "
                 f"{observed:,} rows, {words:.1f} words each on average): it is modelled as "
                 f"a bag of words (family 'text'). To keep it a category, pass "
-                f"families={{{name!r}: 'categorical'}}."
+                f"families={{{name!r}: 'categorical'}} (--family {name}=categorical on the "
+                "command line)."
             )
     if share >= IDENTIFIER_DISTINCT_SHARE:
         kept = pl.Series(summary.values, dtype=pl.String)
@@ -205,7 +206,8 @@ def string_family(name: str, summary: StringSummary) -> tuple[str, str | None]:
             f"column {name!r} has a distinct value in {share:.0%} of its {observed:,} rows: it "
             "looks like an identifier, whose values would almost all be new at prediction, so it "
             f"is left out of the model (family 'ignore').{hint} To keep it, name its family, "
-            f"e.g. families={{{name!r}: 'categorical'}}."
+            f"e.g. families={{{name!r}: 'categorical'}} (--family {name}=categorical on the "
+            "command line)."
         )
     return "categorical", None
 

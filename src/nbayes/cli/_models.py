@@ -18,7 +18,7 @@ import polars as pl
 
 from ..model import NaiveBayes
 from ..readers import DataError
-from ..schema import StringSummary, column_kind, string_family
+from ..schema import IDENTIFIER_DISTINCT_SHARE, StringSummary, column_kind, string_family
 from ..text import TextClassifier
 from ._args import UsageError
 from ._reading import DOCUMENT_LABEL, column, is_documents
@@ -386,12 +386,15 @@ def _warn_identifiers(source: str, frame: pl.DataFrame, names: list[str]) -> Non
         if present.len() < ID_MIN_ROWS or distinct <= ID_DISTINCT * present.len():
             continue
         numbers = present.str.strip_chars().cast(pl.Float64, strict=False).is_not_null().mean()
-        reason = (
-            "numbers read as text (e.g. " + repr(present[0]) + "): check --separator and "
-            "--missing, or leave whitespace stripping on"
-            if numbers and numbers > 0.9
-            else "probably an identifier: drop it, or give it a family"
-        )
+        if numbers and numbers > 0.9:
+            reason = (
+                "numbers read as text (e.g. " + repr(present[0]) + "): check --separator and "
+                "--missing, or leave whitespace stripping on"
+            )
+        elif distinct >= IDENTIFIER_DISTINCT_SHARE * present.len():
+            continue  # the model leaves it out as an identifier, and its warning says so
+        else:
+            reason = "probably an identifier: drop it, or give it a family"
         warnings.warn(
             f"{source}: column {name!r} has {distinct:,} distinct values in {present.len():,} "
             f"rows, so it is nearly one category per row — {reason}.",
