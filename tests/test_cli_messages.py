@@ -336,3 +336,8 @@ def test_an_identifier_is_told_once_and_a_near_identifier_the_model_keeps_is_tol
     assert err.count("column 'ticket'") == 1 and "--family ticket=categorical" in err
     assert "column 'code' has" in err and "probably an identifier" in err
     assert nbayes.load(tmp_path / "m.nbm").families_ == {"ticket": "ignore", "code": "categorical"}
+    # the summary line counts the columns as read, and those left out, for every model
+    assert "400 rows, 2 classes, 2 columns (1 left out)" in err
+    out = str(tmp_path / "s.nbm")
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "y", "--model", "tan", "-o", out]) == 0
+    assert "400 rows, 2 classes, 2 columns (1 left out)" in capsys.readouterr().err

@@ -96,13 +96,24 @@ def _fit_and_save(args: argparse.Namespace) -> int:
         save(model, args.output)
     rows = model.class_count_.sum()
     what = "documents" if learner.text is not None else "rows"
-    columns = "" if learner.text is not None else f", {model.n_features_in_} columns"
+    columns = "" if learner.text is not None else _columns_summary(model)
     print(
         f"fitted {rows:,.0f} {what}, {len(model.classes_)} classes{columns}{skipped} "
         f"→ {args.output}",
         file=sys.stderr,
     )
     return 0
+
+
+def _columns_summary(model: Any) -> str:
+    """", 14 columns" for the summary line, with how many were left out (identifiers): the
+    same count whatever the model (a semi-naive model's ``n_features_in_`` holds the modelled
+    columns alone)."""
+    families = getattr(model, "families_", None)
+    if not isinstance(families, dict) or not families:
+        return f", {model.n_features_in_} columns"
+    left_out = sum(family == "ignore" for family in families.values())
+    return f", {len(families)} columns" + (f" ({left_out} left out)" if left_out else "")
 
 
 def _fit_streaming(args: argparse.Namespace) -> tuple[Learner, Reader]:
