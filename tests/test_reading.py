@@ -78,3 +78,20 @@ def test_max_bytes_stops_the_read_before_the_rows_pass_it(tmp_path):
         nbayes.read_table(path, max_bytes=whole.estimated_size() // 4)
     assert info.value.size > info.value.bound == whole.estimated_size() // 4
     assert nbayes.read_table(path, max_bytes=2 * whole.estimated_size()).equals(whole)
+
+
+def test_an_idx_array_file_is_named_as_such_with_the_way_to_a_table(tmp_path):
+    """MNIST's IDX files (a 4-byte magic of two zeros, a type code and the number of
+    dimensions, then the sizes) are recognised, gzipped or not, and the error says what the
+    file is and how to make a table of it; other binary bytes keep asking for --format."""
+    images = bytes([0, 0, 0x08, 3]) + (2).to_bytes(4, "big") + (2).to_bytes(4, "big") * 2
+    images += bytes(range(8))
+    plain, packed, other = tmp_path / "images", tmp_path / "images.gz", tmp_path / "blob"
+    plain.write_bytes(images)
+    packed.write_bytes(gzip.compress(images))
+    other.write_bytes(b"\x00\x01\x02\x03 not a table")
+    for path in (plain, packed):
+        with pytest.raises(DataError, match=r"IDX array file .* one row per image"):
+            nbayes.read_table(path)
+    with pytest.raises(DataError, match="cannot tell the format from the content"):
+        nbayes.read_table(other)

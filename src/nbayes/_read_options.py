@@ -95,6 +95,18 @@ def _head(path: str, compression: str | None, size: int = SNIFF_BYTES) -> bytes:
         raise DataError(path, f"cannot open: {exc.strerror or exc}") from exc
 
 
+def _is_idx(head: bytes) -> bool:
+    """Whether ``head`` starts as an IDX file does: two zero bytes, a type code (0x08 unsigned
+    byte … 0x0E double) and the number of dimensions (1 to 4), then a 4-byte size for each."""
+    return (
+        len(head) >= 8
+        and head[:2] == b"\x00\x00"
+        and head[2] in (0x08, 0x09, 0x0B, 0x0C, 0x0D, 0x0E)
+        and 1 <= head[3] <= 4
+        and len(head) >= 4 + 4 * head[3]
+    )
+
+
 def sniff(path: str, compression: str | None = None) -> tuple[str, str | None]:
     """(format, separator) read from the first bytes of a file whose name says nothing.
 
@@ -109,6 +121,14 @@ def sniff(path: str, compression: str | None = None) -> tuple[str, str | None]:
         return "parquet", None
     if head.lstrip().startswith(b"{"):
         return "jsonl", None
+    if _is_idx(head):
+        raise DataError(
+            path,
+            "is an IDX array file (MNIST's format), not a table; nbayes reads "
+            f"{'/'.join(FORMATS)}. Write it as a table first: one row per image with its pixel "
+            "values as columns (the bytes after the header, numpy.frombuffer), and the labels "
+            "file's values as the target column.",
+        )
     if b"\x00" in head:
         raise DataError(
             path, f"cannot tell the format from the content; pass --format ({'/'.join(FORMATS)})."
