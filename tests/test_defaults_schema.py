@@ -72,6 +72,14 @@ def test_free_text_becomes_text_and_identifiers_are_left_out_with_warnings():
     )
     assert "left out" in model.family_reasons_["customer"]
     assert "left out" in model.summary()
+    # a left-out column is never read: data without it predicts the same (as SemiNaiveBayes
+    # does), while a modelled column stays required
+    np.testing.assert_array_equal(
+        model.predict_joint_log_proba(frame.drop("customer", "amount")),
+        model.predict_joint_log_proba(frame),
+    )
+    with pytest.raises(ValueError, match=r"lacks column\(s\) the model was fitted on: \['city'\]"):
+        model.predict(frame.drop("city"))
 
 
 def test_naming_a_family_keeps_the_column_without_a_warning():

@@ -152,12 +152,21 @@ class TableInput:
         self.n_features_in_ = len(self.schema_)
 
     def _encode(self, frame: pl.DataFrame, *, fitting: bool) -> PreparedTable:
-        """Select the model's columns by name (any order, extra columns ignored) and encode them."""
-        lacking_columns(frame, self.schema_)
+        """Select the model's columns by name (any order, extra columns ignored) and encode them.
+        A column the model leaves out (family "ignore": an identifier) may be absent when
+        predicting, as it is never read."""
+        used = self.schema_ if fitting else [s for s in self.schema_ if s.family != "ignore"]
+        lacking_columns(frame, used)
+        present = set(frame.columns)
         blocks = [
             # frame[names], not frame.select(names): the same frame, without Polars' expression
             # machinery, whose time per column tells on a table of 100,000 columns
-            group.encode(frame[group.names], fitting=fitting)
+            group.encode(
+                frame[group.names]
+                if fitting or present.issuperset(group.names)
+                else _absent(group.names, frame.height),
+                fitting=fitting,
+            )
             for group in self._stats.groups
         ]
         return PreparedTable(blocks, frame.height)
@@ -185,3 +194,8 @@ class TableInput:
                 stacklevel=caller_stacklevel(),
             )
         return table
+
+
+def _absent(names: list[str], height: int) -> pl.DataFrame:
+    """Columns of nulls standing in for left-out columns the data does not have."""
+    return pl.DataFrame([pl.Series(name, [None] * height, dtype=pl.String) for name in names])
