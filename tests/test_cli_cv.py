@@ -145,6 +145,22 @@ def test_compare_reports_the_corrected_resampled_t_test(data: Path, capsys):
     assert code == 2 and "--compare 'colour=7': --colour 7 is not a model option" in err
 
 
+def test_compare_takes_the_models_missing_and_names_the_reading_option(data: Path, capsys):
+    """missing=category is NaiveBayes's parameter (the command line's --missing-as); missing=?
+    is the reading option --missing (not abbreviated into --missing-as), which --compare
+    cannot change."""
+    code, out, _ = run(["cv", data, "--target", "y", "--folds", "5",
+                        "--compare", "missing=category", "--json"], capsys)  # fmt: skip
+    assert code == 0
+    (comparison,) = json.loads(out)["comparisons"]
+    other = independent(data, 5, [0], missing="category")
+    base = independent(data, 5, [0])
+    expected = np.mean([o["accuracy"] - b["accuracy"] for o, b in zip(other, base, strict=True)])
+    assert comparison["mean_difference"] == pytest.approx(expected)
+    code, _, err = run(["cv", data, "--target", "y", "--compare", "missing=?"], capsys)
+    assert code == 2 and "--missing is an option of nbayes cv itself, not of the model" in err
+
+
 def test_loss_matrix_gives_costs(data: Path, tmp_path: Path, capsys):
     loss = tmp_path / "loss.csv"
     loss.write_text("decision,a,b,c\na,0,1,5\nb,1,0,1\nc,1,1,0\n")

@@ -97,6 +97,11 @@ def _loss(args: argparse.Namespace, classes: np.ndarray) -> np.ndarray | None:
     return read_loss(args.loss, classes)
 
 
+#: What NaiveBayes(missing=...) takes, which the command line calls --missing-as (its --missing
+#: names the markers of a missing value).
+MISSING_MODES = ("auto", "category", "skip")
+
+
 def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
     """The options of ``--compare TEXT``: the base options changed by TEXT, written as
     ``KEY=VALUE`` words (``continuous=mdl alpha=0.5 family=age=kde``) or as the options
@@ -106,9 +111,15 @@ def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
         words = []
         for word in shlex.split(text):
             key, sep, value = word.partition("=")
+            if key == "missing" and value in MISSING_MODES:  # the model's parameter name
+                key = "missing-as"
             words += ["--" + key.replace("_", "-"), *([value] if sep else [])]
+    # no abbreviations: "missing=?" is the reading option --missing, not --missing-as
     parser = argparse.ArgumentParser(
-        prog=f"nbayes cv --compare {text!r}", add_help=False, exit_on_error=False
+        prog=f"nbayes cv --compare {text!r}",
+        add_help=False,
+        exit_on_error=False,
+        allow_abbrev=False,
     )
     model_options(parser)
     defaults = vars(parser.parse_args([]))
@@ -117,6 +128,11 @@ def _variant(args: argparse.Namespace, text: str) -> argparse.Namespace:
     except argparse.ArgumentError as error:
         raise UsageError(f"--compare {text!r}: {error}") from error
     if unknown:
+        if unknown[0].startswith("--") and unknown[0][2:].replace("-", "_") in vars(args):
+            raise UsageError(
+                f"--compare {text!r}: {unknown[0]} is an option of nbayes cv itself, not of the "
+                f"model: give it once, outside --compare (every setting reads the same data)."
+            )
         hint = closest_option(unknown[0], long_options(parser))
         raise UsageError(
             f"--compare {text!r}: {' '.join(unknown)} is not a model option"
