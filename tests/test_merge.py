@@ -6,6 +6,8 @@ that one fit on all the rows gives (to 1e-12 relative), for every family.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -130,6 +132,24 @@ def test_merge_method_is_in_place_and_checks_compatibility():
         nbayes.BernoulliNB(binarize=0.5).fit(X, y).merge(nbayes.BernoulliNB(binarize=1.5).fit(X, y))
     with pytest.raises(nbayes.NotFittedError):
         a.merge(nbayes.CategoricalNB())
+
+
+def test_merging_models_of_other_parameters_warns_and_keeps_the_first_models():
+    """Smoothing and priors apply to the summed statistics, so models made with different
+    ones still add up; but merge(a, b) then differs from merge(b, a): said, naming them."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (60, 2))
+    y = rng.integers(0, 2, 60)
+    a = nbayes.CategoricalNB(alpha=1.0).fit(X[:30], y[:30])
+    b = nbayes.CategoricalNB(alpha=0.1, fit_prior=False).fit(X[30:], y[30:])
+    with pytest.warns(UserWarning, match=r"different parameters \(alpha: 1\.0 here, 0\.1 in the "
+                      r"other; fit_prior: True here, False in the other\)"):  # fmt: skip
+        merged = nbayes.merge(a, b)
+    expected = nbayes.CategoricalNB(alpha=1.0).fit(X, y)
+    np.testing.assert_allclose(merged.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same parameters: no warning
+        nbayes.merge(a, nbayes.CategoricalNB(alpha=1.0).fit(X[30:], y[30:]))
 
 
 def test_a_table_model_refuses_an_unfitted_model_and_other_missing_markers():

@@ -18,6 +18,7 @@ posteriors or decisions by :mod:`nbayes.decision`. No n × d × K array is ever 
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -267,6 +268,7 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
                 mine is not None and list(mine) != list(theirs)
             ):
                 raise ValueError("cannot merge models fitted on different feature names.")
+            warn_parameter_differences(self, other)
             positions = self._union_classes(other.classes_)
             self.class_count_[positions] += other.class_count_
             self._stats.merge(other._stats, positions)
@@ -475,6 +477,41 @@ def class_index(classes: np.ndarray, labels: np.ndarray, *, estimator: str) -> n
     return positions.astype(np.intp)
 
 
+def warn_parameter_differences(model: Any, other: Any) -> None:
+    """Warn, naming them, where ``other`` was made with parameters that differ from
+    ``model``'s but leave the statistics alike (smoothing, priors, loss: those that differ in
+    the statistics refuse the merge): the merged model keeps ``model``'s, so ``merge(a, b)``
+    and ``merge(b, a)`` differ."""
+    mine, theirs = model.get_params(deep=False), other.get_params(deep=False)
+    differing = [
+        f"{name}: {_shown(mine[name])} here, {_shown(theirs.get(name))} in the other"
+        for name in mine
+        if not _same_value(mine[name], theirs.get(name))
+    ]
+    if differing:
+        warnings.warn(
+            f"merging {type(model).__name__} models made with different parameters "
+            f"({'; '.join(differing[:4])}{' …' if len(differing) > 4 else ''}): the merged "
+            "model keeps the first model's, applied to the summed statistics.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # values NumPy cannot compare as one truth value
+        return a is b
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
 def _key_difference(mine: tuple, theirs: tuple) -> str:
     """What differs between two merge keys (each a tuple of settings, such as ``("alpha",
     1.0)`` or a column's ``(name, family, dtype)``), in words: the first few entries of each
@@ -493,7 +530,8 @@ def merge(*models: NaiveBayesClassifier) -> NaiveBayesClassifier:
     """A new model whose statistics are the sum of ``models``' (fitted on disjoint rows).
 
     ``merge(a, b, c)`` equals the model fitted on the union of their rows; the inputs are left
-    unchanged. The parameters (smoothing, priors, loss) are those of the first model.
+    unchanged. The parameters (smoothing, priors, loss) are those of the first model (a
+    warning names those the others were made with differently).
     """
     if not models:
         raise ValueError("merge needs at least one model.")

@@ -5,7 +5,10 @@ naming the reason, where the result could not equal one fit on all the rows."""
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import TYPE_CHECKING, Any
+
+from .._base import warn_parameter_differences
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -33,6 +36,8 @@ class TableMerge:
                     model._refuse_missing_choice("SemiNaiveBayes.merge")
         for other in others:
             self._check_mergeable(other)
+        for other in others:  # the structures inside share these: said once, here
+            warn_parameter_differences(self, other)
         merged = copy.deepcopy(self)
         for other in others:
             mappings = merged._encoder.absorb(other._encoder)
@@ -46,7 +51,9 @@ class TableMerge:
                 inner._stats = recoded
             else:
                 inner._stats.pairs = recoded
-            merged.model_.merge(inner)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                merged.model_.merge(inner)
             if merged._words is not None:
                 merged._words.merge(other._words)
         self.__dict__.update(merged.__dict__)
