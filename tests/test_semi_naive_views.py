@@ -140,6 +140,30 @@ def test_naive_structure_terms_equal_naive_bayes_terms():
     assert semi_terms == pytest.approx(naive_terms, abs=1e-9)
 
 
+def test_terms_that_do_not_add_up_are_said_so_with_both_figures():
+    """Two attributes that each alone decide the class (a parent and its child in k-DB) leave
+    each other to carry the evidence when one is taken out: the terms then do not add up to
+    the log-odds, and the explanation says so with both figures; where they add up (one
+    attribute), it says nothing."""
+    rng = np.random.default_rng(4)
+    n = 400
+    label = rng.choice(["p", "q"], n)
+    key = np.where(label == "p", "k1", "k2")
+    data = pl.DataFrame({"a": key, "b": key, "c": rng.choice(["u", "v"], n), "label": label})
+    model = SemiNaiveBayes("kdb", discriminative=False).fit(data, target="label")
+    row = data.row(0, named=True)
+    explanation = model.explain(row)
+    a, b = explanation.top_two
+    proba = model.predict_proba(pl.DataFrame([row]).drop("label"))[0]
+    log_odds = np.log(proba[a]) - np.log(proba[b])
+    total = sum(value for _, value in explanation.contributions)
+    assert abs(total - log_odds) > 0.5
+    assert f"the terms add up to {total:+.3f}, the log-odds is {log_odds:+.3f}" in str(explanation)
+    assert "carry the same evidence" in explanation._repr_html_()
+    single = SemiNaiveBayes("aode", discriminative=False).fit(data.select("c", "label"), "label")
+    assert "the terms add up" not in str(single.explain(data.select("c").row(0, named=True)))
+
+
 def test_hnb_explains_with_its_terms():
     data = table()
     explanation = SemiNaiveBayes("hnb").fit(data, target="label").explain(data.row(0, named=True))

@@ -80,6 +80,23 @@ class SemiNaiveExplanation:
             "minus without it (treated as missing), largest first"
         )
 
+    def _shared_evidence(self) -> str | None:
+        """Where the terms do not add up to the log-odds, the sentence that says so and why
+        (None where they do, or where either is not finite)."""
+        a, b = self.top_two
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_odds = float(np.log(self.posterior[a]) - np.log(self.posterior[b]))
+        total = float(sum(value for _, value in self.contributions))
+        if not (np.isfinite(log_odds) and np.isfinite(total)):
+            return None
+        if abs(total - log_odds) <= 1e-6 * (1.0 + abs(log_odds)):
+            return None
+        return (
+            f"the terms add up to {total:+.3f}, the log-odds is {log_odds:+.3f}: where "
+            "attributes carry the same evidence (a parent and its child, say), taking one out "
+            "leaves the others to carry it, so a decisive value can show a small or negative term"
+        )
+
     def __str__(self) -> str:
         header, labels, values = self._rows()
         lines = [header, format_table(labels, self.classes, values), f"decision: {self.decision}"]
@@ -87,6 +104,9 @@ class SemiNaiveExplanation:
             lines.append(self._caption() + ":")
             width = max(len(term) for term, _ in self.contributions)
             lines += [f"  {term:<{width}}  {value:+.3f}" for term, value in self.contributions]
+            note = self._shared_evidence()
+            if note is not None:
+                lines.append(f"({note})")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -102,6 +122,9 @@ class SemiNaiveExplanation:
         if self.contributions and len(self.classes) > 1:
             terms = [[t, f"{v:+.3f}" if np.isfinite(v) else str(v)] for t, v in self.contributions]
             parts.append(table(["term", "contribution"], terms, caption=self._caption()))
+            note = self._shared_evidence()
+            if note is not None:
+                parts.append(f"<p>{escape(note[0].upper() + note[1:])}.</p>")
         parts.append("</div>")
         return "".join(parts)
 
