@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.metrics import confusion_matrix, log_loss, precision_recall_fscore_support
 
+import nbayes
 from nbayes.evaluation import Accumulator, stratified_folds
 
 
@@ -152,9 +155,9 @@ def test_figures_on_a_degenerate_and_a_small_hand_example():
     ],
 )
 def test_unknown_labels_that_spell_known_ones_are_pointed_out(known, unknown, hint):
-    from nbayes.evaluation import _near_labels
+    from nbayes.labels import near_labels
 
-    text = _near_labels(unknown, known)
+    text = near_labels(unknown, known)
     if hint is None:
         assert text == ""
     else:
@@ -240,3 +243,32 @@ def test_evaluate_and_predict_say_how_many_bad_rows_they_skipped(tmp_path, capsy
                     ["predict", str(model), str(test), "--no-header", "-o", output]):  # fmt: skip
         assert main([*command, "--skip-bad-rows"]) == 0
         assert "nbayes: 1 bad rows skipped" in capsys.readouterr().err, command[0]
+
+
+@pytest.mark.parametrize("model", ["naive", "semi-naive"])
+def test_score_warns_where_labels_are_none_of_the_classes_and_says_how_they_differ(model):
+    """A test file whose labels end with a period (UCI adult's) scores 0 with every model:
+    score says so, with the same hint as the evaluation report, instead of a silent 0.0."""
+    import polars as pl
+
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    rng = np.random.default_rng(0)
+    y = rng.choice(["<=50K", ">50K"], 200)
+    frame = pl.DataFrame({"a": np.where(rng.random(200) < 0.8, y, "x"), "y": y})
+    fitted = (nbayes.NaiveBayes() if model == "naive" else SemiNaiveBayes()).fit(frame, "y")
+    dotted = frame.with_columns(pl.col("y") + ".")
+    with pytest.warns(UserWarning, match=r"200 of 200 rows have labels the model does not know.*"
+                      r"only by a trailing period"):  # fmt: skip
+        assert fitted.score(dotted, target="y") == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # known labels: no warning, the plain accuracy
+        right = np.mean(fitted.predict(frame.drop("y")) == frame["y"].to_numpy())
+        assert fitted.score(frame, target="y") == pytest.approx(right)
+
+
+def test_plots_name_unknown_labels_with_the_same_hint():
+    from nbayes.plot._common import class_positions
+
+    with pytest.raises(ValueError, match=r"does not know: \['a\.'\]\. They differ .* trailing"):
+        class_positions(np.array(["a", "b"]), np.array(["a.", "b"]))

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import rankdata
 
+from .labels import near_labels
+
 
 def stratified_folds(y: np.ndarray, n_folds: int, seed: int = 0) -> list[np.ndarray]:
     """Split row indices into ``n_folds`` test folds with the class proportions of ``y``.
@@ -252,7 +254,7 @@ class Accumulator:
         if unknown:
             rows = int(confusion[len(self.model_classes) :].sum())
             known = [str(c) for c in self.model_classes]
-            hint = _near_labels(unknown, known)
+            hint = near_labels(unknown, known)
             if not hint and rows == n:  # not one label known: most likely the wrong column
                 hint = (
                     f" Not one row's label is a class of the model ({known[:5]}): is the class "
@@ -271,33 +273,6 @@ class Accumulator:
             scalars["total_cost"] = self._cost
             scalars["mean_cost"] = self._cost / n
         return Report(classes, n, scalars, precision, recall, f1, support, confusion, notes)
-
-
-#: Ways a published test file may write the training file's labels: UCI adult's test file
-#: ends each label with a period (">50K." for ">50K"), others pad or change case.
-LABEL_SPELLINGS = {
-    "a trailing period": lambda label: label.removesuffix("."),
-    "surrounding spaces": str.strip,
-    "letter case": str.casefold,
-}
-
-
-def _near_labels(unknown: list[str], known: list[str]) -> str:
-    """A hint where every unknown label is a known one but for one way of writing it (each
-    unknown label then matches exactly one known label), else the empty string."""
-    for what, spelling in LABEL_SPELLINGS.items():
-        written = {}
-        for label in known:
-            written.setdefault(spelling(label), []).append(label)
-        matches = [written.get(spelling(label), []) for label in unknown]
-        if all(len(match) == 1 for match in matches):
-            shown = zip(unknown[:3], matches[:3], strict=True)
-            pairs = ", ".join(f"{label!r} for {match[0]!r}" for label, match in shown)
-            return (
-                f" They differ from the model's classes only by {what} ({pairs}): write them "
-                "as the training data does."
-            )
-    return ""
 
 
 def _kappa(confusion: np.ndarray) -> float | None:

@@ -32,7 +32,7 @@ import polars as pl
 
 from ._validation import no_labelled_rows as no_labelled_rows  # one message, two layers
 from ._validation import warn_dropped as warn_dropped
-from .exceptions import suggest_names
+from .exceptions import caller_stacklevel, suggest_names
 from .tables import apply_missing, to_frame
 
 
@@ -251,3 +251,56 @@ def check_discrete(values: np.ndarray) -> None:
 def matches(predicted: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per row, whether the decision equals the label, both compared as NumPy text."""
     return predicted.astype(str) == values.astype(str)
+
+
+def scored_matches(
+    predicted: np.ndarray, values: np.ndarray, classes: np.ndarray, estimator: str
+) -> np.ndarray:
+    """:func:`matches` for ``score``, with a warning where labels are none of the model's
+    classes: those rows count as errors, and a label written otherwise than in the training
+    data (adult's test file ends each with a period) would silently score 0."""
+    known = [str(c) for c in np.asarray(classes).tolist()]
+    text = values.astype(str)
+    unknown_rows = ~np.isin(text, known)
+    if unknown_rows.any():
+        unknown = np.unique(text[unknown_rows]).tolist()
+        hint = near_labels(unknown, known)
+        if not hint and unknown_rows.all():
+            hint = (
+                f" Not one label is a class of the model ({known[:5]}): are these the labels "
+                "of the class the model was fitted on?"
+            )
+        warnings.warn(
+            f"{estimator}.score: {int(unknown_rows.sum()):,} of {len(text):,} rows have labels "
+            f"the model does not know ({unknown[:5]}); they count as errors.{hint}",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
+    return predicted.astype(str) == text
+
+
+#: Ways a published test file may write the training file's labels: UCI adult's test file
+#: ends each label with a period (">50K." for ">50K"), others pad or change case.
+LABEL_SPELLINGS = {
+    "a trailing period": lambda label: label.removesuffix("."),
+    "surrounding spaces": str.strip,
+    "letter case": str.casefold,
+}
+
+
+def near_labels(unknown: list[str], known: list[str]) -> str:
+    """A hint where every unknown label is a known one but for one way of writing it (each
+    unknown label then matches exactly one known label), else the empty string."""
+    for what, spelling in LABEL_SPELLINGS.items():
+        written = {}
+        for label in known:
+            written.setdefault(spelling(label), []).append(label)
+        found = [written.get(spelling(label), []) for label in unknown]
+        if all(len(match) == 1 for match in found):
+            shown = zip(unknown[:3], found[:3], strict=True)
+            pairs = ", ".join(f"{label!r} for {match[0]!r}" for label, match in shown)
+            return (
+                f" They differ from the model's classes only by {what} ({pairs}): write them "
+                "as the training data does."
+            )
+    return ""

@@ -41,7 +41,7 @@ from .labels import (
     check_classes,
     class_indices,
     label_values,
-    matches,
+    scored_matches,
     text_codes,
 )
 from .model_calibration import CalibratedScores, forget_calibration
@@ -412,7 +412,8 @@ class NaiveBayes(
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, labels, weight = self._drop_missing_target(frame, labels, weight)
         predicted = self.predict(frame)
-        return float(np.average(matches(predicted, label_values(labels)), weights=weight))
+        right = scored_matches(predicted, label_values(labels), self.classes_, "NaiveBayes")
+        return float(np.average(right, weights=weight))
 
 
 #: Integer labels spanning at most this many values are looked up in a table (one read per

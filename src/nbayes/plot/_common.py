@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..exceptions import MissingDependencyError
+from ..labels import near_labels
 
 _Display = TypeVar("_Display", bound="ProbabilityDisplay")
 
@@ -63,8 +64,9 @@ def class_positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     text = np.asarray(labels).astype(str)
     index = np.fromiter((lookup.get(t, -1) for t in text), dtype=np.intp, count=len(text))
     if np.any(index < 0):
-        unknown = np.unique(np.asarray(labels)[index < 0].astype(str))
-        raise ValueError(f"y holds labels the model does not know: {unknown.tolist()[:5]}.")
+        unknown = np.unique(np.asarray(labels)[index < 0].astype(str)).tolist()
+        hint = near_labels(unknown, list(lookup))
+        raise ValueError(f"y holds labels the model does not know: {unknown[:5]}.{hint}")
     return index
 
 

@@ -43,7 +43,7 @@ from ..encoding import check_no_infinite, uncastable
 from ..exceptions import NotFittedError, sklearn_compatible
 from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
-from ..labels import labelled_rows, matches, split_target
+from ..labels import labelled_rows, scored_matches, split_target
 from ..schema import lacking_columns
 from ..tables import (
     apply_missing,
@@ -393,7 +393,8 @@ class SemiNaiveBayes(
         self._check_fitted()
         frame, labels, weight = self._labelled(X, y, target, sample_weight, None)
         predicted = self.predict(frame)
-        return float(np.average(matches(predicted, labels), weights=weight))
+        right = scored_matches(predicted, labels, self.classes_, "SemiNaiveBayes")
+        return float(np.average(right, weights=weight))
 
     # ------------------------------------------------------------------ model files
     def _to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
