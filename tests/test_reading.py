@@ -90,8 +90,9 @@ def test_an_idx_array_file_is_named_as_such_with_the_way_to_a_table(tmp_path):
     plain.write_bytes(images)
     packed.write_bytes(gzip.compress(images))
     other.write_bytes(b"\x00\x01\x02\x03 not a table")
+    assert nbayes.DataError is DataError  # the public name of what a reading error raises
     for path in (plain, packed):
-        with pytest.raises(DataError, match=r"IDX array file .* one row per image"):
+        with pytest.raises(nbayes.DataError, match=r"IDX array file .* one row per image"):
             nbayes.read_table(path)
     with pytest.raises(DataError, match="cannot tell the format from the content"):
         nbayes.read_table(other)

@@ -28,6 +28,7 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "DataConversionWarning",
+    "DataError",
     "Explanation",
     "GaussianNB",
     "ModelFileError",
@@ -67,6 +68,7 @@ _LOCATIONS = {
     "MultinomialNB": ".estimators",
     "PoissonNB": ".estimators",
     "DataConversionWarning": ".exceptions",
+    "DataError": "._read_common",
     "ModelFileError": ".exceptions",
     "NotFittedError": ".exceptions",
     "UnseenCategoryWarning": ".exceptions",
@@ -113,6 +115,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and IDEs: the names as if imported eagerly
     from ._base import merge
     from ._catalog import ESTIMATORS, MODELS
+    from ._read_common import DataError
     from .bayes import bayes_rule, total_probability
     from .estimators import (
         BernoulliNB,
