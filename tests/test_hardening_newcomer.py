@@ -157,9 +157,13 @@ def test_a_lacking_column_suggests_the_data_column_it_may_be(model):
     )
     with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
         fitted.predict({"color": ["red"], "size": ["s"]})
-    # nothing close: the message is as before, without a guess
-    with pytest.raises(ValueError, match=r"fitted on: \['colour'\]\.$"):
+    # nothing close: no guess, but the data's columns the model does not know are named (a
+    # renamed column, or a row dict's misspelt key); none such: the message ends there
+    with pytest.raises(ValueError, match=r"fitted on: \['colour'\]; the data has column\(s\) "
+                       r"the model was not fitted on: \['weight'\]\.$"):  # fmt: skip
         fitted.predict({"size": ["s"], "weight": [3]})
+    with pytest.raises(ValueError, match=r"fitted on: \['colour'\]\.$"):
+        fitted.predict({"size": ["s"]})
 
 
 @pytest.mark.parametrize("model", [NaiveBayes, SemiNaiveBayes])

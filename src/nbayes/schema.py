@@ -343,9 +343,14 @@ def lacking_columns(frame: pl.DataFrame, specs: list[ColumnSpec]) -> None:
 def lacking_hint(missing: list[str], extra: Iterable[str]) -> str:
     """The end of the message about ``missing`` columns: ``"; the data has 'colr': did you mean
     'colour'?"`` where a column of the data the model does not know (``extra``) is close to a
-    missing one, else ``"."``."""
+    missing one; else those columns, where there are a few (a renamed column, likely); else
+    ``"."``."""
     pairs = [(m, c) for m in missing[:20] if (c := close_match(m, extra)) is not None]
     if not pairs:
+        unknown = sorted(map(str, extra))
+        if unknown and len(unknown) <= 20:  # a misspelt or renamed column, most likely
+            more = " …" if len(unknown) > 5 else ""
+            return f"; the data has column(s) the model was not fitted on: {unknown[:5]}{more}."
         return "."
     theirs = ", ".join(repr(c) for _, c in pairs)
     ours = ", ".join(repr(m) for m, _ in pairs)
