@@ -246,6 +246,26 @@ def test_invalid_parameters_are_named(params, message):
         nbayes.NaiveBayes(**params).fit(good_frame(), Y)
 
 
+@pytest.mark.parametrize(
+    ("model", "params", "guess"),
+    [
+        (nbayes.NaiveBayes, {"continuous": "guassian"}, "'gaussian'"),
+        (nbayes.NaiveBayes, {"missing": "categroy"}, "'category'"),
+        (nbayes.NaiveBayes, {"calibration": "none"}, "None"),  # the value, not its text
+        (nbayes.NaiveBayes, {"class_prior": "uniorm"}, "'uniform'"),
+        (nbayes.SemiNaiveBayes, {"model": "skbd"}, "'skdb'"),
+        (nbayes.SemiNaiveBayes, {"missing": "skp"}, "'skip'"),
+    ],
+)
+def test_a_misspelt_choice_gets_the_close_one(model, params, guess):
+    (name, given), = params.items()
+    with pytest.raises(ValueError, match=rf"{name} must be one of .*, got {given!r}; did you "
+                       rf"mean {re.escape(guess)}\?$"):  # fmt: skip
+        model(**params).fit(good_frame(), Y)
+    with pytest.raises(ValueError, match=r"got 'zzzzzz'\.$"):  # nothing close: no guess
+        model(**{name: "zzzzzz"}).fit(good_frame(), Y)
+
+
 def test_an_unfitted_model_says_so():
     model = nbayes.NaiveBayes()
     with pytest.raises(nbayes.NotFittedError, match="not fitted"):

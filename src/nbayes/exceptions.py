@@ -71,6 +71,16 @@ def did_you_mean(given: str, choices: Iterable[Any]) -> str:
     return f"did you mean {close!r}?" if close is not None else ""
 
 
+def choice_hint(given: Any, choices: Iterable[Any]) -> str:
+    """The end of a message about a value that is not among ``choices`` (a misspelt option):
+    ``"; did you mean 'gaussian'?"`` where one is close to a text ``given``, else ``"."``."""
+    if not isinstance(given, str):
+        return "."
+    by_text = {str(c): c for c in choices}  # None is offered as None, not as 'None'
+    close = close_match(given, list(by_text))
+    return f"; did you mean {by_text[close]!r}?" if close is not None else "."
+
+
 def suggest_names(given: Sequence[Any], choices: Iterable[Any]) -> str:
     """The end of a message about names that are not among ``choices`` (misspelt columns):
     ``"; did you mean 'x'?"`` (one name), ``"; did you mean 'x' for 'xx', 'y' for 'yy'?"``

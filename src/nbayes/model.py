@@ -31,7 +31,7 @@ from ._validation import (
     check_sample_weight,
 )
 from .decision import validate_loss
-from .exceptions import caller_stacklevel
+from .exceptions import caller_stacklevel, choice_hint
 from .families._group import Settings
 from .families.auto import MISSING_MODES
 from .families.category_counts import UNKNOWN_MODES
@@ -180,16 +180,20 @@ class NaiveBayes(
         super()._check_params()
         if self.continuous not in families.continuous_names():
             raise ValueError(
-                f"continuous must be one of {families.continuous_names()}, got {self.continuous!r}."
+                f"continuous must be one of {families.continuous_names()}, got "
+                f"{self.continuous!r}{choice_hint(self.continuous, families.continuous_names())}"
             )
         modes = self.missing.values() if isinstance(self.missing, dict) else [self.missing]
         if any(m not in MISSING_MODES for m in modes):
             raise ValueError(
                 f"missing must be one of {MISSING_MODES} or a dict of them per column, "
-                f"got {self.missing!r}."
+                f"got {self.missing!r}{choice_hint(self.missing, MISSING_MODES)}"
             )
         if self.unknown not in UNKNOWN_MODES:
-            raise ValueError(f"unknown must be one of {UNKNOWN_MODES}, got {self.unknown!r}.")
+            raise ValueError(
+                f"unknown must be one of {UNKNOWN_MODES}, got "
+                f"{self.unknown!r}{choice_hint(self.unknown, UNKNOWN_MODES)}"
+            )
         if isinstance(self.alpha, dict):
             for name, value in self.alpha.items():
                 check_alpha(value, None, name=f"alpha[{name!r}]")
@@ -224,7 +228,8 @@ class NaiveBayes(
             )
         if self.calibration not in CALIBRATION_MODES:
             raise ValueError(
-                f"calibration must be one of {CALIBRATION_MODES}, got {self.calibration!r}."
+                f"calibration must be one of {CALIBRATION_MODES}, got "
+                f"{self.calibration!r}{choice_hint(self.calibration, CALIBRATION_MODES)}"
             )
         if not isinstance(self.max_bins, int) or self.max_bins < 2:
             raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}.")

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import first_not_finite_nonnegative, float_array
+from .exceptions import choice_hint
 
 PRIOR_MODES = ("mle", "smoothed", "uniform")
 
@@ -30,7 +31,8 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
     if isinstance(spec, str):
         if spec not in PRIOR_MODES:
             raise ValueError(
-                f"{name} must be one of {PRIOR_MODES} or a vector of probabilities, got {spec!r}."
+                f"{name} must be one of {PRIOR_MODES} or a vector of probabilities, got "
+                f"{spec!r}{choice_hint(spec, PRIOR_MODES)}"
             )
         return spec
     priors = float_array(spec, f"{name} must be a vector of class probabilities")

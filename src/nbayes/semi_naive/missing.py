@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ..exceptions import choice_hint
+
 MODES = ("skip", "category", "auto")
 #: The mode of a column a dict of modes does not name (SemiNaiveBayes' default).
 DEFAULT = "category"
@@ -40,7 +42,10 @@ def check_missing(missing: Any) -> None:
     modes = list(missing.values()) if isinstance(missing, dict) else [missing]
     for mode in modes:
         if mode not in MODES:
-            raise ValueError(f"missing must be one of {MODES} or a dict of them, got {mode!r}.")
+            raise ValueError(
+                f"missing must be one of {MODES} or a dict of them, got "
+                f"{mode!r}{choice_hint(mode, MODES)}"
+            )
 
 
 def independence_p_value(missing: np.ndarray, totals: np.ndarray) -> float:

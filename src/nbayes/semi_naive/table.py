@@ -40,7 +40,7 @@ from .._dispatch import dask_aware
 from .._params import ParamsMixin
 from .._validation import check_sample_weight
 from ..encoding import check_no_infinite, uncastable
-from ..exceptions import NotFittedError, sklearn_compatible
+from ..exceptions import NotFittedError, choice_hint, sklearn_compatible
 from ..families.intervals import interval_of
 from ..influence import feature_log_likelihoods
 from ..labels import labelled_rows, scored_matches, split_target
@@ -180,7 +180,7 @@ class SemiNaiveBayes(
             if factory is None:
                 raise ValueError(
                     f"model must be one of {sorted(MODEL_NAMES)} or a semi-naive estimator, got "
-                    f"{self.model!r}."
+                    f"{self.model!r}{choice_hint(self.model, MODEL_NAMES)}"
                 )
             return factory()
         if isinstance(self.model, SemiNaiveClassifier):
