@@ -152,6 +152,21 @@ def test_merging_models_of_other_parameters_warns_and_keeps_the_first_models():
         nbayes.merge(a, nbayes.CategoricalNB(alpha=1.0).fit(X[30:], y[30:]))
 
 
+def test_merging_models_of_other_columns_names_them():
+    import polars as pl
+
+    rng = np.random.default_rng(1)
+    frame = pl.DataFrame(
+        {c: rng.choice(["u", "v"], 40) for c in ("a", "b", "c")} | {"y": rng.choice(["p", "q"], 40)}
+    )
+    full = nbayes.NaiveBayes().fit(frame, target="y")
+    with pytest.raises(ValueError, match=r"3 and 2 features \(only this model has \['b'\]\)\."):
+        full.merge(nbayes.NaiveBayes().fit(frame.drop("b"), target="y"))
+    renamed = nbayes.NaiveBayes().fit(frame.rename({"b": "d"}), target="y")
+    with pytest.raises(ValueError, match=r"this model has \('b', .* where the other has \('d', "):
+        full.merge(renamed)
+
+
 def test_a_table_model_refuses_an_unfitted_model_and_other_missing_markers():
     import polars as pl
 

@@ -253,7 +253,7 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
             if other.n_features_in_ != self.n_features_in_:
                 raise ValueError(
                     f"cannot merge models with {self.n_features_in_} and {other.n_features_in_} "
-                    "features."
+                    f"features{_column_difference(self, other)}."
                 )
             if other._merge_key() != self._merge_key():
                 difference = _key_difference(self._merge_key(), other._merge_key())
@@ -267,7 +267,10 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
             if (mine is None) != (theirs is None) or (
                 mine is not None and list(mine) != list(theirs)
             ):
-                raise ValueError("cannot merge models fitted on different feature names.")
+                raise ValueError(
+                    "cannot merge models fitted on different feature names"
+                    f"{_column_difference(self, other)}."
+                )
             warn_parameter_differences(self, other)
             positions = self._union_classes(other.classes_)
             self.class_count_[positions] += other.class_count_
@@ -510,6 +513,19 @@ def _same_value(a: Any, b: Any) -> bool:
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "…"
+
+
+def _column_difference(model: Any, other: Any) -> str:
+    """``" (only this model has ['doors'])"`` where both models know their columns' names."""
+    mine = getattr(model, "feature_names_in_", None)
+    theirs = getattr(other, "feature_names_in_", None)
+    if mine is None or theirs is None:
+        return ""
+    only_mine = [str(n) for n in mine if n not in set(theirs)]
+    only_theirs = [str(n) for n in theirs if n not in set(mine)]
+    parts = [f"only this model has {only_mine[:5]}"] if only_mine else []
+    parts += [f"only the other has {only_theirs[:5]}"] if only_theirs else []
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _key_difference(mine: tuple, theirs: tuple) -> str:
