@@ -311,6 +311,25 @@ def test_per_call_prior_with_a_zero_excludes_that_class():
     assert not np.any(model.predict(X, priors=[0.5, 0.0, 0.5]) == 1)
 
 
+def test_per_call_priors_by_class_name():
+    """priors= may name the classes: {label: probability} is the vector in classes_' order,
+    whatever the dict's order; a class left out, or a label the model does not know, is
+    refused naming it; the constructor's class_prior stays a mode or a vector."""
+    X, y, _ = discrete_problem(12)
+    labels = np.array(["ham", "spam", "eggs"])[y]
+    model = nbayes.CategoricalNB().fit(X, labels)  # classes_: eggs, ham, spam
+    by_name = {"spam": 0.1, "eggs": 0.3, "ham": 0.6}
+    np.testing.assert_array_equal(
+        model.predict_proba(X, priors=by_name), model.predict_proba(X, priors=[0.3, 0.6, 0.1])
+    )
+    with pytest.raises(ValueError, match=r"no probability for the class\(es\) \['eggs'\]"):
+        model.predict(X, priors={"spam": 0.5, "ham": 0.5})
+    with pytest.raises(ValueError, match=r"does not know: \['spma'\]; did you mean 'spam'\?"):
+        model.predict(X, priors={"spma": 0.1, "eggs": 0.3, "ham": 0.6})
+    with pytest.raises(ValueError, match="got a dict"):
+        nbayes.CategoricalNB(class_prior=by_name).fit(X, labels)
+
+
 def test_complement_nb_decisions_ignore_the_prior():
     """ComplementNB's scores are not joint log-probabilities: the prior is not added (paper)."""
     X, y, _ = discrete_problem(12)

@@ -43,7 +43,7 @@ from ._validation import (
 )
 from .exceptions import NotFittedError, sklearn_compatible
 from .families.counts import take_rows
-from .priors import log_prior, validate_prior
+from .priors import log_prior, prior_by_class, validate_prior
 
 #: Rows per prediction chunk are chosen so that one chunk's working arrays stay near this size.
 CHUNK_BYTES = 16 * 2**20
@@ -300,6 +300,8 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
 
     # ----------------------------------------------------------------- priors
     def _resolved_prior(self, priors: Any = None) -> str | np.ndarray:
+        if isinstance(priors, dict):  # per call, by class: {"spam": 0.1, "ham": 0.9}
+            priors = prior_by_class(priors, self.classes_)
         spec = priors if priors is not None else self._prior_spec()
         return validate_prior(
             spec,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import first_not_finite_nonnegative, float_array
-from .exceptions import choice_hint
+from .exceptions import choice_hint, suggest_names
 
 PRIOR_MODES = ("mle", "smoothed", "uniform")
 
@@ -35,6 +35,11 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
                 f"{spec!r}{choice_hint(spec, PRIOR_MODES)}"
             )
         return spec
+    if isinstance(spec, dict):
+        raise ValueError(
+            f"{name} must be one of {PRIOR_MODES} or a vector of probabilities in the order of "
+            "classes_, got a dict (priors= per call takes one by class)."
+        )
     priors = float_array(spec, f"{name} must be a vector of class probabilities")
     if priors.ndim != 1:
         raise ValueError(
@@ -52,6 +57,24 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
             f"The sum of the priors should be 1: {name} sums to {float(priors.sum())!r}."
         )
     return priors
+
+
+def prior_by_class(priors: dict, classes: np.ndarray) -> np.ndarray:
+    """A dict of class → probability as the vector over ``classes`` (keys matched by value, or
+    by their text where the labels are text); a class left out, or a key that is no class, is
+    refused, naming it."""
+    by_text = {str(key): value for key, value in priors.items()}
+    known = [str(c) for c in np.asarray(classes).tolist()]
+    unknown = [key for key in by_text if key not in known]
+    if unknown:
+        raise ValueError(
+            f"priors names labels the model does not know: {unknown[:5]}"
+            + suggest_names(unknown, known)
+        )
+    lacking = [c for c in known if c not in by_text]
+    if lacking:
+        raise ValueError(f"priors gives no probability for the class(es) {lacking[:5]}.")
+    return np.asarray([by_text[c] for c in known], dtype=np.float64)
 
 
 def log_prior(class_count: np.ndarray, spec: str | np.ndarray, alpha: float = 1.0) -> np.ndarray:
