@@ -143,6 +143,23 @@ def test_a_dict_of_columns_stays_a_table_and_ragged_columns_are_named(model):
         fitted.predict(ragged)
 
 
+@pytest.mark.parametrize("model", [NaiveBayes, SemiNaiveBayes])
+def test_a_list_of_row_dicts_is_a_table(model):
+    """Rows as dicts (Polars' rows(named=True), a JSON list) are a table, each dict a row, in
+    any key order; a key one row lacks is a missing value there (as pandas reads records)."""
+    fitted = model().fit(ROWS, LABELS)
+    rows = [dict(zip(ROWS, values, strict=True)) for values in zip(*ROWS.values(), strict=True)]
+    rows[1] = dict(reversed(rows[1].items()))
+    for method in METHODS:
+        np.testing.assert_array_equal(
+            _call(fitted, method, rows), _call(fitted, method, ROWS), err_msg=method
+        )
+    lacking = fitted.predict_proba([{"size": 1.0, "colour": "u"}, rows[0]])
+    np.testing.assert_array_equal(
+        lacking[0], fitted.predict_proba({"size": 1.0, "colour": "u", "legs": None})[0]
+    )
+
+
 # ------------------------------------------------------------------ 4. did you mean
 NAMED = {"colour": ["red", "blue", "red", "blue"], "size": ["s", "m", "s", "l"],
          "label": ["p", "n", "p", "n"]}  # fmt: skip

@@ -188,6 +188,10 @@ def to_frame(
         frame = pl.from_arrow(X)
         if isinstance(frame, pl.Series):
             frame = frame.to_frame()
+    elif isinstance(X, (list, tuple)) and X and all(isinstance(row, dict) for row in X):
+        # rows as dicts (polars' rows(named=True), a JSON list): a key a row lacks is missing
+        keys = list(dict.fromkeys(key for row in X for key in row))
+        return to_frame({key: [row.get(key) for row in X] for key in keys}, columns, markers)
     elif isinstance(X, dict):
         _check_unique([str(k) for k in X])
         if X and all(_is_scalar(v) for v in X.values()):  # {"age": 41, "colour": "red"}: a row
