@@ -248,8 +248,10 @@ def test_merge_of_models_with_different_settings_is_an_error():
         AnDE(1).fit(X, y).merge(AnDE(2).fit(X, y))
     with pytest.raises(ValueError, match="different parameters"):
         KDB(1).fit(X, y).merge(KDB(2).fit(X, y))
-    # smoothing does not change the counts: the merged model keeps the first one's settings
-    merged = AODE(alpha=0.5).fit(X, y).merge(AODE(alpha=2.0).fit(X, y))
+    # smoothing does not change the counts: the merged model keeps the first one's settings,
+    # and says so
+    with pytest.warns(UserWarning, match=r"\(alpha: 0\.5 here, 2\.0 in the other\)"):
+        merged = AODE(alpha=0.5).fit(X, y).merge(AODE(alpha=2.0).fit(X, y))
     assert merged.alpha == 0.5
     np.testing.assert_allclose(merged.class_count_, [2, 4])
 
