@@ -18,6 +18,8 @@ COUNT_PAIRS = "PairCounts._count.<locals>.pairs"
 COUNT_TRIPLES = "PairCounts._count.<locals>.triples"
 COUNT_PARENTS = "ParentCounts._count.<locals>.count"
 COLUMN_CODES = "column_codes.<locals>.body"
+#: the leave-one-out shifts of the correction's held-out rows (networks)
+SHIFTS = "_Network._held_out_shifts.<locals>.shifts"
 
 #: Each model, and the kernel bodies (qualified names) its fit and prediction must run on
 #: :func:`nbayes._threads.run`.
@@ -33,11 +35,14 @@ MODELS = {
         {COUNT_PAIRS, COUNT_TRIPLES, COLUMN_CODES, "_Averaged._score_rows.<locals>.a2de"},
     ),
     "hnb": (HNB, {COUNT_PAIRS, "HNB._score_rows.<locals>.hnb"}),
-    "tan": (TAN, {COUNT_PAIRS, "_Network._score_rows.<locals>.score"}),
-    "kdb2": (lambda: KDB(2), {COUNT_PAIRS, COUNT_PARENTS, "_Network._score_rows.<locals>.score"}),
+    "tan": (TAN, {COUNT_PAIRS, "_Network._score_rows.<locals>.score", SHIFTS}),
+    "kdb2": (
+        lambda: KDB(2),
+        {COUNT_PAIRS, COUNT_PARENTS, "_Network._score_rows.<locals>.score", SHIFTS},
+    ),
     "selective-kdb": (
         lambda: SelectiveKDB(2),
-        {COUNT_PAIRS, COUNT_PARENTS, "SelectiveKDB._add_losses.<locals>.block"},
+        {COUNT_PAIRS, COUNT_PARENTS, "SelectiveKDB._add_losses.<locals>.block", SHIFTS},
     ),
 }
 
@@ -81,6 +86,9 @@ def _fit_predict(make, X, y, test) -> dict[str, np.ndarray]:
         result["joint"] = model.predict_joint_log_proba(test)
     out = np.empty((test.shape[0], len(model.classes_)))
     result["unseen"] = np.array(model._score_rows(test, out))
+    if hasattr(model, "_held_out_shifts"):
+        cls = np.searchsorted(model.classes_, y)
+        result["shifts"] = model._held_out_shifts(X, cls, np.ones(X.shape[0]))
     return result
 
 
