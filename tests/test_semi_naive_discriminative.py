@@ -78,7 +78,7 @@ def _two_attribute_concept() -> tuple[CorrectionRows, int]:
     return rows, int(n_values.sum() + len(n_values))
 
 
-@pytest.mark.parametrize("K", [2, 3, 4, 5])  # the pass sums two classes per sweep: odd K too
+@pytest.mark.parametrize("K", [2, 3, 4, 5, 6, 7, 9])  # classes by four per sweep, then 3, 2, 1
 def test_the_objective_and_gradient_match_a_direct_computation(K):
     rng = np.random.default_rng(0)
     n, d = 60, 3
