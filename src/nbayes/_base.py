@@ -41,7 +41,7 @@ from ._validation import (
     feature_names_of,
     partial_fit_classes,
 )
-from .exceptions import NotFittedError, sklearn_compatible
+from .exceptions import NotFittedError, caller_stacklevel, sklearn_compatible
 from .families.counts import take_rows
 from .priors import log_prior, prior_by_class, validate_prior
 
@@ -499,7 +499,7 @@ def warn_parameter_differences(model: Any, other: Any) -> None:
             f"({'; '.join(differing[:4])}{' …' if len(differing) > 4 else ''}): the merged "
             "model keeps the first model's, applied to the summed statistics.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
 
 

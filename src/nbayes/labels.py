@@ -256,8 +256,8 @@ def matches(predicted: np.ndarray, values: np.ndarray) -> np.ndarray:
 def scored_matches(
     predicted: np.ndarray, values: np.ndarray, classes: np.ndarray, estimator: str
 ) -> np.ndarray:
-    """:func:`matches` for ``score``, with a warning where labels are none of the model's
-    classes: those rows count as errors, and a label written otherwise than in the training
+    """:func:`matches` for ``score``, with a warning where labels are not among the model's
+    classes: those rows count as errors, and labels written otherwise than in the training
     data (adult's test file ends each with a period) would silently score 0."""
     known = [str(c) for c in np.asarray(classes).tolist()]
     text = values.astype(str)

@@ -156,7 +156,7 @@ class TableInput:
         A column the model leaves out (family "ignore": an identifier) may be absent when
         predicting, as it is never read."""
         used = self.schema_ if fitting else [s for s in self.schema_ if s.family != "ignore"]
-        lacking_columns(frame, used)
+        lacking_columns(frame, used, self.schema_)
         present = set(frame.columns)
         blocks = [
             # frame[names], not frame.select(names): the same frame, without Polars' expression

@@ -328,15 +328,19 @@ def unobserved_column(name: str) -> ValueError:
     )
 
 
-def lacking_columns(frame: pl.DataFrame, specs: list[ColumnSpec]) -> None:
-    """Raise ValueError naming the schema's columns that ``frame`` lacks (extra columns are
-    fine)."""
+def lacking_columns(
+    frame: pl.DataFrame, specs: list[ColumnSpec], fitted: list[ColumnSpec] | None = None
+) -> None:
+    """Raise ValueError naming the columns of ``specs`` that ``frame`` lacks (extra columns are
+    fine); ``fitted``, where the model knows more columns than it needs here (those it left
+    out), are not named as columns it does not know."""
     present = set(frame.columns)  # once: frame.columns costs time linear in the columns
     missing = [s.name for s in specs if s.name not in present]
     if missing:
+        known = {s.name for s in (specs if fitted is None else fitted)}
         raise ValueError(
             f"the data lacks column(s) the model was fitted on: {missing}"
-            f"{lacking_hint(missing, present - {s.name for s in specs})}"
+            f"{lacking_hint(missing, present - known)}"
         )
 
 
