@@ -507,3 +507,21 @@ def test_free_text_and_identifier_columns_are_found_on_dask_as_in_one_fit(client
     np.testing.assert_allclose(
         model.predict_proba(features), whole.predict_proba(features), atol=1e-9
     )
+
+
+def test_a_table_models_dask_score_warns_of_labels_none_of_its_classes(client):
+    """As the model's own score: rows whose label is none of the classes count as errors, and
+    the Dask score says how many (adult's test labels end with a period)."""
+    rng = np.random.default_rng(5)
+    y = rng.choice(["<=50K", ">50K"], 400)
+    frame = pd.DataFrame({"a": np.where(rng.random(400) < 0.8, y, "x"), "label": y})
+    model = nbayes.NaiveBayes(calibration=None).fit(frame, target="label")
+    dotted = frame.assign(label=frame["label"] + ".")
+    ddf = dd.from_pandas(dotted, npartitions=4)
+    with pytest.warns(UserWarning, match=r"400 of 400 rows have labels the model does not know"):
+        assert model.score(ddf, target="label") == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # known labels: nothing to say
+        assert model.score(dd.from_pandas(frame, npartitions=4), target="label") == (
+            pytest.approx(model.score(frame, target="label"), rel=1e-12)
+        )

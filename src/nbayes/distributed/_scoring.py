@@ -3,16 +3,20 @@
     accuracy = Σ_partitions Σ_rows w·[decision = label] / Σ_partitions Σ_rows w
 
 over the labelled rows, labels read and compared as the model's own ``score`` does (a
-``NaiveBayes`` through its partition protocol and :func:`nbayes.labels.matches`).
+``NaiveBayes`` through its partition protocol and :func:`nbayes.labels.matches`); a table
+model's rows whose label is none of its classes are counted too, and warned of, as its own
+``score`` warns.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_target
+from ..exceptions import caller_stacklevel
 from ..labels import label_source, matches
 from ._partitions import Estimator, collections, is_table_model, map_partitions, model_handle
 from ._reduce import SPLIT_EVERY, sum_arrays, tree_reduce
@@ -45,9 +49,17 @@ def score(
         has_y=y is not None,
         has_w=sample_weight is not None,
     )
-    correct, total = tree_reduce(leaves, sum_arrays, split_every, "nbayes-score")
+    correct, total, unknown, rows = tree_reduce(leaves, sum_arrays, split_every, "nbayes-score")
     if total <= 0:
         raise ValueError(f"{model._name}.score: there are no labelled rows with weight.")
+    if unknown:  # as a table model's own score says it (nbayes.labels.scored_matches)
+        warnings.warn(
+            f"{model._name}.score: {int(unknown):,} of {int(rows):,} rows have labels the model "
+            f"does not know (its classes: {[str(c) for c in model.classes_][:5]}); they count "
+            "as errors.",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
     return float(correct / total)
 
 
@@ -59,24 +71,29 @@ def score_part(
     has_y: bool,
     has_w: bool,
 ) -> np.ndarray:
-    """(Σ weight of correct decisions, Σ weight) of one partition's labelled rows. The weights
-    are taken as given (a partition may weigh nothing)."""
+    """(Σ weight of correct decisions, Σ weight, rows whose label is none of the model's
+    classes, rows) of one partition's labelled rows. The weights are taken as given (a
+    partition may weigh nothing)."""
     weight = np.asarray(extras[int(has_y)], dtype=np.float64) if has_w else None
     if is_table_model(model):
         rows = model._read_partition(X, extras[0] if has_y else None, target=target)
         if rows.frame.height == 0:
-            return np.zeros(2)
+            return np.zeros(4)
         correct = matches(model.predict(rows.frame), rows.values)
+        # the table models' own score warns of labels none of their classes: counted for it
+        known = [str(c) for c in np.asarray(model.classes_).tolist()]
+        unknown = int(np.count_nonzero(~np.isin(rows.values.astype(str), known)))
         if weight is None:
             weight = rows.weight
         elif rows.missing is not None:
             weight = weight[~rows.missing]
     else:
         if X.shape[0] == 0:
-            return np.zeros(2)
+            return np.zeros(4)
         predicted = model.predict(X)
         labels = check_target(extras[0], predicted.shape[0], estimator=model._name)
         correct = predicted == labels
         if weight is None:
             weight = np.ones(X.shape[0])
-    return np.array([float(np.dot(weight, correct)), float(weight.sum())])
+        unknown = 0
+    return np.array([float(np.dot(weight, correct)), float(weight.sum()), unknown, len(correct)])
