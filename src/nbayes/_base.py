@@ -251,10 +251,9 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {self._name}.")
             other._check_fitted()
             if other.n_features_in_ != self.n_features_in_:
-                raise ValueError(
-                    f"cannot merge models with {self.n_features_in_} and {other.n_features_in_} "
-                    f"features{_column_difference(self, other)}."
-                )
+                sizes = f"{self.n_features_in_} and {other.n_features_in_} features"
+                which = _column_difference(self, other)
+                raise ValueError(f"cannot merge models with {sizes}{which}.")
             if other._merge_key() != self._merge_key():
                 difference = _key_difference(self._merge_key(), other._merge_key())
                 raise ValueError(
