@@ -155,19 +155,24 @@ class TableInput:
         """Select the model's columns by name (any order, extra columns ignored) and encode them.
         A column the model leaves out (family "ignore": an identifier) may be absent when
         predicting, as it is never read."""
-        used = self.schema_ if fitting else [s for s in self.schema_ if s.family != "ignore"]
-        lacking_columns(frame, used, self.schema_)
-        present = set(frame.columns)
+        groups = self._stats.groups
+        # when predicting, the data may lack the left-out columns (a few groups to look at: a
+        # table of 100,000 columns without any pays nothing more per chunk)
+        ignored = [] if fitting else [g for g in groups if g.family == "ignore"]
+        left_out = {name for group in ignored for name in group.names}
+        needed = [s for s in self.schema_ if s.name not in left_out] if left_out else self.schema_
+        lacking_columns(frame, needed, self.schema_)
+        present = set(frame.columns) if left_out else None
         blocks = [
             # frame[names], not frame.select(names): the same frame, without Polars' expression
             # machinery, whose time per column tells on a table of 100,000 columns
             group.encode(
                 frame[group.names]
-                if fitting or present.issuperset(group.names)
+                if present is None or present.issuperset(group.names)
                 else _absent(group.names, frame.height),
                 fitting=fitting,
             )
-            for group in self._stats.groups
+            for group in groups
         ]
         return PreparedTable(blocks, frame.height)
 
