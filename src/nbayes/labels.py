@@ -253,6 +253,13 @@ def matches(predicted: np.ndarray, values: np.ndarray) -> np.ndarray:
     return predicted.astype(str) == values.astype(str)
 
 
+def unknown_labels(values: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Per row, whether its label is none of ``classes``, both compared as text (as
+    :func:`matches` compares decisions and labels)."""
+    known = [str(c) for c in np.asarray(classes).tolist()]
+    return ~np.isin(np.asarray(values).astype(str), known)
+
+
 def scored_matches(
     predicted: np.ndarray, values: np.ndarray, classes: np.ndarray, estimator: str
 ) -> np.ndarray:
@@ -261,7 +268,7 @@ def scored_matches(
     data (adult's test file ends each with a period) would silently score 0."""
     known = [str(c) for c in np.asarray(classes).tolist()]
     text = values.astype(str)
-    unknown_rows = ~np.isin(text, known)
+    unknown_rows = unknown_labels(text, classes)
     if unknown_rows.any():
         unknown = np.unique(text[unknown_rows]).tolist()
         hint = near_labels(unknown, known)

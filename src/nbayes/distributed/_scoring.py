@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validation import check_target
 from ..exceptions import caller_stacklevel
-from ..labels import label_source, matches
+from ..labels import label_source, matches, unknown_labels
 from ._partitions import Estimator, collections, is_table_model, map_partitions, model_handle
 from ._reduce import SPLIT_EVERY, sum_arrays, tree_reduce
 
@@ -81,8 +81,7 @@ def score_part(
             return np.zeros(4)
         correct = matches(model.predict(rows.frame), rows.values)
         # the table models' own score warns of labels none of their classes: counted for it
-        known = [str(c) for c in np.asarray(model.classes_).tolist()]
-        unknown = int(np.count_nonzero(~np.isin(rows.values.astype(str), known)))
+        unknown = int(np.count_nonzero(unknown_labels(rows.values, model.classes_)))
         if weight is None:
             weight = rows.weight
         elif rows.missing is not None:
