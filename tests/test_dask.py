@@ -511,17 +511,43 @@ def test_free_text_and_identifier_columns_are_found_on_dask_as_in_one_fit(client
 
 def test_a_table_models_dask_score_warns_of_labels_none_of_its_classes(client):
     """As the model's own score: rows whose label is none of the classes count as errors, and
-    the Dask score says how many (adult's test labels end with a period)."""
+    the Dask score says how many, which, and how they differ from the classes (adult's test
+    labels end with a period)."""
     rng = np.random.default_rng(5)
     y = rng.choice(["<=50K", ">50K"], 400)
     frame = pd.DataFrame({"a": np.where(rng.random(400) < 0.8, y, "x"), "label": y})
     model = nbayes.NaiveBayes(calibration=None).fit(frame, target="label")
     dotted = frame.assign(label=frame["label"] + ".")
     ddf = dd.from_pandas(dotted, npartitions=4)
-    with pytest.warns(UserWarning, match=r"400 of 400 rows have labels the model does not know"):
+    # the labels and the hint of the model's own score, from labels gathered over partitions
+    with pytest.warns(UserWarning) as own:
+        assert model.score(dotted, target="label") == 0.0
+    with pytest.warns(UserWarning) as spread:
         assert model.score(ddf, target="label") == 0.0
+    message = str(spread[0].message)
+    assert "400 of 400 rows have labels the model does not know (['<=50K.', '>50K.'])" in message
+    assert "only by a trailing period ('<=50K.' for '<=50K', '>50K.' for '>50K')" in message
+    assert message == str(own[0].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # known labels: nothing to say
         assert model.score(dd.from_pandas(frame, npartitions=4), target="label") == (
             pytest.approx(model.score(frame, target="label"), rel=1e-12)
         )
+
+
+def test_the_unknown_labels_a_dask_score_shows_do_not_depend_on_the_reduction_tree():
+    """Each partition's distinct unknown labels, and their union, are the first SHOWN_UNKNOWN
+    in sorted order: the same whichever partitions the tree adds first."""
+    from nbayes.distributed._scoring import add_scores
+    from nbayes.labels import SHOWN_UNKNOWN
+
+    rng = np.random.default_rng(3)
+    parts = [
+        (rng.random(4), sorted({f"l{v:02d}" for v in rng.integers(0, 60, 8)})[:SHOWN_UNKNOWN])
+        for _ in range(9)
+    ]
+    flat = add_scores(*parts)
+    nested = add_scores(add_scores(*parts[:2]), add_scores(*parts[2:5]), add_scores(*parts[5:]))
+    everything = sorted({label for _, labels in parts for label in labels})
+    assert flat[1] == nested[1] == everything[:SHOWN_UNKNOWN]
+    np.testing.assert_allclose(flat[0], sum(p[0] for p in parts))

@@ -23,7 +23,7 @@ dropped rows, mixed label kinds, no labelled row), in :mod:`nbayes._validation`,
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,24 +266,45 @@ def scored_matches(
     """:func:`matches` for ``score``, with a warning where labels are not among the model's
     classes: those rows count as errors, and labels written otherwise than in the training
     data (adult's test file ends each with a period) would silently score 0."""
-    known = [str(c) for c in np.asarray(classes).tolist()]
     text = values.astype(str)
     unknown_rows = unknown_labels(text, classes)
     if unknown_rows.any():
-        unknown = np.unique(text[unknown_rows]).tolist()
-        hint = near_labels(unknown, known)
-        if not hint and unknown_rows.all():
-            hint = (
-                f" Not one label is a class of the model ({known[:5]}): are these the labels "
-                "of the class the model was fitted on?"
-            )
-        warnings.warn(
-            f"{estimator}.score: {int(unknown_rows.sum()):,} of {len(text):,} rows have labels "
-            f"the model does not know ({unknown[:5]}); they count as errors.{hint}",
-            UserWarning,
-            stacklevel=caller_stacklevel(),
+        warn_unknown_labels(
+            estimator, int(unknown_rows.sum()), len(text), text[unknown_rows].tolist(), classes
         )
     return predicted.astype(str) == text
+
+
+#: Distinct unknown labels a score keeps for its warning (a Dask partition's, and their union).
+SHOWN_UNKNOWN = 20
+
+
+def shown_unknown(labels: Iterable[str]) -> list[str]:
+    """The first SHOWN_UNKNOWN of the distinct ``labels``, sorted: what a score's warning shows
+    and judges the spelling hint by (a partition's and the union of partitions' alike)."""
+    return sorted(set(labels))[:SHOWN_UNKNOWN]
+
+
+def warn_unknown_labels(
+    estimator: str, count: int, rows: int, unknown: Iterable[str], classes: np.ndarray
+) -> None:
+    """``score``'s warning that ``count`` of ``rows`` labels are none of ``classes`` (some of
+    them ``unknown``) and count as errors, with how they differ from the classes where one
+    way of writing explains every one (:func:`near_labels`)."""
+    known = [str(c) for c in np.asarray(classes).tolist()]
+    shown = shown_unknown(unknown)
+    hint = near_labels(shown, known)
+    if not hint and count == rows:
+        hint = (
+            f" Not one label is a class of the model ({known[:5]}): are these the labels "
+            "of the class the model was fitted on?"
+        )
+    warnings.warn(
+        f"{estimator}.score: {count:,} of {rows:,} rows have labels the model does not know "
+        f"({shown[:5]}); they count as errors.{hint}",
+        UserWarning,
+        stacklevel=caller_stacklevel(),
+    )
 
 
 #: Ways a published test file may write the training file's labels: UCI adult's test file

@@ -10,14 +10,12 @@ model's rows whose label is none of its classes are counted too, and warned of, 
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_target
-from ..exceptions import caller_stacklevel
-from ..labels import label_source, matches, unknown_labels
+from ..labels import label_source, matches, shown_unknown, unknown_labels, warn_unknown_labels
 from ._partitions import Estimator, collections, is_table_model, map_partitions, model_handle
 from ._reduce import SPLIT_EVERY, sum_arrays, tree_reduce
 
@@ -49,18 +47,22 @@ def score(
         has_y=y is not None,
         has_w=sample_weight is not None,
     )
-    correct, total, unknown, rows = tree_reduce(leaves, sum_arrays, split_every, "nbayes-score")
+    sums, unknown_shown = tree_reduce(leaves, add_scores, split_every, "nbayes-score")
+    correct, total, unknown, rows = sums
     if total <= 0:
         raise ValueError(f"{model._name}.score: there are no labelled rows with weight.")
     if unknown:  # as a table model's own score says it (nbayes.labels.scored_matches)
-        warnings.warn(
-            f"{model._name}.score: {int(unknown):,} of {int(rows):,} rows have labels the model "
-            f"does not know (its classes: {[str(c) for c in model.classes_][:5]}); they count "
-            "as errors.",
-            UserWarning,
-            stacklevel=caller_stacklevel(),
-        )
+        warn_unknown_labels(model._name, int(unknown), int(rows), unknown_shown, model.classes_)
     return float(correct / total)
+
+
+def add_scores(*parts: tuple[np.ndarray, list[str]]) -> tuple[np.ndarray, list[str]]:
+    """The partitions' (sums, unknown labels shown) added: the sums element-wise, the labels
+    as one sorted list of at most SHOWN_UNKNOWN (the same whatever the tree's shape)."""
+    return (
+        sum_arrays(*(sums for sums, _ in parts)),
+        shown_unknown(label for _, labels in parts for label in labels),
+    )
 
 
 def score_part(
@@ -70,29 +72,32 @@ def score_part(
     target: str | None,
     has_y: bool,
     has_w: bool,
-) -> np.ndarray:
-    """(Σ weight of correct decisions, Σ weight, rows whose label is none of the model's
-    classes, rows) of one partition's labelled rows. The weights are taken as given (a
-    partition may weigh nothing)."""
+) -> tuple[np.ndarray, list[str]]:
+    """One partition's labelled rows: (Σ weight of correct decisions, Σ weight, rows whose
+    label is none of the model's classes, rows), and the first of those labels, sorted
+    (:func:`~nbayes.labels.shown_unknown`), for the warning's hint. The weights are taken as
+    given (a partition may weigh nothing)."""
     weight = np.asarray(extras[int(has_y)], dtype=np.float64) if has_w else None
     if is_table_model(model):
         rows = model._read_partition(X, extras[0] if has_y else None, target=target)
         if rows.frame.height == 0:
-            return np.zeros(4)
+            return np.zeros(4), []
         correct = matches(model.predict(rows.frame), rows.values)
         # the table models' own score warns of labels none of their classes: counted for it
-        unknown = int(np.count_nonzero(unknown_labels(rows.values, model.classes_)))
+        unknown_rows = unknown_labels(rows.values, model.classes_)
+        shown = shown_unknown(rows.values[unknown_rows].astype(str).tolist())
         if weight is None:
             weight = rows.weight
         elif rows.missing is not None:
             weight = weight[~rows.missing]
     else:
         if X.shape[0] == 0:
-            return np.zeros(4)
+            return np.zeros(4), []
         predicted = model.predict(X)
         labels = check_target(extras[0], predicted.shape[0], estimator=model._name)
         correct = predicted == labels
         if weight is None:
             weight = np.ones(X.shape[0])
-        unknown = 0
-    return np.array([float(np.dot(weight, correct)), float(weight.sum()), unknown, len(correct)])
+        unknown_rows, shown = np.zeros(len(correct), dtype=bool), []
+    sums = [float(np.dot(weight, correct)), float(weight.sum()), unknown_rows.sum(), len(correct)]
+    return np.array(sums), shown
