@@ -390,6 +390,11 @@ def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_pat
     assert any("'note'" in m and "bag of words (family 'text')" in m for m in messages)
     assert fitted.ignored_ == ["id"] and fitted.text_columns_ == ["note"]
     assert [s.name for s in fitted.schema_] == ["a", "b", "x"]
+    # scikit-learn's feature_names_in_, as NaiveBayes gives it: every column fitted on
+    columns = ["id", "note", "a", "b", "x"]
+    assert list(fitted.feature_names_in_) == columns and fitted.n_features_in_ == 5
+    naive = nbayes.NaiveBayes(calibration=None).fit(table, target="cls")
+    assert list(naive.feature_names_in_) == columns and naive.n_features_in_ == 5
     assert fitted.families_ == {"id": "ignore", "note": "text", "a": "categorical",
                                 "b": "categorical", "x": "mdl"}  # fmt: skip
     plain = SemiNaiveBayes(model, discriminative=False)
@@ -411,6 +416,7 @@ def test_identifiers_are_left_out_and_free_text_is_a_bag_of_words(model, tmp_pat
     nbayes.save(fitted, path)
     loaded = nbayes.load(path)
     assert loaded.ignored_ == ["id"] and loaded.text_columns_ == ["note"]
+    assert list(loaded.feature_names_in_) == columns and loaded.n_features_in_ == 5
     np.testing.assert_array_equal(loaded.predict_proba(table), fitted.predict_proba(table))
 
 

@@ -106,9 +106,7 @@ def _fit_and_save(args: argparse.Namespace) -> int:
 
 
 def _columns_summary(model: Any) -> str:
-    """", 14 columns" for the summary line, with how many were left out (identifiers): the
-    same count whatever the model (a semi-naive model's ``n_features_in_`` holds the modelled
-    columns alone)."""
+    """", 14 columns" for the summary line, with how many were left out (identifiers)."""
     families = getattr(model, "families_", None)
     if not isinstance(families, dict) or not families:
         return f", {model.n_features_in_} columns"

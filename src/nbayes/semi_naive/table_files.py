@@ -121,9 +121,9 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
     if [s.name for s in specs] != list(model.feature_names_in_):
         raise ValueError("the schema does not match the model's features.")
     table.schema_ = specs
-    table.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
-    table.n_features_in_ = len(specs)
     table._fit_columns = [str(c) for c in meta["fit_columns"]]
+    table.feature_names_in_ = np.asarray(table._fit_columns, dtype=object)
+    table.n_features_in_ = len(table._fit_columns)
     ignored = meta.get("ignored", [])  # files of earlier versions lack it
     if not isinstance(ignored, list) or not all(isinstance(c, str) for c in ignored):
         raise ValueError("the ignored columns must be a list of column names.")

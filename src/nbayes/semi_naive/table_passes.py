@@ -357,8 +357,9 @@ class TablePasses:
                 "families={column: 'categorical'}), or use NaiveBayes or TextClassifier."
             )
         self.schema_: list[ColumnSpec] = specs
-        self.feature_names_in_ = np.asarray([s.name for s in specs], dtype=object)
-        self.n_features_in_ = len(specs)
+        # scikit-learn's meaning, as NaiveBayes's: every column fitted on, left out ones too
+        self.feature_names_in_ = np.asarray(columns, dtype=object)
+        self.n_features_in_ = len(columns)
         categorical = [s for s in specs if s.family == "categorical"]
         self._encoder = CategoricalEncoder(
             [s.name for s in categorical], [s.dtype for s in categorical]
