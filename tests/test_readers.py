@@ -227,11 +227,27 @@ def test_headerless_files_are_named_by_position_or_by_names(tmp_path: Path):
     names = ["age", "workclass", "fnlwgt", "education", "income"]
     named = read_all(TableReader(path, header=False, names=names, missing=["?"]))
     assert named.columns == names and named.rows() == got.rows()
-    with pytest.raises(DataError, match="--names gives 2 names but the rows have 5 fields"):
+    with pytest.raises(DataError, match=r"--names \(names= in Python\) gives 2 names but the "
+                       "rows have 5 fields"):  # fmt: skip
         list(TableReader(path, header=False, names=["a", "b"]))
     with pytest.warns(UserWarning, match="names that are numbers.*--no-header"):
         header_read = read_all(TableReader(path))
     assert header_read.height == 2  # the first row became the header, as asked, with a warning
+
+
+def test_a_note_on_the_first_line_read_as_a_header_is_shown_with_the_way_past_it(tmp_path):
+    """UCI adult's test file opens with "|1x3 Cross validator": read with the columns' names,
+    the note is a header of one field; the error shows it and how to drop it, and that way
+    reads every row."""
+    path = tmp_path / "adult.test"
+    path.write_bytes(b"|1x3 Cross validator\n" + ADULT_LIKE)
+    names = ["age", "workclass", "fnlwgt", "education", "income"]
+    with pytest.raises(DataError, match=r"line 1: .* gives 5 names but the header has 1 field "
+                       r"\('\|1x3 Cross validator'\); .* --no-header and --skip-bad-rows "
+                       r"\(header=False, skip_bad_rows=True in Python\)"):  # fmt: skip
+        list(TableReader(path, names=names))
+    read = read_all(TableReader(path, header=False, names=names, skip_bad_rows=True))
+    assert read.columns == names and read.height == 3
 
 
 def test_duplicate_header_names_suggest_no_header(tmp_path: Path):

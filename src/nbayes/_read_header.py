@@ -42,11 +42,20 @@ class ColumnNames:
         width = len(header) if header is not None else count
         if self.names is not None:
             if len(self.names) != width:
+                # a first line that is a note, not a header (UCI adult's test file opens with
+                # "|1x3 Cross validator"), reads as a header of the wrong width
+                note = (
+                    f" ({_shown(header)}); if it is a note rather than the names of the "
+                    "columns, pass --no-header and --skip-bad-rows (header=False, "
+                    "skip_bad_rows=True in Python) to drop it"
+                    if header is not None
+                    else ""
+                )
                 raise DataError(
                     self.path,
-                    f"--names gives {len(self.names)} names but the "
+                    f"--names (names= in Python) gives {len(self.names)} names but the "
                     + ("header has" if header is not None else "rows have")
-                    + f" {width} fields.",
+                    + f" {width} field{'' if width == 1 else 's'}{note}.",
                     line=line,
                 )
             return list(self.names)
@@ -100,3 +109,9 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _shown(fields: list[str], limit: int = 60) -> str:
+    """A record's fields as they read, rejoined and cut to ``limit`` characters."""
+    text = repr(", ".join(fields))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
