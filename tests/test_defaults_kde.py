@@ -96,6 +96,40 @@ def test_a_single_valued_class_is_a_point_mass():
     assert got[1, 1] == pytest.approx(pooled, rel=1e-10)
 
 
+def test_one_value_besides_the_point_mass_is_smoothed_by_the_whole_columns_rule():
+    """A column of zeros but one 13: its only other value has no spread, so its kernel takes
+    Silverman's width over all the column's values, not the 10⁻⁹ floor, whose spike put x = 1
+    some 10¹⁷ nats down in both classes and left the other column's evidence to round-off (the
+    posterior came out 0.5 / 0.5)."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 2000)
+    x = np.r_[13.0, np.zeros(1999)]
+    model = nbayes.NaiveBayes(calibration=None, families={"x": "kde"})
+    got = log_likelihood(model.fit(pl.DataFrame({"x": x}), y), np.array([0.0, 1.0, 254.0]))
+    h = silverman(x)  # 0.9 · σ · n^(−1/5): the IQR of a column of zeros is 0
+    log_other = []
+    for k in range(2):
+        W = np.sum(y == k)
+        rest = np.sum((y == k) & (x != 0))
+        # P(x = 0 | c) = (W_0c + λ) / (W_c + 2λ); elsewhere P(other | c) · N(x; 13, h²)
+        assert got[0, k] == pytest.approx(math.log((W - rest + 1) / (W + 2)), rel=1e-12)
+        log_other.append(math.log((rest + 1) / (W + 2)))
+        expected = log_other[k] + norm.logpdf([1.0, 254.0], 13.0, h)
+        np.testing.assert_allclose(got[1:, k], expected, rtol=1e-10)
+    # the density is the same in both classes: beside the other column's evidence, the log-odds
+    # gain only the ratio of the classes' shares of other values
+    g = rng.normal(2.0 * y, 1.0)
+    both = nbayes.NaiveBayes(calibration=None, families={"g": "gaussian", "x": "kde"})
+    both.fit(pl.DataFrame({"g": g, "x": x}), y)
+    alone = nbayes.NaiveBayes(calibration=None, families={"g": "gaussian"})
+    alone.fit(pl.DataFrame({"g": g}), y)
+    proba = both.predict_proba(pl.DataFrame({"g": [4.0, 4.0], "x": [1.0, 254.0]}))
+    base = alone.predict_proba(pl.DataFrame({"g": [4.0]}))[0]
+    odds = math.log(base[1] / base[0]) + log_other[1] - log_other[0]
+    np.testing.assert_allclose(np.log(proba[:, 1] / proba[:, 0]), odds, rtol=1e-9)
+    assert np.all(proba[:, 1] > 0.99)
+
+
 @pytest.mark.parametrize("rule", ["silverman-pooled", "scott-pooled"])
 def test_pooled_bandwidth_is_one_rule_on_all_classes(rule):
     rng = np.random.default_rng(2)

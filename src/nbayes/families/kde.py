@@ -37,8 +37,10 @@ kernel density over the other values, estimated like a categorical feature with 
     P(x = a | c) = (W_{a,c} + λ) / (W_c + (A + 1) λ)
     p(x | c)     = (W_{rest,c} + λ) / (W_c + (A + 1) λ) · f_c^rest(x)     (x no point mass)
 
-f_c^rest being the kernel density of class c's other values (bandwidth from those values; the
-density over every value when no other value was seen). A row's value is compared with the
+f_c^rest being the kernel density of class c's other values (bandwidth from those values, or,
+where the other values of all classes have no spread, such as a single 13 in a column of zeros,
+the rule over all the column's values; the density over every value when no other value was
+seen). A row's value is compared with the
 point masses exactly. The share is one for every column, or given per column
 (``point_masses={column: share or None}``, 0.1 for the columns it leaves out).
 
@@ -400,6 +402,19 @@ def _density_parts(
         pooled_h = floor
         if keep.any():
             pooled_h = max(_rule(pooled_centres[keep], pooled_weight[keep], scott), floor)
+        if pooled_h <= floor and n_atoms:
+            # the values besides the point masses have no spread of their own (one value, or
+            # copies of one): their kernels take the width the rule gives all the column's
+            # values, not the floor, whose spike would put a value a few units away 10¹⁷ nats
+            # down in every class and leave the other columns' evidence to round-off
+            seen = row_weight > 0
+            spread = np.empty(m)
+            for i in range(m):
+                column_total = 0.0
+                for c in range(K):
+                    column_total += total[i, c]
+                spread[i] = column_total / row_weight[i] if seen[i] and not exact else keys[i]
+            pooled_h = max(_rule(spread[seen], row_weight[seen], scott), floor)
     else:
         pooled_h = fixed_h
     kernel_centres, kernel_weights, offsets, widths, norms = _class_kernels(
