@@ -256,4 +256,4 @@ def test_an_explanation_promises_terms_only_where_it_shows_them():
     model = nbayes.SemiNaiveBayes("eskdb").fit(table, y)
     shown = str(model.explain(table[:1]))
     assert "the terms below say what each attribute did" in shown
-    assert "with each attribute minus without it (treated as missing)" in shown
+    assert "with each attribute minus without it (left out of the evidence)" in shown

@@ -100,8 +100,22 @@ def test_tables_show_missing_as_a_value_where_it_is_one():
     assert tables["a"]["value"].to_list()[:3] == ["x", "y", None]
     assert tables["n"]["lower"][-1] is None and tables["n"]["upper"][-1] is None
     # and an explanation calls that value missing (not "unseen value", nor an interval)
-    text = str(model.explain({"a": None, "n": None}))
+    explanation = model.explain({"a": None, "n": None})
+    text = str(explanation)
     assert "a = missing" in text and "n = missing" in text and "unseen" not in text
+    # a value of its own is evidence: each has its term, the log-odds less the log-odds with
+    # the attribute left out (here AODE's ensemble of naive structures makes the terms add up)
+    terms = dict(explanation.contributions)
+    assert set(terms) == {"prior", "a=missing", "n=missing"}
+    joint = model.predict_joint_log_proba(pl.DataFrame({"a": [None], "n": [None]}))[0]
+    a, b = explanation.top_two
+    lone = {"a": SemiNaiveBayes(missing="category", discriminative=False),
+            "n": SemiNaiveBayes(missing="category", discriminative=False)}  # fmt: skip
+    for name, other in lone.items():
+        without = other.fit(data.drop(name), target="label")  # the attribute left out
+        rest = without.predict_joint_log_proba(data.drop(name, "label")[:0].clear(1))[0]
+        expected = (joint[a] - joint[b]) - (rest[a] - rest[b])
+        assert terms[f"{name}=missing"] == pytest.approx(expected, abs=1e-9)
 
 
 def test_a_term_is_the_change_in_log_odds_when_the_attribute_is_missing(fitted):
@@ -119,7 +133,7 @@ def test_a_term_is_the_change_in_log_odds_when_the_attribute_is_missing(fitted):
         without = dict(row, **{name: None})
         other = fitted.predict_joint_log_proba(pl.DataFrame([without]).drop("label"))[0]
         assert value == pytest.approx((joint[a] - joint[b]) - (other[a] - other[b]), abs=1e-9)
-    assert "with each attribute minus without it (treated as missing)" in str(explanation)
+    assert "with each attribute minus without it (left out of the evidence)" in str(explanation)
     html = explanation._repr_html_()
     assert "<table>" in html and "contribution" in html
     # influence averages the same terms over rows

@@ -77,7 +77,7 @@ class SemiNaiveExplanation:
         a, b = self.top_two
         return (
             f"log P({self.classes[a]} | x) − log P({self.classes[b]} | x) with each attribute "
-            "minus without it (treated as missing), largest first"
+            "minus without it (left out of the evidence), largest first"
         )
 
     def _shared_evidence(self) -> str | None:

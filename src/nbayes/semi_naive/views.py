@@ -21,8 +21,9 @@ The conditionals given the parents are in :meth:`SemiNaiveBayes.explain` (per ro
 Text columns (a bag of words beside the structure) have ``NaiveBayes``'s text tables.
 
 **Terms.** A semi-naive log-likelihood is not a sum over attributes, so an attribute's term in
-the log-odds of class a against class b is the log-odds with it minus the log-odds with it
-treated as missing:
+the log-odds of class a against class b is the log-odds with it minus the log-odds with it left
+out of the evidence (skipped, as a missing value is where missing values are skipped; where they
+are a value of their own, that value is evidence too, and has its term):
 
     δ_j = [log P(a, x) − log P(b, x)] − [log P(a, x_−j) − log P(b, x_−j)]
 
@@ -171,7 +172,9 @@ def contributions(
     for j, name in enumerate(names):
         value = frame.get_column(name)[0] if name in frame.columns else None
         if value is None or value != value:
-            continue
+            if j >= len(model.schema_) or j not in model._missing_codes:
+                continue  # skipped: no evidence, no term
+            value = "missing"  # a value of its own ("category"): evidence like any other
         shown = f"{value:.6g}" if isinstance(value, float) else value
         if isinstance(shown, str) and len(shown) > 30:
             shown = shown[:29] + "…"
