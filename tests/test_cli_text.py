@@ -96,6 +96,28 @@ def test_label_tab_text_lines_and_a_free_text_table_agree(tmp_path: Path, capsys
     assert code == 1 and "pass --text COL" in err
 
 
+def test_label_tab_text_lines_are_read_from_standard_input(tmp_path: Path, capsys, monkeypatch):
+    """``-`` with --format lines reads the lines from standard input, as a table's ``-`` does:
+    the model file is the one the file's path gives, byte for byte."""
+    import io
+    import sys
+
+    texts, labels = documents()
+    body = "".join(f"{y}\t{t}\n" for t, y in zip(texts, labels, strict=True)).encode()
+    lines = tmp_path / "SMSSpamCollection"
+    lines.write_bytes(body)
+
+    class Stdin:
+        buffer = io.BytesIO(body)
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    code, _, err = run(["fit", "-", "--format", "lines", "-o", tmp_path / "in.nbm"], capsys)
+    assert code == 0, err
+    code, _, err = run(["fit", lines, "--format", "lines", "-o", tmp_path / "file.nbm"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "in.nbm").read_bytes() == (tmp_path / "file.nbm").read_bytes()
+
+
 def test_text_options_reach_the_model(tmp_path: Path, capsys):
     texts, labels = documents()
     lines = tmp_path / "docs.txt"

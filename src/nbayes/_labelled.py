@@ -5,8 +5,9 @@ a folder with one subfolder per class, and a file of ``label<separator>text`` li
 from __future__ import annotations
 
 import os
+import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -27,12 +28,22 @@ def class_documents(folder: Path, empty: str, stacklevel: int) -> list[str]:
 def labelled_lines(
     path: str | os.PathLike, separator: bytes
 ) -> Iterator[tuple[int, bytes, bytes | None, bytes]]:
-    """(line number, line, label, text) of each line of the file that is not blank, its line
-    end removed: the label is before the first ``separator``, None where there is none."""
+    """(line number, line, label, text) of each line of the file (``"-"``: standard input)
+    that is not blank, its line end removed: the label is before the first ``separator``, None
+    where there is none."""
+    if str(path) == "-":
+        yield from _split_lines(sys.stdin.buffer, separator)
+        return
     with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.rstrip(b"\r\n")
-            if not line.strip():
-                continue
-            label, found, text = line.partition(separator)
-            yield number, line, label if found else None, text
+        yield from _split_lines(handle, separator)
+
+
+def _split_lines(
+    handle: Iterable[bytes], separator: bytes
+) -> Iterator[tuple[int, bytes, bytes | None, bytes]]:
+    for number, line in enumerate(handle, start=1):
+        line = line.rstrip(b"\r\n")
+        if not line.strip():
+            continue
+        label, found, text = line.partition(separator)
+        yield number, line, label if found else None, text

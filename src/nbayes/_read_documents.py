@@ -41,8 +41,8 @@ class DocumentReader:
         skip_bad_rows: bool = False,
     ) -> None:
         self.path = str(path)
-        self.folder = os.path.isdir(self.path)
-        if not self.folder and not os.path.isfile(self.path):
+        self.folder = self.path != "-" and os.path.isdir(self.path)
+        if not self.folder and self.path != "-" and not os.path.isfile(self.path):
             raise DataError(self.path, "cannot open: no such file or folder.")
         if not separator:
             raise DataError(self.path, "the separator cannot be empty.")
@@ -60,7 +60,7 @@ class DocumentReader:
 
     @property
     def size(self) -> int | None:
-        return None if self.folder else os.path.getsize(self.path)
+        return None if self.folder or self.path == "-" else os.path.getsize(self.path)
 
     def _decode(self, raw: bytes, where: str) -> str:
         try:
