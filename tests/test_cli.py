@@ -352,6 +352,23 @@ def test_model_and_data_the_wrong_way_round_are_named(
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize("command", ["fit", "predict", "evaluate"])
+def test_a_model_file_given_as_the_data_is_named_as_one(
+    tmp_path: Path, csv_file: Path, capsys, command
+):
+    """A model file where the data belongs (fit's DATA, or predict's DATA after its MODEL) is
+    named as what it is, not read as a table of JSON fragments or refused as an unknown format;
+    nbayes.read_table says the same."""
+    model = tmp_path / "m.nbm"
+    assert run(["fit", csv_file, "--target", "y", "-o", model], capsys)[0] == 0
+    first = {"fit": [model, "--target", "y", "-o", tmp_path / "x.nbm"]}.get(command, [model, model])
+    code, _, err = run([command, *first], capsys)
+    assert code == 1 and f"{model}: is an nbayes model file, not data" in err, err
+    assert not (tmp_path / "x.nbm").exists()
+    with pytest.raises(nbayes.DataError, match="is an nbayes model file, not data"):
+        nbayes.read_table(model)
+
+
 def test_console_script_usage_errors_exit_2_and_help_everywhere():
     script = Path(sys.executable).with_name("nbayes")
     result = subprocess.run([script, "fit", "data.csv"], capture_output=True, text=True)

@@ -14,6 +14,9 @@ CHUNK_BYTES = 16 * 2**20
 #: The longest record (row, or JSON line) a reader accepts, unless told otherwise.
 MAX_RECORD_BYTES = 64 * 2**20
 _BOM = b"\xef\xbb\xbf"
+#: The first bytes of an nbayes model file (:mod:`nbayes.persist`): the readers name such a
+#: file given as data.
+MODEL_FILE_MAGIC = b"NBAYES\x00\x01"
 #: Rows of the first block from which the column types are inferred (all rows would be slow).
 INFER_ROWS = 20_000
 #: At most about this many values are looked at to infer the types: Polars spends time on each,

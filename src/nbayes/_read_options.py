@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._read_common import DataError
+from ._read_common import MODEL_FILE_MAGIC, DataError
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 #: Bytes of the start of a file read to tell its format and separator.
@@ -121,6 +121,12 @@ def sniff(path: str, compression: str | None = None) -> tuple[str, str | None]:
         return "parquet", None
     if head.lstrip().startswith(b"{"):
         return "jsonl", None
+    if head.startswith(MODEL_FILE_MAGIC):
+        raise DataError(
+            path,
+            "is an nbayes model file, not data: the model comes first (nbayes predict MODEL "
+            "DATA), and nbayes.load reads it in Python.",
+        )
     if _is_idx(head):
         raise DataError(
             path,

@@ -65,10 +65,11 @@ from safetensors.numpy import save as save_arrays
 from ._atomic import destination, kind_of, replacing
 from ._catalog import MODELS
 from ._locks import model_lock
+from ._read_common import MODEL_FILE_MAGIC
 from .exceptions import ModelFileError, os_reason
 from .semi_naive.memory import DEFAULT_MAX_MEMORY, format_bytes, parse_memory
 
-MAGIC = b"NBAYES\x00\x01"
+MAGIC = MODEL_FILE_MAGIC
 FORMAT_VERSION = 1
 _DIGEST = 32
 #: Refuse headers larger than this: a real model's JSON is far smaller.
