@@ -476,12 +476,37 @@ def test_a_given_prior_keeps_its_offsets_at_zero_and_the_decisions_with_them():
     assert not model.calibration_.offset.any()
     textbook = nbayes.NaiveBayes(class_prior="uniform", calibration=None).fit(X, y)
     np.testing.assert_array_equal(model.predict(X), textbook.predict(X))
-    # the same for priors given to one call
-    priors = [0.2, 0.8]
-    np.testing.assert_array_equal(
-        nbayes.NaiveBayes(class_prior="uniform").fit(X, y).predict(X, priors=priors),
-        textbook.predict(X, priors=priors),
-    )
+
+
+@pytest.mark.parametrize("class_prior", [None, "uniform"])
+def test_a_prior_given_per_call_moves_the_calibrated_posterior_by_bayes_rule(class_prior):
+    """P'(c | x) ∝ P(c | x) · π'(c) / P(c): the calibrated posterior (a temperature a < 1, and
+    offsets where the prior was estimated) with the model's prior exchanged for π', as
+    SemiNaiveBayes and the textbook model (a = 1) do; not π' inside a · [log π' + Σ_j], which
+    would shrink its log by a and keep offsets fitted to another prior."""
+    # one column copied four times whose evidence is lopsided (P(a | yes) = 0.95, P(a | no) =
+    # 0.5): one temperature cannot undo the overcount for both values, so offsets are fitted
+    rng = np.random.default_rng(0)
+    y = rng.choice(np.array(["no", "yes"]), 3000, p=[0.7, 0.3])
+    signal = np.where(rng.random(3000) < np.where(y == "yes", 0.95, 0.5), "a", "b")
+    X = pl.DataFrame({f"copy{k}": signal for k in range(4)} | {"other": rng.integers(0, 60, 3000)})
+    options = {} if class_prior is None else {"class_prior": class_prior}
+    model = nbayes.NaiveBayes(**options).fit(X, y)
+    fitted = model.calibration_
+    assert fitted.weight < 0.6 and (fitted.offset.any() == (class_prior is None))
+    own = np.exp(model.class_log_prior_)
+    posterior = model.predict_proba(X)
+    for priors in ([0.2, 0.8], "uniform", {"no": 0.9, "yes": 0.1}):
+        shifted = model.predict_proba(X, priors=priors)
+        wanted = np.exp(model._class_log_prior(priors))  # π', however it was given
+        expected = posterior * wanted / own
+        expected /= expected.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(shifted, expected, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(
+            model.predict(X, priors=priors), model.classes_[np.argmax(expected, axis=1)]
+        )
+    # the model's own prior given per call changes nothing
+    np.testing.assert_allclose(model.predict_proba(X, priors=own), posterior, rtol=1e-12)
 
 
 def test_a_model_file_keeps_the_calibration(tmp_path):

@@ -156,11 +156,29 @@ class CalibratedScores:
     ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
         """The textbook scores, calibrated (a · [log P(c) + Σ_j log P(x_j | c)] + b_c) when
         ``calibration_`` says so, except where the joint log-likelihood itself is asked for
-        (``joint``: predict_joint_log_proba)."""
+        (``joint``: predict_joint_log_proba).
+
+        A prior π' given per call (``priors``) moves the calibrated posterior by Bayes' rule,
+        P'(c | x) ∝ P(c | x) · π'(c) / P(c), P(c) the model's own prior: the scores become
+        a · [log P(c) + Σ_j log P(x_j | c)] + b_c + log π'(c) − log P(c) (Saerens, Latinne &
+        Decaestecker 2002). Putting π' inside the bracket would scale its log by a and keep
+        offsets b_c fitted to correct P(c), not π'. A class the model's prior makes impossible
+        takes a · Σ_j log P(x_j | c) + b_c + log π'(c)."""
         fitted = None if joint else self.calibration_
-        scores = super()._scores(prepared, priors, prior_for_dead=prior_for_dead)  # type: ignore[misc]
         if fitted is None or fitted.is_identity:
-            yield from scores
+            yield from super()._scores(prepared, priors, prior_for_dead=prior_for_dead)  # type: ignore[misc]
             return
+        own = self._class_log_prior()  # type: ignore[attr-defined]
+        shift = None
+        if priors is not None:
+            given = self._class_log_prior(priors)  # type: ignore[attr-defined]
+            with np.errstate(invalid="ignore"):
+                shift = given - np.where(np.isfinite(own), own, 0.0)
+        scores = super()._scores(prepared, None, prior_for_dead=prior_for_dead)  # type: ignore[misc]
         for start, stop, jll, lp in scores:
-            yield start, stop, fitted.apply(jll), lp
+            calibrated = fitted.apply(jll)
+            if shift is None:
+                yield start, stop, calibrated, lp
+            else:
+                calibrated += shift
+                yield start, stop, calibrated, given
