@@ -505,6 +505,13 @@ def test_a_prior_given_per_call_moves_the_calibrated_posterior_by_bayes_rule(cla
         np.testing.assert_array_equal(
             model.predict(X, priors=priors), model.classes_[np.argmax(expected, axis=1)]
         )
+        # the worked explanation says the same: its posterior, and terms that add up to the
+        # log-odds (the calibration's step absorbing the exchange of priors)
+        explanation = model.explain(X.row(0, named=True), priors=priors)
+        np.testing.assert_allclose(explanation.posterior, expected[0], rtol=1e-12)
+        a, b = explanation.top_two
+        total = sum(value for _, value in explanation.contributions)
+        assert total == pytest.approx(np.log(expected[0, a] / expected[0, b]), abs=1e-9)
     # the model's own prior given per call changes nothing
     np.testing.assert_allclose(model.predict_proba(X, priors=own), posterior, rtol=1e-12)
 

@@ -61,8 +61,21 @@ class NaiveBayesViews:
         fitted = getattr(self, "calibration_", None)
         calibrated = fitted is not None and not fitted.is_identity
         jll = (log_prior + np.nansum(log_likelihood, axis=0))[None, :]
-        if calibrated:
-            fitted.apply(jll)
+        calibration = (fitted.weight, fitted.offset) if calibrated else None
+        if calibrated and priors is not None:
+            # the per-call prior moves the calibrated posterior by Bayes' rule (NaiveBayes's
+            # _scores): a [log π' + Σ] + b'_c with b' = b + a log P(c) − log P(c) + (1 − a) log π'
+            own = self._class_log_prior()
+            with np.errstate(invalid="ignore"):
+                offset = (
+                    fitted.offset
+                    + fitted.weight * own
+                    - np.where(np.isfinite(own), own, 0.0)
+                    + (1.0 - fitted.weight) * log_prior
+                )
+            calibration = (fitted.weight, offset)
+        if calibration is not None:
+            jll = calibration[0] * jll + calibration[1]
         post = normalise(jll, log_prior)[0]
         with warnings.catch_warnings():  # _input above has already warned about this row
             warnings.simplefilter("ignore", UnseenCategoryWarning)
@@ -76,7 +89,7 @@ class NaiveBayesViews:
             log_likelihood,
             post,
             decision,
-            (fitted.weight, fitted.offset) if calibrated else None,
+            calibration,
             tuple(weight_scores),
         )
 
