@@ -26,9 +26,16 @@ def test_stratified_folds_partition_the_rows_and_keep_the_class_shares():
     assert all(
         np.array_equal(a, b) for a, b in zip(folds, stratified_folds(y, 10, seed=4), strict=True)
     )
-    # the message names the class and what to do
-    with pytest.raises(ValueError, match=r"rarest class \('b'\) has only 3 rows.*at most 3 folds"):
-        stratified_folds(np.array(["a"] * 20 + ["b"] * 3), 5)
+    # a class rarer than the folds: as scikit-learn's StratifiedKFold, a warning naming it, and
+    # folds that still partition the rows, each training on every class
+    y = np.array(["a"] * 20 + ["b"] * 3)
+    with pytest.warns(UserWarning, match=r"rarest class \('b'\) has only 3 rows, fewer than "
+                      r"the 5 folds: 2 folds test none.*at most 3 folds"):  # fmt: skip
+        folds = stratified_folds(y, 5)
+    np.testing.assert_array_equal(np.sort(np.concatenate(folds)), np.arange(y.size))
+    assert sorted(int(np.sum(y[f] == "b")) for f in folds) == [0, 0, 1, 1, 1]
+    assert all(np.sum(np.delete(y, f) == "b") >= 2 for f in folds)
+    # one row: the fold testing it would not know the class
     with pytest.raises(ValueError, match=r"\('b'\) has one row.*classes with a single row"):
         stratified_folds(np.array(["a"] * 20 + ["b"]), 5)
 

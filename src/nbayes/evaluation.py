@@ -25,6 +25,7 @@ occur (in the truth or the predictions):
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,18 +45,23 @@ def stratified_folds(y: np.ndarray, n_folds: int, seed: int = 0) -> list[np.ndar
     classes, cls = np.unique(np.asarray(y), return_inverse=True)
     counts = np.bincount(cls)
     smallest = int(counts.min())
-    if smallest < n_folds:
-        rarest = classes[int(counts.argmin())]
-        rarest = rarest.item() if isinstance(rarest, np.generic) else rarest  # 'b', not np.str_
-        rows = "one row" if smallest == 1 else f"only {smallest} rows"
-        fix = (
-            f"use at most {smallest} folds"
-            if smallest >= 2
-            else "leave out or merge the classes with a single row"
-        )
+    rarest = classes[int(counts.argmin())]
+    rarest = rarest.item() if isinstance(rarest, np.generic) else rarest  # 'b', not np.str_
+    if smallest < 2:
         raise ValueError(
-            f"cannot make {n_folds} stratified folds: the rarest class ({rarest!r}) has {rows}, "
-            f"and each fold needs one of each class; {fix}."
+            f"cannot make {n_folds} stratified folds: the rarest class ({rarest!r}) has one "
+            "row, so the fold that tests it would train without the class; leave out or merge "
+            "the classes with a single row."
+        )
+    if smallest < n_folds:
+        # as scikit-learn's StratifiedKFold: some folds test none of the class's rows, and
+        # every fold still trains on it (it has two rows or more)
+        warnings.warn(
+            f"the rarest class ({rarest!r}) has only {smallest} rows, fewer than the "
+            f"{n_folds} folds: {n_folds - smallest} folds test none of them (every fold trains "
+            f"on the class); use at most {smallest} folds for a row of it in every fold.",
+            UserWarning,
+            stacklevel=2,
         )
     rng = np.random.default_rng(seed)
     assignment = np.empty(len(cls), dtype=np.intp)
