@@ -96,6 +96,19 @@ def test_a_misspelt_choice_or_top_level_option_gets_the_closest_one(capsys):
     assert "--debug goes before the command" in line
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--alpha", "abc"], "argument --alpha: expected a number >= 0, got 'abc'"),
+        (["--chunk-mb", "1.5"], "argument --chunk-mb: expected a positive integer, got '1.5'"),
+    ],
+)
+def test_a_number_option_given_text_says_what_it_wanted(args, said, capsys):
+    """Not argparse's "invalid non_negative_float value" (the name of a function)."""
+    line = usage_error(["fit", "data.csv", "--target", "y", "-o", "m.nbm", *args], capsys)
+    assert line.endswith(said) and "_" not in line.split("argument ")[1].split(":")[1]
+
+
 def test_a_name_close_to_nothing_gets_no_suggestion(capsys):
     line = usage_error(["fit", "data.csv", "-o", "m.nbm", "--frobnicate"], capsys)
     assert line == "nbayes: error: unrecognized arguments: --frobnicate"

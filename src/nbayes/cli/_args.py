@@ -109,22 +109,31 @@ class FamilyOption(argparse.Action):
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
 
 
+def _number(text: str, kind: type, wanted: str) -> Any:
+    """``text`` read as an int or float; else argparse's error saying what was wanted (not
+    "invalid positive_int value", the name of this module's function)."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
+
+
 def positive_int(text: str) -> int:
-    value = int(text)
+    value = _number(text, int, "a positive integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
     return value
 
 
 def at_least_two(text: str) -> int:
-    value = int(text)
+    value = _number(text, int, "an integer >= 2")
     if value < 2:
         raise argparse.ArgumentTypeError(f"expected an integer >= 2, got {text}")
     return value
 
 
 def non_negative_float(text: str) -> float:
-    value = float(text)
+    value = _number(text, float, "a number >= 0")
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
     return value
