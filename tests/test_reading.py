@@ -96,3 +96,22 @@ def test_an_idx_array_file_is_named_as_such_with_the_way_to_a_table(tmp_path):
             nbayes.read_table(path)
     with pytest.raises(DataError, match="cannot tell the format from the content"):
         nbayes.read_table(other)
+
+
+def test_a_path_given_as_a_table_points_to_read_table(tmp_path):
+    """A model given a file's path where a table belongs (fit, predict, for either model) is
+    told to read it first, not "expected a table (2-D), got an array of shape ()"."""
+    path = tmp_path / "car.csv"
+    path.write_text("a,b,y\nx,u,p\ny,v,q\nx,v,p\ny,u,q\n")
+    frame = nbayes.read_table(path)
+    fitted = nbayes.NaiveBayes(calibration=None).fit(frame, target="y")
+    calls = [
+        lambda: fitted.predict(str(path)),
+        lambda: fitted.predict_proba(path),
+        lambda: nbayes.NaiveBayes().fit(str(path), target="y"),
+        lambda: nbayes.SemiNaiveBayes().fit(path, target="y"),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match=r"got a path \('.*car\.csv'\), not a table: .*"
+                           r"nbayes\.read_table\(path\)"):  # fmt: skip
+            call()

@@ -7,6 +7,7 @@ Missing values are None, NaN, null, pandas NA and NaT, and any user marker such 
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -167,6 +168,11 @@ def to_frame(
             "sparse input is not supported by the table model (a sparse matrix was passed, but "
             "dense data is required): convert it with X.toarray(), or use MultinomialNB, "
             "ComplementNB, BernoulliNB or PoissonNB, which take sparse input."
+        )
+    if isinstance(X, (str, os.PathLike)):
+        raise TypeError(
+            f"got a path ({os.fspath(X)!r}), not a table: read it first, e.g. "
+            "nbayes.read_table(path) (the command line's reading rules)."
         )
     if isinstance(X, pl.DataFrame):
         frame = X
