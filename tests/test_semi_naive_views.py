@@ -218,6 +218,12 @@ def test_missing_and_continuous_are_named_as_in_naive_bayes_and_refused_in_one_s
     for family in ("gaussian", "kde", "poisson", "auto"):
         with pytest.raises(ValueError, match=r"continuous must be one of .* discrete"):
             SemiNaiveBayes(continuous=family).fit(data, target="label")
+        with pytest.raises(ValueError, match=r"column 'x' has family .* need discrete columns"):
+            SemiNaiveBayes(families={"x": family}).fit(data, target="label")
+    # a misspelt family is named as unknown, with the closest name, before what it could do
+    with pytest.raises(ValueError, match=r"unknown family 'gausian' for column 'x'; did you "
+                       r"mean 'gaussian'\?"):  # fmt: skip
+        SemiNaiveBayes(families={"x": "gausian"}).fit(data, target="label")
 
 
 def _with_text(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:

@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from .. import decision
+from .. import families as registry
 from .._base import InnerModel
 from .._dispatch import dask_aware
 from .._params import ParamsMixin
@@ -206,6 +207,11 @@ class SemiNaiveBayes(
                 f"attributes), got {self.continuous!r}."
             )
         for name, family in (self.families or {}).items():
+            if family not in registry.names():  # misspelt: the name, before what it can do
+                raise ValueError(
+                    f"unknown family {family!r} for column {name!r}"
+                    f"{choice_hint(family, registry.names())}"
+                )
             if family not in (*DISCRETE, "ignore", "text"):
                 raise ValueError(
                     f"column {name!r} has family {family!r}, but semi-naive models count values "
