@@ -11,7 +11,10 @@ first 3,000 rows of adult's test file:
 * ``SemiNaiveBayes()``, its ensemble option ``SemiNaiveBayes("eskdb")`` and its option
   ``refit=True``: the rows shuffled, ``fit_passes`` over 4 shuffled batches, the 2-worker Dask
   fit, and ``nbayes fit`` streaming adult's training file in 1 MiB chunks against the in-memory
-  fit of that file.
+  fit of that file;
+* ``SemiNaiveBayes("a2de")``: the rows shuffled and ``fit_passes`` over 4 shuffled batches,
+  which do not meet the 1e-9 (its correction's many L-BFGS iterations amplify the round-off of
+  sums taken in another order: an open fault, recorded).
 
     python benchmarks/same_model.py            # print
     python benchmarks/same_model.py --write    # and record it in benchmarks/README.md
@@ -164,6 +167,22 @@ def main() -> None:
                     gap(streamed.predict_proba(test_table), in_memory.predict_proba(test_table)),
                 ]
             )
+    # A2DE's correction runs for many more iterations than the default's: L-BFGS amplifies the
+    # round-off of sums taken in another order (an open fault, recorded here; README)
+    a2de = nbayes.SemiNaiveBayes("a2de").fit(train, target=TARGET).predict_proba(X_test)
+    a2de_shuffled = nbayes.SemiNaiveBayes("a2de").fit(
+        train[rng.permutation(train.height)], target=TARGET
+    )
+    parts = np.array_split(rng.permutation(train.height), 4)
+    a2de_passes = nbayes.SemiNaiveBayes("a2de").fit_passes(
+        lambda parts=parts: (train[part] for part in parts), target=TARGET
+    )
+    rows += [
+        ['`SemiNaiveBayes("a2de")`', "rows shuffled (NOT within 1e-9: an open fault)",
+         gap(a2de_shuffled.predict_proba(X_test), a2de)],
+        ['`SemiNaiveBayes("a2de")`', "fit_passes over 4 shuffled batches (NOT within 1e-9)",
+         gap(a2de_passes.predict_proba(X_test), a2de)],
+    ]  # fmt: skip
     largest = f"largest difference of a probability on {TEST_ROWS:,} adult test rows vs one fit"
     header = ["model", "fitted by", largest]
     body = (
