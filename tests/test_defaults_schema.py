@@ -99,26 +99,6 @@ def test_small_batches_and_repeated_values_are_plain_categories():
     assert {s.name: s.family for s in model.schema_}["customer"] == "categorical"
 
 
-def test_a_small_first_batch_of_mostly_distinct_strings_says_its_family_was_decided_there():
-    """partial_fit fixes the schema on its first batch: 20 rows of reviews and identifiers are
-    too few to call them text or identifiers, so they are categories, and each such column is
-    named with the way out; the city (three values) is not, nor is a fit of the same rows."""
-    frame, y = table(n=20)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = nbayes.NaiveBayes().partial_fit(frame, y, classes=["x", "y"])
-    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-    flagged = sorted(m.split("'")[1] for m in messages if "decided on this first batch" in m)
-    assert flagged == ["amount", "customer", "review"]
-    assert all("20 values are too few (under 50)" in m and "families=" in m for m in messages)
-    assert model.families_["review"] == "categorical"
-    assert fit_collecting(frame, y)[1] == []  # all the rows there are: nothing left to see
-    named = {"review": "text", "customer": "ignore", "amount": "categorical"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        nbayes.NaiveBayes(families=named).partial_fit(frame, y, classes=["x", "y"])
-
-
 def test_the_ignore_family_drops_a_column_on_request_and_survives_a_model_file(tmp_path):
     frame, y = table()
     model = nbayes.NaiveBayes(

@@ -212,24 +212,6 @@ def string_family(name: str, summary: StringSummary) -> tuple[str, str | None]:
     return "categorical", None
 
 
-def _undecided_on_a_first_batch(name: str, summary: StringSummary) -> str | None:
-    """The warning for a string column whose family a stream's first batch decides (the
-    schema is fixed there) from 10 to MIN_ROWS values nearly all distinct (as an identifier's
-    share): too few to tell free text or an identifier from a category, so it is counted as a
-    category."""
-    observed = summary.observed
-    # a handful of rows, or categories that repeat, are no sign of text or identifiers
-    if not 10 <= observed < MIN_ROWS or summary.distinct() / observed < IDENTIFIER_DISTINCT_SHARE:
-        return None
-    return (
-        f"column {name!r}: its family is decided on this first batch, whose {observed} values "
-        f"are too few (under {MIN_ROWS}) to tell free text or an identifier from a category, "
-        f"so it is counted as a category. Name its family (families={{{name!r}: 'text'}} or "
-        f"'ignore'; --family {name}=text on the command line), or start with a batch of "
-        f"{MIN_ROWS} rows or more."
-    )
-
-
 def infer_schema(
     frame: pl.DataFrame,
     families: dict[str, str] | None,
@@ -275,8 +257,6 @@ def infer_schema(
             if kind == "string":
                 summary = strings.get(name) or StringSummary.of(frame.get_column(name))
                 family, why = string_family(name, summary)
-                if why is None and not require_observed:
-                    why = _undecided_on_a_first_batch(name, summary)
                 if why is not None:
                     warnings.warn(why, UserWarning, stacklevel=caller_stacklevel())
             elif kind == "bool":
