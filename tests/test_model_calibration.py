@@ -516,6 +516,35 @@ def test_a_prior_given_per_call_moves_the_calibrated_posterior_by_bayes_rule(cla
     np.testing.assert_allclose(model.predict_proba(X, priors=own), posterior, rtol=1e-12)
 
 
+def test_a_per_call_prior_revives_a_class_the_models_prior_ruled_out_and_can_rule_one_out():
+    """A class whose fitted prior is 0 takes a · Σ_j log P(x_j | c) + b_c + log π'(c) under a
+    per-call π' (the textbook model gives it Σ_j + log π'(c)), and a class π' rules out gets
+    probability 0, in predict_proba and in explain alike, with no round-off warning."""
+    rng = np.random.default_rng(1)
+    y = rng.choice(np.array(["a", "b", "c"]), 3000, p=[0.3, 0.4, 0.3])
+    signal = np.where(rng.random(3000) < np.where(y == "a", 0.9, 0.4), "u", "v")
+    X = pl.DataFrame({f"copy{k}": signal for k in range(4)} | {"other": rng.integers(0, 60, 3000)})
+    model = nbayes.NaiveBayes(class_prior=[0.0, 0.6, 0.4]).fit(X, y)
+    a = model.calibration_.weight
+    assert a < 0.6 and not model.calibration_.offset.any()
+    textbook = nbayes.NaiveBayes(class_prior=[0.0, 0.6, 0.4], calibration=None).fit(X, y)
+    evidence = textbook.predict_joint_log_proba(X, priors="uniform") - np.log(1 / 3)
+    own = np.log([1.0, 0.6, 0.4])  # class a: its prior ignored (log 1 = 0)
+    own[0] = 0.0
+    scores = a * (evidence + own) + np.log(1 / 3) - own
+    expected = np.exp(scores - scores.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    assert model.predict_proba(X)[:, 0].max() == 0.0  # under its own prior, never a
+    np.testing.assert_allclose(model.predict_proba(X, priors="uniform"), expected, rtol=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ruled_out = model.predict_proba(X, priors=[0.5, 0.0, 0.5])
+        explanation = model.explain(X.row(0, named=True), priors=[0.5, 0.0, 0.5])
+    assert ruled_out[:, 1].max() == 0.0
+    np.testing.assert_allclose(explanation.posterior, ruled_out[0], rtol=1e-12)
+    assert np.isfinite(explanation.calibrated_log_joint[[0, 2]]).all()
+
+
 def test_a_model_file_keeps_the_calibration(tmp_path):
     X, y = redundant_table()
     model = nbayes.NaiveBayes().fit(X, y)

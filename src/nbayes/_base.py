@@ -359,7 +359,8 @@ class NaiveBayesClassifier(ModelState, ParamsMixin):
         """log P(c) + Σ_j log P(x_j | c) for each row and class (unnormalised), shape (n, K).
 
         A probability exactly 0 (λ = 0 and an unseen value) shows as −inf. Always the model's
-        joint log-likelihood: a calibrated NaiveBayes's posteriors are softmax(a · this + b_c).
+        joint log-likelihood: a calibrated NaiveBayes's posteriors are softmax(a · this + b_c)
+        under its own prior (docs/calibration.md for a prior given per call).
         """
 
         def copy(jll: np.ndarray, lp: np.ndarray, out: np.ndarray) -> None:

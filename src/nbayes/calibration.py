@@ -9,11 +9,11 @@ calibrated score of class c is
     s_c(x) = a · [log P(c) + Σ_j log P(x_j | c)] + b_c,          P(c | x) = exp s_c / Σ_k exp s_k
 
 with a > 0 a temperature (a < 1: the evidence was overstated) and b_c an offset per class (b of
-the first class 0). a alone changes no decision, only how sure the model is; with the offsets it
-moves the decision boundary too. a and b maximise the conditional log-likelihood
-Σ_i w_i log P(y_i | x_i) of the scores the model gives rows it was not fitted on (Platt 1999,
-and Zadrozny & Elkan 2002 for naive Bayes: a logistic fit on held-out scores). a = 1, b = 0 is
-the textbook classifier.
+the first class 0). a alone changes no decision under the model's own prior, only how sure the
+model is; with the offsets it moves the decision boundary too. a and b maximise the conditional
+log-likelihood Σ_i w_i log P(y_i | x_i) of the scores the model gives rows it was not fitted on
+(Platt 1999, and Zadrozny & Elkan 2002 for naive Bayes: a logistic fit on held-out scores).
+a = 1, b = 0 is the textbook classifier.
 
 The choice (:func:`choose_calibration`) is made like the columns' representations: among "none",
 "weight" (a alone) and "weight and offsets" (a and b), a candidate is kept when its held-out

@@ -144,10 +144,11 @@ class NaiveBayes(
         the columns; two for the offsets, which move decisions): the score of class c becomes
         a · [log P(c) + Σ_j log P(x_j | c)] + b_c, which undoes evidence counted more than once
         by columns that repeat each other (see :mod:`nbayes.calibration` and
-        :mod:`nbayes.model_calibration`). a alone changes no decision; the offsets (fitted only
-        with a prior estimated from the data) may. The calibration is derived from the
-        statistics like every parameter, so :meth:`fit`, :meth:`partial_fit`, :meth:`merge`,
-        Dask and ``nbayes fit`` give the same calibrated model. ``calibration_`` and
+        :mod:`nbayes.model_calibration`). a alone changes no decision under the model's own
+        prior; the offsets (fitted only with a prior estimated from the data) may. The
+        calibration is derived from the statistics like every parameter, so :meth:`fit`,
+        :meth:`partial_fit`, :meth:`merge`, Dask and ``nbayes fit`` give the same calibrated
+        model. ``calibration_`` and
         ``summary()`` show the choice and why. Needs 100 distinct rows or more. None: the
         textbook classifier (no sample kept).
     """

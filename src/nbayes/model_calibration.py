@@ -163,22 +163,27 @@ class CalibratedScores:
         a · [log P(c) + Σ_j log P(x_j | c)] + b_c + log π'(c) − log P(c) (Saerens, Latinne &
         Decaestecker 2002). Putting π' inside the bracket would scale its log by a and keep
         offsets b_c fitted to correct P(c), not π'. A class the model's prior makes impossible
-        takes a · Σ_j log P(x_j | c) + b_c + log π'(c)."""
+        takes a · Σ_j log P(x_j | c) + b_c + log π'(c), as the textbook model gives it
+        Σ_j log P(x_j | c) + log π'(c)."""
         fitted = None if joint else self.calibration_
         if fitted is None or fitted.is_identity:
             yield from super()._scores(prepared, priors, prior_for_dead=prior_for_dead)  # type: ignore[misc]
             return
+        if priors is None:
+            for start, stop, jll, lp in super()._scores(  # type: ignore[misc]
+                prepared, None, prior_for_dead=prior_for_dead
+            ):
+                yield start, stop, fitted.apply(jll), lp
+            return
+        # Σ_j log P(x_j | c) with a prior the same for every class (so that no class is made
+        # impossible before the exchange), then a · [log P(c) + Σ_j] + b_c + log π'(c) − log P(c)
         own = self._class_log_prior()  # type: ignore[attr-defined]
-        shift = None
-        if priors is not None:
-            given = self._class_log_prior(priors)  # type: ignore[attr-defined]
-            with np.errstate(invalid="ignore"):
-                shift = given - np.where(np.isfinite(own), own, 0.0)
-        scores = super()._scores(prepared, None, prior_for_dead=prior_for_dead)  # type: ignore[misc]
-        for start, stop, jll, lp in scores:
+        known = np.where(np.isfinite(own), own, 0.0)  # an impossible class: its prior ignored
+        given = self._class_log_prior(priors)  # type: ignore[attr-defined]
+        flat = -np.log(len(own))
+        scores = super()._scores(prepared, "uniform", prior_for_dead=prior_for_dead)  # type: ignore[misc]
+        for start, stop, jll, _ in scores:
+            jll += known - flat
             calibrated = fitted.apply(jll)
-            if shift is None:
-                yield start, stop, calibrated, lp
-            else:
-                calibrated += shift
-                yield start, stop, calibrated, given
+            calibrated += given - known
+            yield start, stop, calibrated, given

@@ -60,22 +60,25 @@ class NaiveBayesViews:
         log_likelihood = np.array(rows) if rows else np.zeros((0, len(self.classes_)))
         fitted = getattr(self, "calibration_", None)
         calibrated = fitted is not None and not fitted.is_identity
-        jll = (log_prior + np.nansum(log_likelihood, axis=0))[None, :]
+        evidence = np.nansum(log_likelihood, axis=0)
+        jll = (log_prior + evidence)[None, :]
         calibration = (fitted.weight, fitted.offset) if calibrated else None
         if calibrated and priors is not None:
-            # the per-call prior moves the calibrated posterior by Bayes' rule (NaiveBayes's
-            # _scores): a [log π' + Σ] + b'_c with b' = b + a log P(c) − log P(c) + (1 − a) log π'
+            # the per-call prior exchanged by Bayes' rule, as NaiveBayes._scores does; shown as
+            # a [log π'(c) + Σ_j] + b'_c, b' absorbing the exchange (−inf where π' or the
+            # evidence rules the class out, whose score is −inf then)
             own = self._class_log_prior()
+            known = np.where(np.isfinite(own), own, 0.0)
+            score = fitted.weight * (known + evidence) + fitted.offset + log_prior - known
+            textbook = log_prior + evidence
             with np.errstate(invalid="ignore"):
-                offset = (
-                    fitted.offset
-                    + fitted.weight * own
-                    - np.where(np.isfinite(own), own, 0.0)
-                    + (1.0 - fitted.weight) * log_prior
+                offset = np.where(
+                    np.isfinite(textbook), score - fitted.weight * textbook, -np.inf
                 )
             calibration = (fitted.weight, offset)
-        if calibration is not None:
-            jll = calibration[0] * jll + calibration[1]
+            jll = score[None, :]
+        elif calibrated:
+            jll = fitted.weight * jll + fitted.offset
         post = normalise(jll, log_prior)[0]
         with warnings.catch_warnings():  # _input above has already warned about this row
             warnings.simplefilter("ignore", UnseenCategoryWarning)
