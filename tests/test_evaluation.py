@@ -35,6 +35,10 @@ def test_stratified_folds_partition_the_rows_and_keep_the_class_shares():
     np.testing.assert_array_equal(np.sort(np.concatenate(folds)), np.arange(y.size))
     assert sorted(int(np.sum(y[f] == "b")) for f in folds) == [0, 0, 1, 1, 1]
     assert all(np.sum(np.delete(y, f) == "b") >= 2 for f in folds)
+    # no class as many rows as folds: a fold would test nothing
+    with pytest.raises(ValueError, match=r"cannot make 5 stratified folds: no class has that "
+                       r"many rows \(the largest has 4\); use at most 4 folds"):  # fmt: skip
+        stratified_folds(np.array(["a"] * 4 + ["b"] * 3), 5)
     # one row: the fold testing it would not know the class
     with pytest.raises(ValueError, match=r"\('b'\) has one row.*classes with a single row"):
         stratified_folds(np.array(["a"] * 20 + ["b"]), 5)

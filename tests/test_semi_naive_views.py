@@ -222,8 +222,11 @@ def test_missing_and_continuous_are_named_as_in_naive_bayes_and_refused_in_one_s
             SemiNaiveBayes(families={"x": family}).fit(data, target="label")
     # a misspelt family is named as unknown, with the closest name, before what it could do
     with pytest.raises(ValueError, match=r"unknown family 'gausian' for column 'x'; did you "
-                       r"mean 'gaussian'\?"):  # fmt: skip
+                       r"mean 'gaussian'\? Semi-naive models take \('categorical'"):  # fmt: skip
         SemiNaiveBayes(families={"x": "gausian"}).fit(data, target="label")
+    with pytest.raises(ValueError, match=r"unknown family 'xyz' for column 'x'\. Semi-naive "
+                       r"models take \('categorical'"):  # fmt: skip
+        SemiNaiveBayes(families={"x": "xyz"}).fit(data, target="label")
 
 
 def _with_text(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:

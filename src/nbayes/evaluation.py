@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import rankdata
 
+from .exceptions import caller_stacklevel
 from .labels import near_labels
 
 
@@ -47,6 +48,11 @@ def stratified_folds(y: np.ndarray, n_folds: int, seed: int = 0) -> list[np.ndar
     smallest = int(counts.min())
     rarest = classes[int(counts.argmin())]
     rarest = rarest.item() if isinstance(rarest, np.generic) else rarest  # 'b', not np.str_
+    if int(counts.max()) < n_folds:  # some folds would test no row at all
+        raise ValueError(
+            f"cannot make {n_folds} stratified folds: no class has that many rows (the largest "
+            f"has {int(counts.max())}); use at most {int(counts.max())} folds."
+        )
     if smallest < 2:
         raise ValueError(
             f"cannot make {n_folds} stratified folds: the rarest class ({rarest!r}) has one "
@@ -61,7 +67,7 @@ def stratified_folds(y: np.ndarray, n_folds: int, seed: int = 0) -> list[np.ndar
             f"{n_folds} folds: {n_folds - smallest} folds test none of them (every fold trains "
             f"on the class); use at most {smallest} folds for a row of it in every fold.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     rng = np.random.default_rng(seed)
     assignment = np.empty(len(cls), dtype=np.intp)

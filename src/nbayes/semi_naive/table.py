@@ -210,7 +210,8 @@ class SemiNaiveBayes(
             if family not in registry.names():  # misspelt: the name, before what it can do
                 raise ValueError(
                     f"unknown family {family!r} for column {name!r}"
-                    f"{choice_hint(family, registry.names())}"
+                    f"{choice_hint(family, registry.names())} Semi-naive models take "
+                    f"{(*DISCRETE, 'ignore', 'text')}."
                 )
             if family not in (*DISCRETE, "ignore", "text"):
                 raise ValueError(
