@@ -124,6 +124,11 @@ def test_models_of_different_columns_or_structures_do_not_merge():
     with pytest.raises(ValueError, match=r"first \('d', 'categorical', Int64\) vs \('d', "
                        r"'categorical', Boolean\)"):  # fmt: skip
         a.merge(SemiNaiveBayes("aode").fit(flagged, target="label"))
+    # the same modelled columns, another column left out: not the same table
+    extra = table.with_columns(pl.Series("id", [f"r{i}" for i in range(table.height)]))
+    with pytest.raises(ValueError, match=r"fitted on different columns: .*'id'.*\(the "
+                       r"left-out ones: \[\] vs \['id'\]\)"):  # fmt: skip
+        a.merge(SemiNaiveBayes("aode", families={"id": "ignore"}).fit(extra, target="label"))
     with pytest.raises(ValueError, match="cannot merge a TAN"):
         a.merge(SemiNaiveBayes("tan").fit(table, target="label"))
     with pytest.raises(TypeError, match="cannot merge a NaiveBayes"):

@@ -121,21 +121,21 @@ def _number(text: str, kind: type, wanted: str) -> Any:
 def positive_int(text: str) -> int:
     value = _number(text, int, "a positive integer")
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
 
 
 def at_least_two(text: str) -> int:
     value = _number(text, int, "an integer >= 2")
     if value < 2:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 2, got {text}")
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2, got {text!r}")
     return value
 
 
 def non_negative_float(text: str) -> float:
     value = _number(text, float, "a number >= 0")
     if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
     return value
 
 

@@ -101,6 +101,12 @@ class TableMerge:
                 else f"{len(mine)} vs {len(theirs)} columns"
             )
             raise ValueError(f"cannot merge table models whose columns differ: {first}.")
+        if list(self.feature_names_in_) != list(other.feature_names_in_):  # the left-out ones
+            raise ValueError(
+                "cannot merge table models fitted on different columns: "
+                f"{list(self.feature_names_in_)} vs {list(other.feature_names_in_)} (the "
+                f"left-out ones: {self.ignored_} vs {other.ignored_})."
+            )
         if list(self.missing_markers_) != list(other.missing_markers_):
             raise ValueError(
                 "cannot merge table models read with different missing-value markers: "
