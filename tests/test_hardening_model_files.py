@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -437,3 +438,19 @@ def test_the_command_line_reports_a_forged_model_in_one_line(tmp_path: Path, cap
         assert main([str(a) for a in command]) == 1
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "forged.nbm" in err and "n_categories" in err
+
+
+def test_a_semi_naive_files_fitted_columns_must_be_its_schemas_left_out_and_text_ones():
+    """feature_names_in_ is read from the file's fitted columns: one they do not account for
+    (or one missing) is refused, not reported as a feature."""
+    rng = np.random.default_rng(0)
+    table = {"id": [f"r{i}" for i in range(200)], "a": rng.integers(0, 3, 200).astype(str),
+             "label": rng.choice(["p", "q"], 200)}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the identifier's warning
+        model = nbayes.SemiNaiveBayes("aode", discriminative=False).fit(table, target="label")
+    assert list(model.feature_names_in_) == ["id", "a"]
+    meta, arrays = parts(model)
+    assert list(persist.loads(forge(meta, arrays)).feature_names_in_) == ["id", "a"]
+    for columns in (["id", "a", "ghost"], ["a"]):
+        refused(forge({**meta, "fit_columns": columns}, arrays), "the fitted columns are not")

@@ -132,6 +132,8 @@ def table_from_state(cls: type, meta: dict, arrays: dict[str, np.ndarray]) -> An
     if not isinstance(text, list) or not all(isinstance(c, str) for c in text):
         raise ValueError("the text columns must be a list of column names.")
     table.text_columns_ = text
+    if sorted(table._fit_columns) != sorted([s.name for s in specs] + ignored + text):
+        raise ValueError("the fitted columns are not the schema's, left-out and text columns.")
     table._words = None
     if text:
         if "words" not in meta:
