@@ -269,9 +269,8 @@ def scored_matches(
     text = values.astype(str)
     unknown_rows = unknown_labels(text, classes)
     if unknown_rows.any():
-        warn_unknown_labels(
-            estimator, int(unknown_rows.sum()), len(text), text[unknown_rows].tolist(), classes
-        )
+        unknown = np.unique(text[unknown_rows]).tolist()  # each once: all rows may be unknown
+        warn_unknown_labels(estimator, int(unknown_rows.sum()), len(text), unknown, classes)
     return predicted.astype(str) == text
 
 

@@ -85,7 +85,7 @@ def score_part(
         correct = matches(model.predict(rows.frame), rows.values)
         # the table models' own score warns of labels none of their classes: counted for it
         unknown_rows = unknown_labels(rows.values, model.classes_)
-        shown = shown_unknown(rows.values[unknown_rows].astype(str).tolist())
+        shown = shown_unknown(np.unique(rows.values[unknown_rows].astype(str)).tolist())
         if weight is None:
             weight = rows.weight
         elif rows.missing is not None:
