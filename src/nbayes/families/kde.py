@@ -40,9 +40,9 @@ kernel density over the other values, estimated like a categorical feature with 
 f_c^rest being the kernel density of class c's other values (bandwidth from those values, or,
 where the other values of all classes have no spread, such as a single 13 in a column of zeros,
 the rule over all the column's values; the density over every value when no other value was
-seen). A row's value is compared with the
-point masses exactly. The share is one for every column, or given per column
-(``point_masses={column: share or None}``, 0.1 for the columns it leaves out).
+seen). A row's value is compared with the point masses exactly. The share is one for every
+column, or given per column (``point_masses={column: share or None}``, 0.1 for the columns it
+leaves out).
 
 The sum is taken relative to the kernel nearest to x (in log space, so it stays finite and
 accurate far from every kernel), and kernels whose term is below e^{-32} times the nearest one's
