@@ -15,6 +15,7 @@ from nbayes.semi_naive import KDB, TAN, SemiNaiveBayes
 from nbayes.semi_naive.discriminative import (
     L2,
     CorrectionRows,
+    FixedPoint,
     _Passes,
     batch_sums,
     fit_correction,
@@ -53,6 +54,10 @@ def _log_loss(model, X, y) -> float:
     return float(-np.mean(np.log(proba[np.arange(len(y)), np.searchsorted(model.classes_, y)])))
 
 
+#: The integers the tests' passes add up in: for rows weighing up to 10⁴ in all.
+FIXED = FixedPoint.for_weight(1e4)
+
+
 def _random_rows(rng, slots: np.ndarray, K: int, held_share: float) -> CorrectionRows:
     """Rows with the given slots, random offsets, classes and weights, a share held out."""
     n = slots.shape[0]
@@ -89,7 +94,7 @@ def test_the_objective_and_gradient_match_a_direct_computation(K):
     slots = slots_of(codes, n_values)
     rows = _random_rows(rng, slots, K, 0.3)
     n_slots = int(n_values.sum() + d)
-    passes = _Passes(batch_sums(lambda: [rows], n_slots, K), n_slots, K)
+    passes = _Passes(batch_sums(lambda: [rows], n_slots, K, FIXED), n_slots, K)
     theta = rng.normal(scale=0.3, size=n_slots * K + K)
     loss, gradient = passes.objective()(theta)
 
@@ -166,7 +171,7 @@ def test_a_pass_over_many_blocks_and_waves_sums_every_row_once(monkeypatch, part
     rows = _random_rows(rng, slots, K, 0.2)
     n_slots = int(n_values.sum() + len(n_values))
     theta = rng.normal(scale=0.3, size=n_slots * K + K)
-    totals, gradient = batch_sums(lambda: [rows], n_slots, K)(theta)
+    totals, gradient = batch_sums(lambda: [rows], n_slots, K, FIXED)(theta)
     delta, bias = theta[: n_slots * K].reshape(n_slots, K), theta[n_slots * K :]
     scores = rows.offsets + bias + delta[slots].sum(axis=1)
     p = np.exp(scores - scores.max(axis=1, keepdims=True))
@@ -186,11 +191,69 @@ def test_a_pass_over_many_blocks_and_waves_sums_every_row_once(monkeypatch, part
     empty = CorrectionRows(
         slots[:0], rows.offsets[:0], rows.cls[:0], rows.weight[:0], rows.held_out[:0]
     )
-    again = batch_sums(lambda: [empty, rows, empty], n_slots, K)(theta)
+    again = batch_sums(lambda: [empty, rows, empty], n_slots, K, FIXED)(theta)
     np.testing.assert_array_equal(again[0], totals)
     np.testing.assert_array_equal(again[1], gradient)
-    nothing = batch_sums(lambda: [empty], n_slots, K)(theta)
+    nothing = batch_sums(lambda: [empty], n_slots, K, FIXED)(theta)
     assert not nothing[0].any() and not nothing[1].any()
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), sizes=st.lists(st.integers(1, 400), min_size=1, max_size=5))
+def test_a_pass_gives_the_same_sums_to_the_last_bit_in_any_order_and_batches(seed, sizes):
+    # the sums are of integers (FixedPoint): floating-point sums taken in another order would
+    # differ in their last bits, which L-BFGS amplifies iteration after iteration
+    rng = np.random.default_rng(seed)
+    n, K, n_values = 1000, 3, np.array([3, 5, 2])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    rows = _random_rows(rng, slots_of(codes, n_values), K, 0.2)  # weights in [0.5, 2)
+    n_slots = int(n_values.sum() + len(n_values))
+    theta = rng.normal(scale=0.3, size=n_slots * K + K)
+    order = rng.permutation(n)
+    pieces = np.split(order, np.cumsum(sizes)[np.cumsum(sizes) < n])
+    batches = [
+        CorrectionRows(rows.slots[p], rows.offsets[p], rows.cls[p], rows.weight[p],
+                       rows.held_out[p])
+        for p in pieces
+    ]  # fmt: skip
+    once = batch_sums(lambda: [rows], n_slots, K, FIXED)(theta)
+    again = batch_sums(lambda: batches, n_slots, K, FIXED)(theta)
+    np.testing.assert_array_equal(again[0], once[0])
+    np.testing.assert_array_equal(again[1], once[1])
+
+
+def _four_class_interactions(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
+    """Four classes from a score with a product and an equality of attributes (3 % of labels
+    redrawn): a concept whose correction takes many L-BFGS iterations."""
+    rng = np.random.default_rng(seed)
+    v = rng.integers(0, 4, (n, 6))
+    score = v[:, 0] * v[:, 1] + (v[:, 2] == v[:, 3]) * 3 + v[:, 4] - v[:, 5]
+    y = np.digitize(score, [2, 5, 8])
+    flip = rng.random(n) < 0.03
+    y[flip] = rng.integers(0, 4, flip.sum())
+    return pl.DataFrame({f"a{j}": v[:, j].astype(str) for j in range(6)}), y.astype(str)
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), sizes=st.lists(st.integers(1, 300), min_size=1, max_size=4))
+def test_many_iterations_learn_the_same_weights_to_the_last_bit_in_any_order(seed, sizes):
+    X, y = _four_class_interactions(600, 1)
+    reference = SemiNaiveBayes("kdb").fit(X, y)
+    assert reference.correction_.iterations >= 20
+    order = np.random.default_rng(seed).permutation(len(y))
+    frame = X[order].with_columns(pl.Series("label", y[order]))
+    cuts = np.cumsum(sizes)[np.cumsum(sizes) < len(y)]
+
+    def source():
+        for part in np.split(np.arange(len(y)), cuts):
+            yield frame[part]
+
+    passes = SemiNaiveBayes("kdb").fit_passes(source, target="label")
+    np.testing.assert_array_equal(passes.correction_.delta, reference.correction_.delta)
+    np.testing.assert_array_equal(
+        passes.correction_.held_out_losses, reference.correction_.held_out_losses
+    )
+    assert np.abs(passes.predict_proba(X) - reference.predict_proba(X)).max() < 1e-12
 
 
 def test_the_iteration_count_is_the_held_out_minimum():
@@ -205,18 +268,18 @@ def test_the_iteration_count_is_the_held_out_minimum():
 def test_the_weights_kept_are_those_of_iteration_t_on_the_rows_not_held_out():
     rows, n_slots = _two_attribute_concept()
     n, y = rows.cls.shape[0], rows.cls
-    correction = fit_correction(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
+    correction = fit_correction(batch_sums(lambda: [rows], n_slots, 2, FIXED), n_slots, 2)
     t = correction.iterations
     assert t > 0 and correction.held_out_losses.shape[0] > t
     # an independent run of t iterations on the same objective (held-out rows left out)
-    passes = _Passes(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
+    passes = _Passes(batch_sums(lambda: [rows], n_slots, 2, FIXED), n_slots, 2)
     theta = lbfgs(passes.objective(), np.zeros(n_slots * 2 + 2), t)
     delta, bias = passes.split(theta)
     np.testing.assert_array_equal(correction.delta, delta)
     np.testing.assert_array_equal(correction.bias, bias)
     # not the weights of a fit on all the rows
     every_row = CorrectionRows(rows.slots, rows.offsets, y, rows.weight, np.zeros(n, bool))
-    on_all = _Passes(batch_sums(lambda: [every_row], n_slots, 2), n_slots, 2)
+    on_all = _Passes(batch_sums(lambda: [every_row], n_slots, 2, FIXED), n_slots, 2)
     everything = lbfgs(on_all.objective(), np.zeros(n_slots * 2 + 2), t)
     assert not np.allclose(on_all.split(everything)[0], delta)
 
@@ -560,7 +623,7 @@ def test_edge_weights_learn_an_interaction_the_values_alone_cannot():
         )
         n_slots = int(slot_bases(n_values, edges)[-1])
         correction = fit_correction(
-            batch_sums(lambda rows=rows: [rows], n_slots, 2), n_slots, 2, edges
+            batch_sums(lambda rows=rows: [rows], n_slots, 2, FIXED), n_slots, 2, edges
         )
         scores = correction.scores(codes, n_values)
         results[name] = np.mean(np.argmax(scores, axis=1)[held] == y[held])
@@ -572,17 +635,17 @@ def test_edge_weights_learn_an_interaction_the_values_alone_cannot():
 def test_the_refit_learns_t_iterations_from_zero_on_every_row():
     rows, n_slots = _two_attribute_concept()
     n, y = rows.cls.shape[0], rows.cls
-    plain = fit_correction(batch_sums(lambda: [rows], n_slots, 2), n_slots, 2)
+    plain = fit_correction(batch_sums(lambda: [rows], n_slots, 2, FIXED), n_slots, 2)
     refitted = fit_correction(
-        batch_sums(lambda: [rows], n_slots, 2), n_slots, 2,
-        refit=batch_sums(lambda: [rows], n_slots, 2, everything=True),
+        batch_sums(lambda: [rows], n_slots, 2, FIXED), n_slots, 2,
+        refit=batch_sums(lambda: [rows], n_slots, 2, FIXED, everything=True),
     )  # fmt: skip
     t = plain.iterations
     assert t > 0 and refitted.iterations == t and refitted.refitted and not plain.refitted
     np.testing.assert_array_equal(refitted.held_out_losses, plain.held_out_losses)
     # an independent run of t iterations on rows none of which is held out
     every_row = CorrectionRows(rows.slots, rows.offsets, y, rows.weight, np.zeros(n, bool))
-    on_all = _Passes(batch_sums(lambda: [every_row], n_slots, 2), n_slots, 2)
+    on_all = _Passes(batch_sums(lambda: [every_row], n_slots, 2, FIXED), n_slots, 2)
     delta, bias = on_all.split(lbfgs(on_all.objective(), np.zeros(n_slots * 2 + 2), t))
     np.testing.assert_allclose(refitted.delta, delta, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(refitted.bias, bias, rtol=1e-12, atol=1e-15)

@@ -332,6 +332,13 @@ class CategoricalEncoder:
             }
         )
 
+    def sort_vocabularies(self) -> None:
+        """Put each column's values in ascending order, so that the codes (and every array laid
+        out by them) do not depend on the order the rows came in."""
+        self.vocabularies = [sorted(values) for values in self.vocabularies]
+        self._tables = {}
+        self._enums = {}
+
     def unseen_counts(self, block: np.ndarray) -> dict[str, int]:
         """Per column, how many values of an encoded block were never seen in fitting."""
         counts = (block == UNSEEN).sum(axis=0)

@@ -75,6 +75,7 @@ def fit_staged_table(
         handle = model_handle(table)
         evaluations = iter(range(1 << 62))  # names the reductions apart
         shown = {False: itertools.count(1), True: itertools.count(1)}  # as a local fit logs
+        fixed = table._fixed_point()  # the partitions' sums are integers: added in any order
 
         def sums(theta: Any, everything: bool = False) -> tuple[Any, Any]:
             evaluation = next(evaluations)
@@ -85,7 +86,7 @@ def fit_staged_table(
                     everything=everything, **options,
                 )  # fmt: skip
                 name = f"nbayes-correction-{evaluation}"
-                return tree_reduce(leaves, _add_sums, split_every, name)
+                return fixed.values(*tree_reduce(leaves, _add_sums, split_every, name))
 
         refit = functools.partial(sums, everything=True) if table.refit else None
         table._fit_correction(sums, refit)
@@ -95,13 +96,15 @@ def fit_staged_table(
 def _correction_pass(
     X: Any, *extras: Any, table: Any, theta: Any, everything: bool, **options: Any
 ) -> tuple[Any, Any]:
-    """A partition's (totals, gradient) of the correction at θ (``everything``: the refit's)."""
+    """A partition's (totals, gradient) of the correction at θ, as integers (``everything``: the
+    refit's)."""
     rows = _rows(X, extras, table, **options)
     return table._correction_partition(rows.frame, rows.values, rows.weight, theta, everything)
 
 
 def _add_sums(*parts: tuple[Any, Any]) -> tuple[Any, Any]:
-    """The partitions' (totals, gradient) added in order (inputs unchanged)."""
+    """The partitions' (totals, gradient) added (integers: the same in any order; inputs
+    unchanged)."""
     totals, gradient = (part.copy() for part in parts[0])
     for more_totals, more_gradient in parts[1:]:
         totals += more_totals

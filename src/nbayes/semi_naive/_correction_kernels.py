@@ -4,8 +4,9 @@
 the training rows, its gradient, and the log-likelihood of the held-out rows
 (:func:`correction_pass`).
 
-Serial and in row order within a block, so a block's sums are the same on any number of
-threads; cached once per install (:mod:`nbayes._jit`; ``python -m nbayes.compile``).
+Serial and in row order within a block, its sums kept as integers, so a pass's sums are the same
+on any number of threads and in any order of rows, blocks or partitions; cached once per install
+(:mod:`nbayes._jit`; ``python -m nbayes.compile``).
 """
 
 from __future__ import annotations
@@ -18,17 +19,25 @@ from .._jit import kernel
 @kernel
 def correction_pass(
     slots, offsets, cls, weight, held_out, generative_loss, start, stop, delta_t, bias,
-    gradient_t, bias_gradient, totals,
+    gradient_t, bias_gradient, totals, fine, coarse,
 ):  # pragma: no cover - compiled  # fmt: skip
     """The sums of a pass over the rows start ≤ r < stop of a batch, written over ``gradient_t``,
     ``bias_gradient`` and ``totals`` (zeroed first, here, by the thread that fills them).
 
     For row r with class y, scores s_c = offsets[r, c] + bias[c] + Σ_j delta_t[c, slots[r, j]]
     (slot −1: no term), p_c = exp(s_c) / Σ exp(s): a training row adds w·(log Σ exp(s) − s_y) to
-    ``totals[0]``, w to ``totals[1]`` and w·(p_c − [c = y]) to the gradients of its slots
-    (``gradient_t[c, slot]``) and of the bias; a held-out row adds its loss to ``totals[2]``, w
-    to ``totals[3]``, and with Δ = its loss less ``generative_loss[r]`` (its loss under the
-    offsets alone), w·Δ to ``totals[4]``, w·Δ² to ``totals[5]`` and 1 to ``totals[6]``.
+    total 0, w to total 1 and w·(p_c − [c = y]) to the gradients of its slots
+    (``gradient_t[c, slot]``) and of the bias; a held-out row adds its loss to total 2, w to
+    total 3, and with Δ = its loss less ``generative_loss[r]`` (its loss under the offsets
+    alone), w·Δ to total 4, w·Δ² to total 5 and 1 to total 6.
+
+    Every sum is of integers, so that it is the same in any order (the rows', the blocks', the
+    batches', the partitions'): a gradient term g as round(g · ``fine``) (``fine`` = 2^S, with
+    |g| ≤ w and the weights' sum W ≤ 2^(62 − S), so no sum can overflow); a total t, which has
+    no such bound, as two words, h = round(t · ``coarse``) (``coarse`` = 2^(S − 31)) in
+    ``totals[k]`` and round((t − h / coarse) · fine) in ``totals[7 + k]``, t clipped to ±w · 2^30
+    (a row's loss of 10⁹ nats is as wrong as any larger one). See
+    :class:`nbayes.semi_naive.discriminative.FixedPoint`.
 
     The weights are class-major (one row of ``delta_t`` and ``gradient_t`` per class) so that a
     class's score sums in a register over the row's slots, four classes per sweep of the slots
@@ -40,11 +49,14 @@ def correction_pass(
     """
     d = slots.shape[1]
     K = offsets.shape[1]
-    gradient_t[:, :] = 0.0
-    bias_gradient[:] = 0.0
-    totals[:] = 0.0
+    n_totals = totals.shape[0] // 2
+    gradient_t[:, :] = 0
+    bias_gradient[:] = 0
+    totals[:] = 0
     score = np.empty(K)
     g = np.empty(K)
+    step = np.empty(K, np.int64)
+    terms = np.empty(n_totals)
     for r in range(start, stop):
         w = weight[r]
         if w == 0.0:
@@ -111,25 +123,35 @@ def correction_pass(
             total += g[c]
         normaliser = top + np.log(total)
         loss = w * (normaliser - score[cls[r]])
+        terms[:] = 0.0
         if held_out[r]:
             change = loss / w - generative_loss[r]
-            totals[2] += loss
-            totals[3] += w
-            totals[4] += w * change
-            totals[5] += w * change * change
-            totals[6] += 1.0
+            terms[2] = loss
+            terms[3] = w
+            terms[4] = w * change
+            terms[5] = w * change * change
+            terms[6] = 1.0
+        else:
+            terms[0] = loss
+            terms[1] = w
+        limit = w * 1073741824.0  # 2^30
+        for k in range(n_totals):
+            x = min(max(terms[k], -limit), limit)
+            high = np.floor(x * coarse + 0.5)
+            totals[k] += np.int64(high)
+            totals[n_totals + k] += np.int64(np.floor((x - high / coarse) * fine + 0.5))
+        if held_out[r]:
             continue
-        totals[0] += loss
-        totals[1] += w
         scale = w / total  # w · p_c = w · exp(s_c − top) / Σ exp(s − top)
         for c in range(K):
             g[c] *= scale
         g[cls[r]] -= w
         for c in range(K):
-            bias_gradient[c] += g[c]
+            step[c] = np.int64(np.floor(g[c] * fine + 0.5))
+            bias_gradient[c] += step[c]
         c = 0
         while c + 4 <= K:
-            step0, step1, step2, step3 = g[c], g[c + 1], g[c + 2], g[c + 3]
+            step0, step1, step2, step3 = step[c], step[c + 1], step[c + 2], step[c + 3]
             sums0, sums1 = gradient_t[c], gradient_t[c + 1]
             sums2, sums3 = gradient_t[c + 2], gradient_t[c + 3]
             for j in range(d):
@@ -141,7 +163,7 @@ def correction_pass(
                     sums3[slot] += step3
             c += 4
         if c + 3 == K:
-            step0, step1, step2 = g[c], g[c + 1], g[c + 2]
+            step0, step1, step2 = step[c], step[c + 1], step[c + 2]
             sums0, sums1, sums2 = gradient_t[c], gradient_t[c + 1], gradient_t[c + 2]
             for j in range(d):
                 slot = row[j]
@@ -151,7 +173,7 @@ def correction_pass(
                     sums2[slot] += step2
             c += 3
         if c + 2 <= K:
-            step0, step1 = g[c], g[c + 1]
+            step0, step1 = step[c], step[c + 1]
             sums0, sums1 = gradient_t[c], gradient_t[c + 1]
             for j in range(d):
                 slot = row[j]
@@ -160,7 +182,7 @@ def correction_pass(
                     sums1[slot] += step1
             c += 2
         if c < K:
-            step0 = g[c]
+            step0 = step[c]
             sums0 = gradient_t[c]
             for j in range(d):
                 slot = row[j]

@@ -44,13 +44,16 @@ fifth more rows.
 
 Everything is a function of the rows' contents: the held-out rows by hash, each L-BFGS step by
 sums over rows (one pass each, :func:`nbayes.semi_naive._correction_kernels.correction_pass`),
-so a fit on the rows in any order, or read batch by batch, gives the same correction up to the
-rounding of those sums.
+so a fit on the rows in any order, or read batch by batch, gives the same correction. Those sums
+are of integers (:class:`FixedPoint`), so they are exactly the same in any order: L-BFGS would
+otherwise amplify the last bits that floating-point sums taken in another order differ by
+(about tenfold every eight iterations) up to 10⁻⁴ in probability after a hundred iterations.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -78,6 +81,37 @@ BLOCK_ROWS = 1024
 PARTIAL_BYTES = 64 << 20
 #: The sums a pass adds up (see :func:`~nbayes.semi_naive._correction_kernels.correction_pass`).
 TOTALS = 7
+
+
+@dataclass(frozen=True)
+class FixedPoint:
+    """The sums of a pass kept as integers, so that adding them up in any order (rows, blocks,
+    batches, Dask partitions) gives the same numbers to the last bit.
+
+    With W the total weight of the rows and S = 62 − ⌈log₂ W⌉ (W ≤ 2^(62 − S)), a gradient
+    term g = w (p_c − [c = y]), |g| ≤ w, is kept as round(g 2^S): no sum of them can overflow
+    a 64-bit integer, and each is exact to 2^−S W ≈ 2·10⁻¹⁹ W. A total (the losses and their
+    squares, which have no bound) is kept in two words, h = round(t 2^(S−31)) and
+    round((t − h 2^(31−S)) 2^S), as exact as a gradient term and with 2^31 times its range
+    (each row's term clipped to ±2^30 w). Kept on the model's total weight, so the same for
+    every piece of a pass."""
+
+    fine: float
+    coarse: float
+
+    @classmethod
+    def for_weight(cls, total_weight: float) -> FixedPoint:
+        _, exponent = math.frexp(max(float(total_weight), 0.0))  # W < 2^exponent
+        return cls(math.ldexp(1.0, 62 - exponent), math.ldexp(1.0, 31 - exponent))
+
+    def empty(self, n_gradient: int) -> tuple[np.ndarray, np.ndarray]:
+        """Zeroed integer (totals, gradient) to add passes into."""
+        return np.zeros(2 * TOTALS, dtype=np.int64), np.zeros(n_gradient, dtype=np.int64)
+
+    def values(self, totals: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The integer sums as the numbers they stand for."""
+        high, low = totals[:TOTALS].astype(np.float64), totals[TOTALS:].astype(np.float64)
+        return high / self.coarse + low / self.fine, gradient.astype(np.float64) / self.fine
 
 
 @dataclass
@@ -282,6 +316,7 @@ def batch_sums(
     batches: Callable[[], Iterable[CorrectionRows]],
     n_slots: int,
     n_classes: int,
+    fixed: FixedPoint,
     *,
     everything: bool = False,
 ) -> Sums:
@@ -293,12 +328,11 @@ def batch_sums(
     what = "the correction's refit" if everything else "the correction's search"
 
     def sums(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        totals = np.zeros(TOTALS)
-        gradient = np.zeros(n_slots * n_classes + n_classes)
+        totals, gradient = fixed.empty(n_slots * n_classes + n_classes)
         with logged_pass(f"{what}, evaluation {next(evaluations)}"):
             for rows in batches():
-                add_batch(rows, theta, totals, gradient, everything=everything)
-        return totals, gradient
+                add_batch(rows, theta, totals, gradient, fixed, everything=everything)
+        return fixed.values(totals, gradient)
 
     return sums
 
@@ -308,10 +342,12 @@ def add_batch(
     theta: np.ndarray,
     totals: np.ndarray,
     gradient: np.ndarray,
+    fixed: FixedPoint,
     *,
     everything: bool = False,
 ) -> None:
-    """Add one batch's (totals, gradient) at θ = (δ flattened, b) into the arrays given (with
+    """Add one batch's (totals, gradient) at θ = (δ flattened, b), as integers
+    (:class:`FixedPoint`), into the arrays given (with
     ``everything``, every row a training row, none held out): blocks
     of BLOCK_ROWS rows on threads, each into its own partial sums, added in block order (the
     same numbers on any number of threads). The blocks run in waves whose partial sums fit in
@@ -335,16 +371,18 @@ def add_batch(
     # each block's small sums padded to a cache line of their own: threads adding to
     # neighbouring ones row after row would otherwise contend for the same line
     pad = 8
-    part_totals = np.empty((wave, TOTALS + pad))[:, :TOTALS]  # each zeroed by its block
-    part_gradient = np.empty((wave, n_classes, size // n_classes))
-    part_bias = np.empty((wave, n_classes + pad))[:, :n_classes]
-    gradient_t = np.zeros((n_classes, size // n_classes))
+    words = 2 * TOTALS
+    part_totals = np.empty((wave, words + pad), np.int64)[:, :words]  # each zeroed by its block
+    part_gradient = np.empty((wave, n_classes, size // n_classes), np.int64)
+    part_bias = np.empty((wave, n_classes + pad), np.int64)[:, :n_classes]
+    gradient_t = np.zeros((n_classes, size // n_classes), np.int64)
 
     def block(start: int, stop: int) -> None:
         i = start // BLOCK_ROWS % wave  # its place in its wave
         correction_pass(
             rows.slots, offsets, rows.cls, rows.weight, held_out, generative_loss,
             start, stop, delta_t, bias, part_gradient[i], part_bias[i], part_totals[i],
+            fixed.fine, fixed.coarse,
         )  # fmt: skip
 
     for first in range(0, len(parts), wave):

@@ -18,14 +18,14 @@ from ..schema import ColumnSpec
 
 class FirstPass:
     """The statistics of a table model's own pass, before the structure counts anything: the
-    classes, every categorical column's values (its vocabulary, in order of first appearance),
-    the counts of the text columns' words (a naive Bayes text model) and each numeric column's
-    value sketch (:mod:`nbayes.families.sketch`), from which the cut
-    points follow, and each class's weight and weight of missing values per column (categorical
-    columns in the encoder's order, then the numeric ones), from which what a missing value
-    means follows (:mod:`nbayes.semi_naive.missing`). Batches add (:meth:`add`) and pieces
-    merge (:meth:`merge`, in row order) to
-    the statistics of all the rows."""
+    classes, every categorical column's values (its vocabulary, in order of first appearance;
+    sorted when the pass is finished), the counts of the text columns' words (a naive Bayes
+    text model) and each numeric column's value sketch (:mod:`nbayes.families.sketch`), from
+    which the cut points follow, and each class's weight and weight of missing values per
+    column (categorical columns in the encoder's order, then the numeric ones), from which what
+    a missing value means follows (:mod:`nbayes.semi_naive.missing`). Batches add
+    (:meth:`add`) and pieces merge (:meth:`merge`, in row order) to the statistics of all the
+    rows."""
 
     def __init__(
         self,

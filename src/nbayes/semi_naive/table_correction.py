@@ -13,9 +13,9 @@ import polars as pl
 
 from ..row_sample import row_hashes
 from .discriminative import (
-    TOTALS,
     Correction,
     CorrectionRows,
+    FixedPoint,
     add_batch,
     batch_sums,
     fit_correction,
@@ -118,10 +118,13 @@ class TableCorrection:
 
     def _sums(self, batches: Callable[[], Iterable[CorrectionRows]]) -> tuple[Callable, ...]:
         """The search's passes over ``batches``, and with ``refit`` the refit's over every row."""
-        shape = self._correction_shape()
+        shape, fixed = self._correction_shape(), self._fixed_point()
         if not self.refit:
-            return (batch_sums(batches, *shape),)
-        return batch_sums(batches, *shape), batch_sums(batches, *shape, everything=True)
+            return (batch_sums(batches, *shape, fixed),)
+        return (
+            batch_sums(batches, *shape, fixed),
+            batch_sums(batches, *shape, fixed, everything=True),
+        )
 
     def _correction_partition(
         self,
@@ -131,13 +134,19 @@ class TableCorrection:
         theta: np.ndarray,
         everything: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One piece's (totals, gradient) at θ (a Dask partition's share of a pass; with
-        ``everything``, of the refit's)."""
-        totals, gradient = np.zeros(TOTALS), np.zeros(theta.shape[0])
+        """One piece's (totals, gradient) at θ, as integers (a Dask partition's share of a
+        pass, which :meth:`_fixed_point` turns into numbers once added up; with ``everything``,
+        of the refit's)."""
+        fixed = self._fixed_point()
+        totals, gradient = fixed.empty(theta.shape[0])
         if frame.height:
             rows = self._correction_rows(frame, labels, weight)
-            add_batch(rows, theta, totals, gradient, everything=everything)
+            add_batch(rows, theta, totals, gradient, fixed, everything=everything)
         return totals, gradient
+
+    def _fixed_point(self) -> FixedPoint:
+        """The integers a pass's sums are kept in, from the rows' total weight."""
+        return FixedPoint.for_weight(float(np.sum(self.model_.class_count_)))
 
     def _correction_edges(self) -> np.ndarray:
         """The structure's edges (child, parent): each attribute with each parent it uses in

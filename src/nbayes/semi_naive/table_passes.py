@@ -282,6 +282,7 @@ class TablePasses:
         if self.loss is not None:  # its shape, before any prediction (else the structure's)
             validate_loss(self.loss, len(first.classes), name="loss")
         self._encoder = first.encoder
+        self._encoder.sort_vocabularies()  # codes in an order the rows' order cannot change
         self._words = first.words
         self._check_observed(first.sketches, first.numeric)
         self.cut_points_ = {
