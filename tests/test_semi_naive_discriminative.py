@@ -256,6 +256,21 @@ def test_many_iterations_learn_the_same_weights_to_the_last_bit_in_any_order(see
     assert np.abs(passes.predict_proba(X) - reference.predict_proba(X)).max() < 1e-12
 
 
+@pytest.mark.parametrize(
+    "structure", ["aode", "waode", "aodesr", "a2de", "hnb", "tan", "kdb", "skdb", "eskdb"]
+)
+def test_every_structure_with_its_correction_is_the_same_model_in_another_order(structure):
+    X, y = _four_class_interactions(600, 2)
+    order = np.random.default_rng(7).permutation(len(y))
+    reference = SemiNaiveBayes(structure).fit(X, y)
+    shuffled = SemiNaiveBayes(structure).fit(X[order], y[order])
+    assert reference.correction_.iterations == shuffled.correction_.iterations
+    np.testing.assert_array_equal(
+        shuffled.correction_.held_out_losses, reference.correction_.held_out_losses
+    )
+    assert np.abs(shuffled.predict_proba(X) - reference.predict_proba(X)).max() < 1e-12
+
+
 def test_the_iteration_count_is_the_held_out_minimum():
     X, y = _threshold_concept(800, 1)
     model = SemiNaiveBayes().fit(X, y)

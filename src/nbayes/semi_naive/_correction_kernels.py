@@ -32,11 +32,12 @@ def correction_pass(
     alone), w·Δ to total 4, w·Δ² to total 5 and 1 to total 6.
 
     Every sum is of integers, so that it is the same in any order (the rows', the blocks', the
-    batches', the partitions'): a gradient term g as round(g · ``fine``) (``fine`` = 2^S, with
+    batches', the partitions'): a gradient term g as trunc(g · ``fine``) (``fine`` = 2^S, with
     |g| ≤ w and the weights' sum W ≤ 2^(62 − S), so no sum can overflow); a total t, which has
-    no such bound, as two words, h = round(t · ``coarse``) (``coarse`` = 2^(S − 31)) in
-    ``totals[k]`` and round((t − h / coarse) · fine) in ``totals[7 + k]``, t clipped to ±w · 2^30
-    (a row's loss of 10⁹ nats is as wrong as any larger one). See
+    no such bound, as two words, h = trunc(t · ``coarse``) (``coarse`` = 2^(S − 31)) in
+    ``totals[k]`` and trunc((t − h / coarse) · fine) in ``totals[7 + k]`` (t − h / coarse is
+    exact: Sterbenz), t clipped to ±w · 2^30 (a row's loss of 10⁹ nats is as wrong as any
+    larger one). trunc rounds toward zero. See
     :class:`nbayes.semi_naive.discriminative.FixedPoint`.
 
     The weights are class-major (one row of ``delta_t`` and ``gradient_t`` per class) so that a
@@ -57,6 +58,7 @@ def correction_pass(
     g = np.empty(K)
     step = np.empty(K, np.int64)
     terms = np.empty(n_totals)
+    coarse_step = 1.0 / coarse  # a power of two: exact
     for r in range(start, stop):
         w = weight[r]
         if w == 0.0:
@@ -123,7 +125,6 @@ def correction_pass(
             total += g[c]
         normaliser = top + np.log(total)
         loss = w * (normaliser - score[cls[r]])
-        terms[:] = 0.0
         if held_out[r]:
             change = loss / w - generative_loss[r]
             terms[2] = loss
@@ -131,15 +132,17 @@ def correction_pass(
             terms[4] = w * change
             terms[5] = w * change * change
             terms[6] = 1.0
+            first, last = 2, n_totals
         else:
             terms[0] = loss
             terms[1] = w
+            first, last = 0, 2
         limit = w * 1073741824.0  # 2^30
-        for k in range(n_totals):
+        for k in range(first, last):
             x = min(max(terms[k], -limit), limit)
-            high = np.floor(x * coarse + 0.5)
-            totals[k] += np.int64(high)
-            totals[n_totals + k] += np.int64(np.floor((x - high / coarse) * fine + 0.5))
+            high = np.int64(x * coarse)  # truncated: x − high / coarse is then exact
+            totals[k] += high
+            totals[n_totals + k] += np.int64((x - high * coarse_step) * fine)
         if held_out[r]:
             continue
         scale = w / total  # w · p_c = w · exp(s_c − top) / Σ exp(s − top)
@@ -147,7 +150,7 @@ def correction_pass(
             g[c] *= scale
         g[cls[r]] -= w
         for c in range(K):
-            step[c] = np.int64(np.floor(g[c] * fine + 0.5))
+            step[c] = np.int64(g[c] * fine)  # truncated toward zero
             bias_gradient[c] += step[c]
         c = 0
         while c + 4 <= K:

@@ -89,10 +89,11 @@ class FixedPoint:
     batches, Dask partitions) gives the same numbers to the last bit.
 
     With W the total weight of the rows and S = 62 − ⌈log₂ W⌉ (W ≤ 2^(62 − S)), a gradient
-    term g = w (p_c − [c = y]), |g| ≤ w, is kept as round(g 2^S): no sum of them can overflow
+    term g = w (p_c − [c = y]), |g| ≤ w, is kept as trunc(g 2^S) (rounded toward zero): no sum of
+    them can overflow
     a 64-bit integer, and each is exact to 2^−S W ≈ 2·10⁻¹⁹ W. A total (the losses and their
-    squares, which have no bound) is kept in two words, h = round(t 2^(S−31)) and
-    round((t − h 2^(31−S)) 2^S), as exact as a gradient term and with 2^31 times its range
+    squares, which have no bound) is kept in two words, h = trunc(t 2^(S−31)) and
+    trunc((t − h 2^(31−S)) 2^S), as exact as a gradient term and with 2^31 times its range
     (each row's term clipped to ±2^30 w). Kept on the model's total weight, so the same for
     every piece of a pass."""
 
