@@ -129,6 +129,14 @@ def test_predict_writes_parquet_tsv_and_json_lines(tmp_path: Path, csv_file: Pat
     code, _, err = run(["predict", model_path, csv_file, "-o", tmp_path / "out.json"], capsys)
     assert code == 1 and "name the file .jsonl" in err
     assert not (tmp_path / "out.json").exists()
+    # so would a path named for a spreadsheet, a compressed file or a model file
+    for name, what in [("out.xlsx", "spreadsheets"), ("out.csv.gz", "compressed"),
+                       ("p.nbm", "model file")]:  # fmt: skip
+        before = (tmp_path / name).read_bytes() if (tmp_path / name).exists() else None
+        code, _, err = run(["predict", model_path, csv_file, "-o", tmp_path / name], capsys)
+        assert code == 1 and what in err and ".csv, .tsv, .parquet or .jsonl" in err
+        after = (tmp_path / name).read_bytes() if (tmp_path / name).exists() else None
+        assert after == before  # nothing written
 
 
 def test_streaming_equals_in_memory(tmp_path: Path, capsys):

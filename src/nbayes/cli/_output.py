@@ -1,5 +1,7 @@
 """Writing a command's table of results: CSV on stdout, or a .csv, .tsv, .parquet or .jsonl
-file (one JSON object per row; a .json path is refused, as a JSON document is not written).
+file (one JSON object per row; a .json path is refused, as a JSON document is not written, and
+so is a path named for a spreadsheet, a compressed file or another format not written; any other
+name gets CSV).
 
 A file is written whole or not at all (:func:`nbayes._atomic.replacing`): the rows go to a
 temporary file beside it, renamed over it once the last row is written, so a bad row late in
@@ -21,6 +23,13 @@ from ..exceptions import MissingDependencyError
 
 #: What ``nbayes`` writes; named in the error for an output path that is a folder.
 _WHAT = "an output file"
+#: Suffixes of formats the results are not written in (anything else unknown is CSV).
+_NOT_WRITTEN = {
+    **dict.fromkeys((".xlsx", ".xls", ".xlsm", ".ods"), "spreadsheets"),
+    **dict.fromkeys((".gz", ".zst", ".bz2", ".xz", ".zip"), "compressed files"),
+    **dict.fromkeys((".feather", ".arrow", ".ipc", ".avro", ".orc"), "that format"),
+    ".nbm": "predictions into a model file",
+}
 
 
 def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: str) -> None:
@@ -37,6 +46,11 @@ def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: 
         raise ValueError(
             f"{out}: results are written one JSON object per row: name the file .jsonl (or "
             ".csv, .tsv, .parquet)."
+        )
+    if suffix in _NOT_WRITTEN:
+        raise ValueError(
+            f"{out}: nbayes does not write {_NOT_WRITTEN[suffix]}: name the file .csv, .tsv, "
+            ".parquet or .jsonl (a CSV under this name would mislead whoever opens it)."
         )
     if suffix in (".jsonl", ".ndjson"):
         with replacing(out, text=True, newline="", what=_WHAT, special=True) as handle:
