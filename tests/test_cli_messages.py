@@ -354,3 +354,18 @@ def test_an_identifier_is_told_once_and_a_near_identifier_the_model_keeps_is_tol
     out = str(tmp_path / "s.nbm")
     assert main(["fit", str(tmp_path / "d.csv"), "--target", "y", "--model", "tan", "-o", out]) == 0
     assert "400 rows, 2 classes, 2 columns (1 left out)" in capsys.readouterr().err
+
+
+def test_report_names_the_class_column_that_holds_labels_the_model_does_not_know(
+    tmp_path: Path, model: Path, data: Path, capsys
+):
+    table = pl.read_csv(data).with_columns(pl.col("y").replace({"q": "r"}))
+    other = tmp_path / "other.csv"
+    table.write_csv(other)
+    page = tmp_path / "report.html"
+    code, _, err = run(["report", model, other, "--target", "y", "-o", page], capsys)
+    assert code == 1 and not page.exists()
+    assert err.strip() == (
+        "nbayes: error: column 'y' holds labels the model does not know: ['r'] (its classes: "
+        "['p', 'q'])."
+    )

@@ -281,5 +281,6 @@ def test_score_warns_where_labels_are_none_of_the_classes_and_says_how_they_diff
 def test_plots_name_unknown_labels_with_the_same_hint():
     from nbayes.plot._common import class_positions
 
-    with pytest.raises(ValueError, match=r"does not know: \['a\.'\]\. They differ .* trailing"):
+    pattern = r"does not know: \['a\.'\] \(its classes: \['a', 'b'\]\)\. They differ .* trailing"
+    with pytest.raises(ValueError, match=pattern):
         class_positions(np.array(["a", "b"]), np.array(["a.", "b"]))

@@ -305,7 +305,7 @@ def report(
         accumulator = Accumulator(classes)
         accumulator.update(labels, predicted, proba)
         evaluation = accumulator.report()
-        truth = class_positions(classes, labels)
+        truth = class_positions(classes, labels, target)
         parts.append("<h2 id='metrics'>Metrics</h2>")
         parts.append(_metrics_section(evaluation))
         parts.append("<h2 id='plots'>Plots</h2>")

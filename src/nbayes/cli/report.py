@@ -24,17 +24,20 @@ def run(args: argparse.Namespace) -> int:
     if frame.height == 0:
         raise DataError(reader.path, "there are no labelled rows to report on.")
     learner = learner_of(model, args, frame.columns)
-    labels = frame.get_column(target).to_numpy()
-    if labels.dtype == object:
-        labels = labels.astype(str)
-    features = learner.features(frame.drop(target) if learner.text is None else frame)
-    if learner.text is not None:
-        features = np.asarray(features.fill_null("").to_list(), dtype=object)
+    if learner.text is None:  # the table with its class column, which messages then name
+        features, labels, labelled_by = frame, None, target
+    else:
+        labels = frame.get_column(target).to_numpy()
+        if labels.dtype == object:
+            labels = labels.astype(str)
+        text = learner.features(frame).fill_null("").to_list()
+        features, labelled_by = np.asarray(text, dtype=object), None
     page = report(
         model,
         features,
         labels,
         path=args.output,
+        target=labelled_by,
         cv=args.cv,
         explain_rows=args.explain_rows,
         title=args.title,

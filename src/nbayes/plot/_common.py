@@ -57,16 +57,23 @@ def labelled(X: Any, y: Any, target: str | None) -> tuple[Any, np.ndarray]:
     return frame.drop(target), labels if labels.dtype != object else labels.astype(str)
 
 
-def class_positions(classes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def class_positions(
+    classes: np.ndarray, labels: np.ndarray, target: str | None = None
+) -> np.ndarray:
     """Index of each label in ``classes`` (compared as text, as ``nbayes evaluate`` does); a
-    label the model does not know raises, naming it."""
+    label the model does not know raises, naming it and where the labels came from (``y``, or
+    the column ``target``)."""
     lookup = {str(c): k for k, c in enumerate(np.asarray(classes).tolist())}
     text = np.asarray(labels).astype(str)
     index = np.fromiter((lookup.get(t, -1) for t in text), dtype=np.intp, count=len(text))
     if np.any(index < 0):
         unknown = np.unique(np.asarray(labels)[index < 0].astype(str)).tolist()
         hint = near_labels(unknown, list(lookup))
-        raise ValueError(f"y holds labels the model does not know: {unknown[:5]}.{hint}")
+        source = "y" if target is None else f"column {target!r}"
+        raise ValueError(
+            f"{source} holds labels the model does not know: {unknown[:5]} (its classes: "
+            f"{list(lookup)[:10]}).{hint}"
+        )
     return index
 
 
@@ -76,7 +83,7 @@ def predictions(model: Any, X: Any, y: Any, target: str | None) -> tuple[np.ndar
     proba = np.asarray(model.predict_proba(X))
     if proba.shape[0] != labels.shape[0]:
         raise ValueError(f"X has {proba.shape[0]} rows but y has {labels.shape[0]} labels.")
-    return class_positions(model.classes_, labels), proba
+    return class_positions(model.classes_, labels, target), proba
 
 
 class ProbabilityDisplay:
