@@ -369,3 +369,17 @@ def test_report_names_the_class_column_that_holds_labels_the_model_does_not_know
         "nbayes: error: column 'y' holds labels the model does not know: ['r'] (its classes: "
         "['p', 'q'])."
     )
+
+
+def test_fit_warns_of_a_class_written_as_a_missing_marker(tmp_path: Path, capsys):
+    path = tmp_path / "labels.csv"
+    path.write_text("a,y\n1,p\n2,q\n3,NaN\n4,p\n5,q\n6,p\n")
+    code, _, err = run(["fit", path, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)
+    assert code == 0
+    assert "nbayes: warning: the target holds 'NaN', which usually marks a missing label" in err
+    assert "--missing 'NaN'" in err
+    code, _, err = run(
+        ["fit", path, "--target", "y", "--missing", "NaN", "-o", tmp_path / "m.nbm"], capsys
+    )
+    assert code == 0 and "usually marks a missing label" not in err
+    assert len(nbayes.load(tmp_path / "m.nbm").classes_) == 2

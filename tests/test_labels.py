@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -102,3 +105,30 @@ def test_given_classes_place_the_first_batchs_labels():
     model.partial_fit({"x": [0.0, 1.0, 2.0]}, ["m", "k", "m"], classes=["z", "k", "m", "a"])
     np.testing.assert_array_equal(model.classes_, ["a", "k", "m", "z"])
     np.testing.assert_array_equal(model.class_count_, [0, 1, 2, 0])
+
+
+@pytest.mark.parametrize("marker", ["NaN", "NA", "?", "null", " n/a "])
+def test_a_class_written_as_a_missing_marker_is_fitted_with_a_warning_naming_it(marker):
+    X = pl.DataFrame({"a": ["x", "y", "x", "y", "x", "y"]})
+    y = np.array(["p", "q", marker, "p", "q", "p"])
+    for model in (nbayes.NaiveBayes(), nbayes.SemiNaiveBayes("tan")):
+        with pytest.warns(UserWarning, match=re.escape(f"the target holds {marker!r}, which")) as w:
+            model.fit(X, y)
+        assert marker in model.classes_.tolist()  # still a class: the warning only tells
+        assert f"missing_values={marker!r}" in str(w[0].message)
+        assert w[0].filename == __file__  # pointed at the caller's line
+    # named missing, its rows are dropped (with the usual note) and no such warning is given
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = nbayes.NaiveBayes(missing_values=marker).fit(X.with_columns(pl.Series("y", y)),
+                                                             target="y")
+    assert marker not in model.classes_.tolist()
+    assert not any("usually marks a missing" in str(c.message) for c in caught)
+
+
+def test_ordinary_classes_and_numbers_give_no_missing_marker_warning():
+    X = pl.DataFrame({"a": ["x", "y", "x", "y"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbayes.NaiveBayes().fit(X, np.array(["none", "soft", "hard", "none"]))
+        nbayes.NaiveBayes().fit(X, np.array([0, 1, 0, 1]))

@@ -208,13 +208,39 @@ def text_codes(labels: pl.Series, classes: np.ndarray) -> np.ndarray | None:
     return codes.to_physical().to_numpy().astype(np.intp)
 
 
+#: Text labels that usually stand for a missing label (pandas reads these as missing).
+MISSING_LIKE = frozenset({"", "?", "na", "n/a", "nan", "null", "#n/a", "<na>"})
+
+
 def check_classes(classes: np.ndarray) -> None:
-    """Raise ValueError when the fitted ``classes`` are fewer than two."""
+    """Raise ValueError when the fitted ``classes`` are fewer than two; warn about a class
+    whose text usually marks a missing label ("NaN", "NA", "?", …), which is fitted as a class
+    of its own unless the caller names it missing."""
     if classes.shape[0] < 2:
         label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
         raise ValueError(
             f"the target has a single class ({label!r}): 1 class, and a classifier needs at "
             "least two."
+        )
+    warn_missing_like(classes)
+
+
+def warn_missing_like(classes: np.ndarray) -> None:
+    """Warn about a class whose text usually marks a missing label (:data:`MISSING_LIKE`)."""
+    if np.asarray(classes).dtype.kind not in "UO":
+        return
+    texts = [c for c in np.asarray(classes).tolist() if isinstance(c, str)]
+    marked = [c for c in texts if c.strip().casefold() in MISSING_LIKE]
+    if marked:
+        from .exceptions import caller_stacklevel
+
+        warnings.warn(
+            f"the target holds {marked[0]!r}, which usually marks a missing label, and it is "
+            "fitted as a class of its own. If it means missing, name it missing "
+            f"(missing_values={marked[0]!r}; --missing {marked[0]!r} on the command line) and "
+            "those rows are dropped.",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
         )
 
 

@@ -87,6 +87,10 @@ def _fit_and_save(args: argparse.Namespace) -> int:
             args.data,
             f"the target has a single class ({label!r}); a classifier needs at least two.",
         )
+    if args.model == "naive" and not args.scheduler:  # (the other fits warn as they fit)
+        from ..labels import warn_missing_like
+
+        warn_missing_like(model.classes_)
     from ..persist import save
 
     if args.loss:  # every model nbayes fit makes has NaiveBayes's parameter name for it
