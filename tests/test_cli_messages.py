@@ -383,3 +383,22 @@ def test_fit_warns_of_a_class_written_as_a_missing_marker(tmp_path: Path, capsys
     )
     assert code == 0 and "usually marks a missing label" not in err
     assert len(nbayes.load(tmp_path / "m.nbm").classes_) == 2
+
+
+def test_a_folder_given_as_a_table_is_told_how_nbayes_reads_folders(
+    tmp_path: Path, data: Path, capsys
+):
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    rows = data.read_text().splitlines()
+    (folder / "a.csv").write_text("\n".join(rows[:100]) + "\n")
+    (folder / "b.csv").write_text("\n".join([rows[0], *rows[100:]]) + "\n")
+    model = tmp_path / "m.nbm"
+    code, _, err = run(["fit", folder, "--target", "y", "-o", model], capsys)
+    assert code == 2 and not model.exists()
+    assert "is a folder, which nbayes reads as documents" in err
+    assert "Its files (a.csv, b.csv) look like tables: give one file" in err
+    # without --target: a folder of files alone has no classes to fit
+    code, _, err = run(["fit", folder, "-o", model], capsys)
+    assert code == 1 and not model.exists()
+    assert "the folder has no subfolders, so its documents have no class" in err

@@ -42,6 +42,8 @@ def open_reader(
 ) -> Reader:
     """The reader of ``args.data`` with the data options (``missing`` overrides ``--missing``)."""
     if is_documents(args):
+        if getattr(args, "target", None) is not None and os.path.isdir(args.data):
+            raise UsageError(_folder_is_not_a_table(args.data))
         return DocumentReader(
             args.data,
             separator=args.separator or "\t",
@@ -65,6 +67,31 @@ def open_reader(
         strip=not args.no_strip,
         quote=None if args.no_quote else args.quote,
     )
+
+
+#: Names of files that hold a table rather than a document.
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".jsonl", ".ndjson", ".data")
+
+
+def _folder_is_not_a_table(folder: str) -> str:
+    """Why ``--target`` with a folder is refused: a folder is read as documents."""
+    names = sorted(e.name for e in os.scandir(folder) if e.is_file() and e.name[0] != ".")
+    tables = [n for n in names if _uncompressed(n.lower()).endswith(_TABLE_SUFFIXES)]
+    message = (
+        f"{folder} is a folder, which nbayes reads as documents (one subfolder per class, one "
+        "file per document; no --target), but --target names a table's column."
+    )
+    if tables:
+        shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
+        message += (
+            f" Its files ({shown}) look like tables: give one file (a command reads one table), "
+            "or, with --scheduler, a folder of .parquet files that Dask workers read."
+        )
+    return message
+
+
+def _uncompressed(name: str) -> str:
+    return name.removesuffix(".gz").removesuffix(".zst")
 
 
 @contextmanager

@@ -365,6 +365,14 @@ def _checked_fit(args: argparse.Namespace, learner: Learner | None, reader: Read
             else f"the target column {learner.target if learner else args.target!r} is "
             "entirely missing."
         )
+        if reader.format == "folder":
+            message = (
+                "the folder has no subfolders, so its documents have no class: to fit, put "
+                "each class's documents in a subfolder named after the class (a folder of "
+                "files alone is documents to predict)."
+                if reader.rows
+                else "the folder holds no documents."
+            )
         raise DataError(reader.path, message)
     empty = learner.unobserved()
     if empty:  # as NaiveBayes.fit on the whole table
