@@ -170,3 +170,12 @@ def test_a_string_summary_estimates_many_distinct_values_and_their_words(monkeyp
     assert summary.mean_words() == 3.0
     halves = schema.StringSummary.of(column[:7000]).merge(schema.StringSummary.of(column[7000:]))
     assert halves.distinct() == summary.distinct()
+
+
+def test_a_column_of_bytes_is_refused_saying_how_to_decode_it():
+    frame = pl.DataFrame({"text": [b"a b", b"c d", b"a c", b"b d"], "y": ["p", "q", "p", "q"]})
+    with pytest.raises(ValueError, match=r"column 'text' has type Binary.*decode=True") as error:
+        nbayes.NaiveBayes().fit(frame, target="y")
+    assert "pl.col(...).cast(pl.String)" in str(error.value)
+    decoded = frame.with_columns(pl.col("text").cast(pl.String))  # as the message says
+    assert nbayes.NaiveBayes().fit(decoded, target="y").predict(decoded).shape == (4,)

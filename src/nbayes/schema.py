@@ -244,9 +244,15 @@ def infer_schema(
                 f"unknown family {family!r} for column {name!r}; choose one of {registry.names()}."
             )
         if kind == "other":
+            bytes_hint = (
+                " Bytes (text as read by read_labeled_lines or read_text_folder) decode with "
+                "decode=True there, or pl.col(...).cast(pl.String)."
+                if dtype == pl.Binary
+                else ""
+            )
             raise ValueError(
                 f"column {name!r} has type {dtype}, which nbayes cannot model; convert it to "
-                "numbers, strings or booleans (dates: e.g. to days)."
+                f"numbers, strings or booleans (dates: e.g. to days).{bytes_hint}"
             )
         if kind == "null" and family is None:
             raise ValueError(
