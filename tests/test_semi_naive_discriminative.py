@@ -222,6 +222,14 @@ def test_a_pass_gives_the_same_sums_to_the_last_bit_in_any_order_and_batches(see
     np.testing.assert_array_equal(again[1], once[1])
 
 
+@pytest.mark.parametrize("total", [0.0, 1e-310, 1e-6, 1.0, 3e4, 2.0**40, 1e15])
+def test_the_fixed_point_scale_keeps_every_sum_in_64_bits(total):
+    fixed = FixedPoint.for_weight(total)
+    assert np.isfinite(fixed.fine) and np.isfinite(fixed.coarse)
+    assert total * fixed.fine <= 2.0**62  # no sum of |g| ≤ w can overflow
+    assert fixed.fine == fixed.coarse * 2.0**31
+
+
 def _four_class_interactions(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
     """Four classes from a score with a product and an equality of attributes (3 % of labels
     redrawn): a concept whose correction takes many L-BFGS iterations."""

@@ -103,6 +103,7 @@ class FixedPoint:
     @classmethod
     def for_weight(cls, total_weight: float) -> FixedPoint:
         _, exponent = math.frexp(max(float(total_weight), 0.0))  # W < 2^exponent
+        exponent = max(exponent, -900)  # a weight below 2^−900 in all: 2^S stays a number
         return cls(math.ldexp(1.0, 62 - exponent), math.ldexp(1.0, 31 - exponent))
 
     def empty(self, n_gradient: int) -> tuple[np.ndarray, np.ndarray]:
