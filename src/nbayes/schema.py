@@ -11,8 +11,10 @@ string with nearly one value     ``"ignore"`` (left out), with a warning
 per row (an identifier)
 numbers, ``continuous="auto"``   ``"auto"``: chosen per column from the data (the default;
 (the default)                    see :mod:`nbayes.families.auto`)
-numbers, another ``continuous``  integers with at most ``max_int_categories`` distinct values
-                                 in the first batch: ``"categorical"``; others: ``continuous``
+numbers, another ``continuous``  integers (also whole numbers stored as floats, as pandas
+                                 stores integers with missing values) with at most
+                                 ``max_int_categories`` distinct values in the first batch:
+                                 ``"categorical"``; others: ``continuous``
 ===============================  ====================================================
 
 **Text and identifiers.** A string column of at least ``MIN_ROWS`` observed values is looked at
@@ -269,11 +271,11 @@ def infer_schema(
                 family = "categorical"
             elif continuous == "auto":  # every numeric column: the data choose, counting included
                 family = "auto"
-            elif (
-                kind == "int"
-                and frame.get_column(name).n_unique() - (null_count > 0) <= max_int_categories
+            elif kind in ("int", "float") and few_integers(
+                frame.get_column(name), max_int_categories
             ):
                 family = "categorical"
+                dtype = pl.Int64  # (whole numbers stored as floats are integers to count)
             else:
                 family = continuous
         reads = registry.get(family).reads
@@ -304,6 +306,23 @@ def infer_schema(
             stacklevel=caller_stacklevel(),
         )
     return specs
+
+
+def few_integers(column: pl.Series, max_int_categories: int) -> bool:
+    """Whether ``column`` holds integers — whole numbers, also when stored as floats, as pandas
+    stores an integer column with missing values (NaN) — of at most ``max_int_categories``
+    distinct values: a column to count, whatever type its values came in."""
+    present = column.drop_nulls()
+    if present.dtype.is_float():
+        present = present.drop_nans()
+        if present.len() == 0:
+            return False
+        distinct = present.unique()
+        if distinct.len() > max_int_categories:
+            return False
+        values = distinct.to_numpy()
+        return bool(np.all((values == np.floor(values)) & (np.abs(values) < 2.0**53)))
+    return present.n_unique() <= max_int_categories
 
 
 def schema_for(

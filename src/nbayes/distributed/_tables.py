@@ -5,7 +5,8 @@ disagree (an integer column with few distinct values in one partition, many in a
 schema is therefore the one a single-machine fit on all the labelled rows infers: from the
 collection's dtypes where they decide it, otherwise from one pass over just the columns that need
 data — integer columns (at most ``max_int_categories`` distinct values in all the labelled rows,
-as a single-machine ``fit`` counts them), object columns (which type their values have) and
+as a single-machine ``fit`` counts them; float columns too where ``continuous`` is not "auto",
+whole numbers stored as floats being integers), object columns (which type their values have) and
 string and category columns (free text or identifiers, by the summary of
 :class:`nbayes.schema.StringSummary`, which merges). Naming such columns in ``families=`` skips
 that pass. Every partition is then read with
@@ -50,9 +51,10 @@ def resolve_schema(
             ("string[", "large_string[")
         )
         kind = column_kind(dtype)
-        if (dtype == pl.String and not string) or (
-            kind in ("int", "string") and name not in families
-        ):
+        # float columns only where integers are counted (whole numbers stored as floats count)
+        counting_floats = getattr(template, "continuous", "auto") != "auto"
+        counted = ("int", "string", "float") if counting_floats else ("int", "string")
+        if (dtype == pl.String and not string) or (kind in counted and name not in families):
             needed.append(name)
     found: dict[str, tuple] = {}
     if needed:
@@ -78,7 +80,7 @@ def resolve_schema(
             dtype = common_type(name, found[name][0])
             if dtype == pl.Null and require_observed:
                 raise unobserved_column(name)
-            if dtype.is_integer():
+            if dtype.is_integer() or dtype.is_float():
                 values = sorted(found[name][1])
         series.append((name, dtype, values))
     # a stand-in table with the same types and the same distinct values (up to the cap) as all
@@ -95,13 +97,16 @@ def summarise_part(
     X: Any, *extras: Any, template: Estimator, target: str | None, has_y: bool, cap: int
 ) -> dict[str, tuple]:
     """Per column of a partition (labelled rows): the types of its values, up to ``cap``
-    distinct values of an integer column, and a string column's summary (None for others)."""
+    distinct values of a numeric column, and a string column's summary (None for others)."""
     frame = template._read_partition(X, extras[0] if has_y else None, target=target).frame
     out = {}
     for name, dtype in frame.schema.items():
         column = frame.get_column(name)
         present = column.drop_nulls()
-        values = set(present.unique().head(cap).to_list()) if dtype.is_integer() else set()
+        if dtype.is_float():
+            present = present.drop_nans()
+        numeric = dtype.is_integer() or dtype.is_float()
+        values = set(present.unique().head(cap).to_list()) if numeric else set()
         strings = StringSummary.of(column) if column_kind(dtype) == "string" else None
         out[name] = ({dtype} if present.len() else set(), values, strings)
     return out
