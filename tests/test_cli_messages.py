@@ -398,7 +398,50 @@ def test_a_folder_given_as_a_table_is_told_how_nbayes_reads_folders(
     assert code == 2 and not model.exists()
     assert "is a folder, which nbayes reads as documents" in err
     assert "Its files (a.csv, b.csv) look like tables: give one file" in err
-    # without --target: a folder of files alone has no classes to fit
+    # without --target, to fit or to predict: the same, the folder holding only tables
+    for args in (["fit", folder, "-o", model], ["predict", model_file(tmp_path, data), folder]):
+        code, _, err = run(args, capsys)
+        assert code == 2 and not model.exists()
+        assert "is a folder, which nbayes reads as documents" in err and "--target names" not in err
+        assert "Its files (a.csv, b.csv) look like tables" in err
+    # documents without a class subfolder: nothing to fit, said so
+    (folder / "a.csv").rename(folder / "a.txt")
     code, _, err = run(["fit", folder, "-o", model], capsys)
     assert code == 1 and not model.exists()
     assert "the folder has no subfolders, so its documents have no class" in err
+
+
+def model_file(tmp_path: Path, data: Path) -> Path:
+    """A model fitted on ``data`` (its class column y)."""
+    path = tmp_path / "fitted.nbm"
+    assert main(["fit", str(data), "--target", "y", "-o", str(path)]) == 0
+    return path
+
+
+def test_evaluate_on_rows_of_one_class_says_why_there_is_no_auc(
+    tmp_path: Path, model: Path, data: Path, capsys
+):
+    one_class = tmp_path / "p_only.csv"
+    pl.read_csv(data).filter(pl.col("y") == "p").write_csv(one_class)
+    code, out, _ = run(["evaluate", model, one_class, "--target", "y"], capsys)
+    assert code == 0
+    assert "no ROC or PR AUC: every labelled row is of one class" in out
+    assert "average the 0 classes" not in out
+
+
+def test_output_dash_is_standard_output(tmp_path: Path, model: Path, data: Path, capsys):
+    code, out, _ = run(["predict", model, data, "-o", "-"], capsys)
+    assert code == 0 and out.splitlines()[0] == "prediction" and len(out.splitlines()) == 201
+    assert not Path("-").exists()
+
+
+def test_a_report_on_rows_of_one_class_draws_no_empty_legend(
+    tmp_path: Path, model: Path, data: Path, capsys
+):
+    pytest.importorskip("matplotlib")
+    one_class = tmp_path / "p_only.csv"
+    pl.read_csv(data).filter(pl.col("y") == "p").write_csv(one_class)
+    page = tmp_path / "r.html"
+    code, _, err = run(["report", model, one_class, "--target", "y", "-o", page], capsys)
+    assert code == 0 and page.exists()
+    assert "legend" not in err  # matplotlib's "No artists with labels" warning

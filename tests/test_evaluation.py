@@ -233,8 +233,11 @@ def test_a_test_file_whose_labels_are_all_unknown_asks_whether_it_is_the_class_c
     assert "is the class column the one the model was fitted on (--target)?" in note
     # one known label: no such question (the unknown ones are then new classes)
     accumulator.update(np.array(["acc"]), np.array(["acc"]), np.full((1, 2), 0.5))
-    (note,) = accumulator.report().notes
-    assert "--target" not in note
+    labels_note, auc_note = accumulator.report().notes
+    assert "3 rows have labels the model does not know" in labels_note
+    assert "--target" not in labels_note
+    # (and the one known row, of one class, gives no AUC, which a note says)
+    assert auc_note.startswith("no ROC or PR AUC: every labelled row is of one class")
 
 
 def test_evaluate_and_predict_say_how_many_bad_rows_they_skipped(tmp_path, capsys):

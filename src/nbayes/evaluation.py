@@ -327,9 +327,19 @@ def _probability_figures(
         if 0 < positive.sum() < n:
             figures["roc_auc"] = roc_auc(positive, proba[:, 1])
             figures["pr_auc"] = average_precision(positive, proba[:, 1])
+        else:
+            notes.append(
+                "no ROC or PR AUC: every labelled row is of one class, and an AUC needs rows of "
+                "both classes."
+            )
         return figures
     present = [c for c in range(k) if 0 < np.sum(truth == c) < n]
-    if len(present) < k:
+    if not present:  # every row of one class: no class has rows on both sides of a threshold
+        notes.append(
+            "no ROC or PR AUC: every labelled row is of one class, and an AUC needs rows of the "
+            "class and rows of others."
+        )
+    elif len(present) < k:
         notes.append(
             f"ROC and PR AUC average the {len(present)} classes that occur in the truth (of {k})."
         )

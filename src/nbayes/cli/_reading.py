@@ -42,8 +42,9 @@ def open_reader(
 ) -> Reader:
     """The reader of ``args.data`` with the data options (``missing`` overrides ``--missing``)."""
     if is_documents(args):
-        if getattr(args, "target", None) is not None and os.path.isdir(args.data):
-            raise UsageError(_folder_is_not_a_table(args.data))
+        target = getattr(args, "target", None) is not None
+        if os.path.isdir(args.data) and (target or _holds_only_tables(args.data)):
+            raise UsageError(_folder_is_not_a_table(args.data, target))
         return DocumentReader(
             args.data,
             separator=args.separator or "\t",
@@ -73,13 +74,23 @@ def open_reader(
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".jsonl", ".ndjson", ".data")
 
 
-def _folder_is_not_a_table(folder: str) -> str:
-    """Why ``--target`` with a folder is refused: a folder is read as documents."""
+def _holds_only_tables(folder: str) -> bool:
+    """Whether ``folder`` has files, no subfolder, and only files named as tables are."""
+    entries = [e for e in os.scandir(folder) if e.name[0] != "."]
+    return bool(entries) and all(
+        e.is_file() and _uncompressed(e.name.lower()).endswith(_TABLE_SUFFIXES) for e in entries
+    )
+
+
+def _folder_is_not_a_table(folder: str, target: bool) -> str:
+    """Why a folder given as a table (with ``--target``, or holding only data files) is
+    refused: a folder is read as documents."""
     names = sorted(e.name for e in os.scandir(folder) if e.is_file() and e.name[0] != ".")
     tables = [n for n in names if _uncompressed(n.lower()).endswith(_TABLE_SUFFIXES)]
     message = (
         f"{folder} is a folder, which nbayes reads as documents (one subfolder per class, one "
-        "file per document; no --target), but --target names a table's column."
+        "file per document; no --target)"
+        + (", but --target names a table's column." if target else ".")
     )
     if tables:
         shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")

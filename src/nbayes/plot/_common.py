@@ -142,4 +142,5 @@ def unit_square(ax: Any, xlabel: str, ylabel: str, title: str, legend: str) -> N
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(loc=legend, fontsize="small")
+    if ax.get_legend_handles_labels()[0]:  # (no curve, no legend: matplotlib would warn)
+        ax.legend(loc=legend, fontsize="small")
