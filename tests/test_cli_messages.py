@@ -445,3 +445,37 @@ def test_a_report_on_rows_of_one_class_draws_no_empty_legend(
     code, _, err = run(["report", model, one_class, "--target", "y", "-o", page], capsys)
     assert code == 0 and page.exists()
     assert "legend" not in err  # matplotlib's "No artists with labels" warning
+
+
+def test_evaluate_and_report_say_how_many_unlabelled_rows_they_left_out(
+    tmp_path: Path, model: Path, data: Path, capsys
+):
+    table = pl.read_csv(data)
+    gaps = table.with_columns(
+        pl.when(pl.int_range(pl.len()) < 7).then(None).otherwise(pl.col("y")).alias("y")
+    )
+    path = tmp_path / "gaps.csv"
+    gaps.write_csv(path)
+    code, _, err = run(["evaluate", model, path, "--target", "y"], capsys)
+    assert code == 0
+    assert "7 rows without a label (missing in 'y') were left out" in err
+    assert "over the 193 labelled rows" in err
+    page = tmp_path / "r.html"
+    code, _, err = run(["report", model, path, "--target", "y", "-o", page], capsys)
+    assert code == 0 and "7 rows without a label (missing in 'y') were left out" in err
+
+
+def test_report_suggests_naming_a_missing_marker_it_finds_among_the_labels(
+    tmp_path: Path, model: Path, data: Path, capsys
+):
+    marked = pl.read_csv(data).with_columns(
+        pl.when(pl.int_range(pl.len()) < 3).then(pl.lit("?")).otherwise(pl.col("y")).alias("y")
+    )
+    path = tmp_path / "marked.csv"
+    marked.write_csv(path)
+    page = tmp_path / "r.html"
+    code, _, err = run(["report", model, path, "--target", "y", "-o", page], capsys)
+    assert code == 1 and "If '?' means a missing label, name it missing" in err
+    code, _, err = run(["report", model, path, "--target", "y", "--missing", "?", "-o", page],
+                       capsys)  # fmt: skip
+    assert code == 0 and "3 rows without a label" in err

@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     accumulator = Accumulator(model.classes_, getattr(model, "loss", None))
     bound = memory_bound(args)
     learner: Learner | None = None
+    unlabelled = 0
     with progress(reader, "evaluate") as batches:
         for batch in batches:
             target = require_target(args, reader.path, batch.frame.columns)
@@ -36,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
                 learner = learner_of(model, args, batch.frame.columns)
             truth = batch.frame.get_column(target)
             labelled = truth.is_not_null()
+            unlabelled += truth.null_count()
             frame = batch.frame.filter(labelled)
             try:
                 predicted, proba = learner.predict_both(frame)
@@ -56,4 +58,10 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.format())
     if reader.bad_rows:
         print(f"nbayes: {reader.bad_rows:,} bad rows skipped", file=sys.stderr)
+    if unlabelled:
+        print(
+            f"nbayes: {unlabelled:,} rows without a label (missing in {target!r}) were left out; "
+            f"the figures are over the {accumulator.n:,} labelled rows",
+            file=sys.stderr,
+        )
     return 0

@@ -5,6 +5,7 @@ set, or with ``--cv K`` the rows to cross-validate the model's settings on); see
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 
@@ -20,9 +21,16 @@ def run(args: argparse.Namespace) -> int:
     reader = open_reader(args, missing=markers_for(args, model))
     frame = read_bounded(reader, args, "report on a sample of the rows")
     target = require_target(args, reader.path, frame.columns)
+    unlabelled = frame.get_column(target).null_count()
     frame = frame.filter(frame.get_column(target).is_not_null())
     if frame.height == 0:
         raise DataError(reader.path, "there are no labelled rows to report on.")
+    if unlabelled:
+        print(
+            f"nbayes: {unlabelled:,} rows without a label (missing in {target!r}) were left out; "
+            f"the report is on the {frame.height:,} labelled rows",
+            file=sys.stderr,
+        )
     learner = learner_of(model, args, frame.columns)
     if learner.text is None:  # the table with its class column, which messages then name
         features, labels, labelled_by = frame, None, target

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..exceptions import MissingDependencyError
-from ..labels import near_labels
+from ..labels import MISSING_LIKE, near_labels
 
 _Display = TypeVar("_Display", bound="ProbabilityDisplay")
 
@@ -70,6 +70,13 @@ def class_positions(
         unknown = np.unique(np.asarray(labels)[index < 0].astype(str)).tolist()
         hint = near_labels(unknown, list(lookup))
         source = "y" if target is None else f"column {target!r}"
+        marker = [u for u in unknown if u.strip().casefold() in MISSING_LIKE]
+        if marker:
+            hint += (
+                f" If {marker[0]!r} means a missing label, name it missing (missing_values="
+                f"{marker[0]!r}; --missing {marker[0]!r} on the command line): such rows are "
+                "left out."
+            )
         raise ValueError(
             f"{source} holds labels the model does not know: {unknown[:5]} (its classes: "
             f"{list(lookup)[:10]}).{hint}"
