@@ -372,6 +372,7 @@ def test_a_model_file_given_as_the_data_is_named_as_one(
     first = {"fit": [model, "--target", "y", "-o", tmp_path / "x.nbm"]}.get(command, [model, model])
     code, _, err = run([command, *first], capsys)
     assert code == 1 and f"{model}: is an nbayes model file, not data" in err, err
+    assert "fit, cv and read_table take data" in err  # (whichever command met it)
     assert not (tmp_path / "x.nbm").exists()
     with pytest.raises(nbayes.DataError, match="is an nbayes model file, not data"):
         nbayes.read_table(model)

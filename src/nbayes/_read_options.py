@@ -124,8 +124,9 @@ def sniff(path: str, compression: str | None = None) -> tuple[str, str | None]:
     if head.startswith(MODEL_FILE_MAGIC):
         raise DataError(
             path,
-            "is an nbayes model file, not data: the model comes first (nbayes predict MODEL "
-            "DATA), and nbayes.load reads it in Python.",
+            "is an nbayes model file, not data: fit, cv and read_table take data (a table, "
+            "or documents); predict, evaluate, explain and report take the model first (MODEL "
+            "DATA); nbayes.load reads it in Python.",
         )
     if _is_idx(head):
         raise DataError(

@@ -212,15 +212,22 @@ def text_codes(labels: pl.Series, classes: np.ndarray) -> np.ndarray | None:
 MISSING_LIKE = frozenset({"", "?", "na", "n/a", "nan", "null", "#n/a", "<na>"})
 
 
-def check_classes(classes: np.ndarray) -> None:
-    """Raise ValueError when the fitted ``classes`` are fewer than two; warn about a class
-    whose text usually marks a missing label ("NaN", "NA", "?", …), which is fitted as a class
-    of its own unless the caller names it missing."""
+def check_classes(classes: np.ndarray, *, batches: bool = False) -> None:
+    """Raise ValueError when the fitted ``classes`` are fewer than two (``batches``: the model
+    has ``partial_fit``, which the message then points to for a part of the rows); warn about
+    a class whose text usually marks a missing label ("NaN", "NA", "?", …), which is fitted as
+    a class of its own unless the caller names it missing."""
     if classes.shape[0] < 2:
         label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        part = (
+            " A part of the rows to be merged with others may hold one class: fit it with "
+            "partial_fit, which accepts one."
+            if batches
+            else ""
+        )
         raise ValueError(
             f"the target has a single class ({label!r}): 1 class, and a classifier needs at "
-            "least two."
+            f"least two.{part}"
         )
     warn_missing_like(classes)
 

@@ -304,7 +304,7 @@ class NaiveBayes(
         weight = check_sample_weight(sample_weight, frame.height, estimator="NaiveBayes")
         frame, labels, weight = self._drop_missing_target(frame, labels, weight)
         classes, cls = class_indices(labels)
-        check_classes(classes)
+        check_classes(classes, batches=True)
         validate_prior(self._prior_spec(), len(classes), name="class_prior")  # its length
         validate_loss(self.loss, len(classes), name="loss")  # its shape, before any prediction
         self._fit_columns = list(frame.columns)
