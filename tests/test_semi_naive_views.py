@@ -83,7 +83,7 @@ def test_tables_show_missing_as_a_value_where_it_is_one():
     # missing values kept as a value of their own: the table's last row, with null bounds
     data = pl.DataFrame({
         "a": ["x", "y", None, "x", "y", "x"] * 5,
-        "n": [1.0, None, 2.0, 3.0, 4.0, 5.0] * 5,
+        "n": [1.5, None, 2.5, 3.5, 4.5, 5.5] * 5,  # (fractions: numbers cut into intervals)
         "label": ["p", "q", "p", "q", "p", "q"] * 5,
     })  # fmt: skip
     model = SemiNaiveBayes(missing="category", discriminative=False).fit(data, target="label")
@@ -283,3 +283,27 @@ def test_an_explanation_shows_what_the_table_adds_to_the_structure():
     # a structure alone shows no such lines
     alone = SemiNaiveBayes(KDB(0), discriminative=False).fit(frame, y)
     assert alone.explain(row).factors == []
+
+
+def test_a_network_explanation_lists_the_skipped_and_unseen_values_with_a_factor_of_one():
+    data = pl.DataFrame({
+        "a": ["x", "y", "x", "y", "x", "z"] * 5,
+        "b": ["u", "v", "v", "u", "u", "v"] * 5,
+        "c": ["s", "t", "s", "s", "t", "t"] * 5,
+        "label": ["p", "q", "p", "q", "p", "q"] * 5,
+    })  # fmt: skip
+    model = SemiNaiveBayes("tan", missing="skip", discriminative=False).fit(data, target="label")
+    explanation = model.explain({"a": None, "b": "never", "c": "s"})
+    text = str(explanation)
+    assert "a = missing (skipped: adds nothing)" in text
+    assert "b = unseen value (skipped: adds nothing)" in text
+    skipped = [line for line in explanation.lines if line.get("skipped")]
+    assert [line["attribute"] for line in skipped] == ["a", "b"]
+    assert all(np.all(line["log_p"] == 0.0) for line in skipped)
+    # the factors still multiply to the model's P(x | c) P(c): the skipped ones add nothing
+    with pytest.warns(UserWarning, match="not seen in fitting"):  # (prediction says so)
+        joint = model.predict_joint_log_proba(
+            pl.DataFrame({"a": [None], "b": ["never"], "c": ["s"]})
+        )
+    total = np.log(explanation.prior) + sum(line["log_p"] for line in explanation.lines)
+    np.testing.assert_allclose(total, joint[0], rtol=1e-12)

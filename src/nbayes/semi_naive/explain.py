@@ -2,7 +2,9 @@
 
 * Networks (TAN, k-DB, selective k-DB): one line per attribute with its factor
   P(x_j | c, parents) for every class and the parents it was conditioned on (after back-off:
-  the parents actually used). The factors multiply: their logs add up to log P(x | c).
+  the parents actually used). The factors multiply: their logs add up to log P(x | c). An
+  attribute whose value is missing and skipped, or unseen in fitting, has a line saying so
+  (a factor of 1).
 * Averaged models (AODE, WAODE, AODEsr): one line per super-parent x_i with its weight w_i and
   its share of each class's average, w_i P(x_i | c) Π_j P(x_j | c, x_i) / Σ_i' (…): the shares of
   a class sum to 1.
@@ -56,6 +58,7 @@ class SemiNaiveExplanation:
             labels = [
                 f"{line['attribute']} = {line['value']}"
                 + (" | " + ", ".join(line["parents"]) if line["parents"] else "")
+                + (" (skipped: adds nothing)" if line.get("skipped") else "")
                 for line in self.lines
             ]
             values = [np.exp(line["log_p"]).tolist() for line in self.lines]
@@ -138,7 +141,10 @@ def network_lines(
     depth = model._depth(counts)
     lines = []
     for j, value in enumerate(codes):
-        if depth[j] < 0 or value != value or value >= counts.n_values[j]:
+        if depth[j] < 0:  # an attribute the structure does not use
+            continue
+        if value != value or value >= counts.n_values[j]:  # missing (skipped), or unseen
+            lines.append(_skipped(names[j], show(j, value), len(model.classes_)))
             continue
         x = int(value)
         cell = counts.level_base[j, 0] + x
@@ -158,6 +164,13 @@ def network_lines(
              "log_p": log_table[cell].copy()}
         )  # fmt: skip
     return lines
+
+
+def _skipped(attribute: str, value: str, n_classes: int) -> dict:
+    """The line of an attribute whose value adds no factor: missing and skipped, or unseen in
+    fitting (then treated as missing): a factor of 1 for every class."""
+    return {"attribute": attribute, "value": value, "parents": [], "skipped": True,
+            "log_p": np.zeros(n_classes)}  # fmt: skip
 
 
 def averaged_lines(
