@@ -181,7 +181,7 @@ def test_a_column_of_bytes_is_refused_saying_how_to_decode_it():
     assert nbayes.NaiveBayes().fit(decoded, target="y").predict(decoded).shape == (4,)
 
 
-def test_whole_numbers_stored_as_floats_are_counted_as_integers_are():
+def test_whole_numbers_with_nan_in_floats_are_counted_as_integers_are():
     # pandas stores an integer column with missing values as floats with NaN
     rng = np.random.default_rng(1)
     y = rng.choice(["p", "q"], 300)
@@ -201,3 +201,6 @@ def test_whole_numbers_stored_as_floats_are_counted_as_integers_are():
     # a column with a fraction stays a number
     halves = floats.assign(n=floats["n"] / 2)
     assert nbayes.NaiveBayes(continuous="gaussian").fit(halves, y).families_["n"] == "gaussian"
+    # and so does a float column without a missing value: its type says numbers
+    complete = floats.fillna({"n": 0.0})
+    assert nbayes.NaiveBayes(continuous="gaussian").fit(complete, y).families_["n"] == "gaussian"

@@ -124,12 +124,15 @@ def test_integers_stored_as_floats_with_nan_are_the_integer_model(structure):
     np.testing.assert_array_equal(on_dask.predict_proba(frame), expected.predict_proba(frame))
 
 
-def test_floats_with_a_fraction_or_many_values_stay_numbers():
+def test_floats_with_a_fraction_many_values_or_none_missing_stay_numbers():
     frame, y = _small_integers_with_missing()
     fractional = frame.with_columns(pl.col("a").cast(pl.Float64) + 0.5)
     assert SemiNaiveBayes("aode").fit(fractional, y).families_["a"] == "mdl"
     many = frame.with_columns(pl.Series("a", np.arange(len(y)) % 25, dtype=pl.Float64))
     assert SemiNaiveBayes("aode").fit(many, y).families_["a"] == "mdl"
+    # whole numbers in a float column without a missing value: numbers, as the type says
+    complete = frame.with_columns(pl.col("b").cast(pl.Float64))
+    assert SemiNaiveBayes("aode").fit(complete, y).families_["b"] == "mdl"
 
 
 def test_target_column_priors_loss_and_score():

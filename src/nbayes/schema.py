@@ -11,8 +11,8 @@ string with nearly one value     ``"ignore"`` (left out), with a warning
 per row (an identifier)
 numbers, ``continuous="auto"``   ``"auto"``: chosen per column from the data (the default;
 (the default)                    see :mod:`nbayes.families.auto`)
-numbers, another ``continuous``  integers (also whole numbers stored as floats, as pandas
-                                 stores integers with missing values) with at most
+numbers, another ``continuous``  integers (also floats with missing values that are all whole
+                                 numbers: pandas' integers with NaN) with at most
                                  ``max_int_categories`` distinct values in the first batch:
                                  ``"categorical"``; others: ``continuous``
 ===============================  ====================================================
@@ -309,14 +309,17 @@ def infer_schema(
 
 
 def few_integers(column: pl.Series, max_int_categories: int) -> bool:
-    """Whether ``column`` holds integers — whole numbers, also when stored as floats, as pandas
-    stores an integer column with missing values (NaN) — of at most ``max_int_categories``
-    distinct values: a column to count, whatever type its values came in."""
+    """Whether ``column`` holds integers of at most ``max_int_categories`` distinct values: a
+    column to count. So does a float column with missing values whose values are all whole
+    numbers: that is how pandas stores an integer column with missing values (NaN), which in
+    Polars, Arrow or a CSV file is an integer column with nulls; a float column without a
+    missing value stays a number, as its type says."""
     present = column.drop_nulls()
     if present.dtype.is_float():
-        present = present.drop_nans()
-        if present.len() == 0:
+        observed = present.drop_nans()
+        if observed.len() == 0 or observed.len() == column.len():  # nothing, or none missing
             return False
+        present = observed
         distinct = present.unique()
         if distinct.len() > max_int_categories:
             return False

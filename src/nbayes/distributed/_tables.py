@@ -6,8 +6,8 @@ schema is therefore the one a single-machine fit on all the labelled rows infers
 collection's dtypes where they decide it, otherwise from one pass over just the columns that need
 data — integer columns (at most ``max_int_categories`` distinct values in all the labelled rows,
 as a single-machine ``fit`` counts them; float columns too where ``continuous`` is not "auto",
-whole numbers stored as floats being integers), object columns (which type their values have) and
-string and category columns (free text or identifiers, by the summary of
+whole numbers with missing values being pandas' integers), object columns (which type their
+values have) and string and category columns (free text or identifiers, by the summary of
 :class:`nbayes.schema.StringSummary`, which merges). Naming such columns in ``families=`` skips
 that pass. Every partition is then read with
 that schema's families and types (:meth:`NaiveBayes._fit_partition`), and so merges.
@@ -81,14 +81,16 @@ def resolve_schema(
             if dtype == pl.Null and require_observed:
                 raise unobserved_column(name)
             if dtype.is_integer() or dtype.is_float():
-                values = sorted(found[name][1])
+                values = sorted(found[name][1]) + ([None] if found[name][3] else [])
         series.append((name, dtype, values))
-    # a stand-in table with the same types and the same distinct values (up to the cap) as all
-    # the rows: the model decides on exactly that, so it decides as a single-machine fit would
-    height = 1 + max((len(v) for _, _, v in series), default=0)
+    # a stand-in table with the same types, the same distinct values (up to the cap) and nulls
+    # where the rows have some, as all the rows: the model decides on exactly that, so it
+    # decides as a single-machine fit would (a short column repeats its first value)
+    height = max((len(v) for _, _, v in series), default=0) or 1
     stand_in = pl.DataFrame(
-        [pl.Series(n, v + [None] * (height - len(v)), dtype=d) for n, d, v in series]
-    )
+        [pl.Series(n, v + v[:1] * (height - len(v)) if v else [None] * height, dtype=d)
+         for n, d, v in series]
+    )  # fmt: skip
     # (a string column's values are summarised instead: the stand-in holds none of them)
     return template._infer_schema(stand_in, strings=strings)
 
@@ -97,7 +99,8 @@ def summarise_part(
     X: Any, *extras: Any, template: Estimator, target: str | None, has_y: bool, cap: int
 ) -> dict[str, tuple]:
     """Per column of a partition (labelled rows): the types of its values, up to ``cap``
-    distinct values of a numeric column, and a string column's summary (None for others)."""
+    distinct values of a numeric column, a string column's summary (None for others), and
+    whether a value is missing."""
     frame = template._read_partition(X, extras[0] if has_y else None, target=target).frame
     out = {}
     for name, dtype in frame.schema.items():
@@ -108,20 +111,21 @@ def summarise_part(
         numeric = dtype.is_integer() or dtype.is_float()
         values = set(present.unique().head(cap).to_list()) if numeric else set()
         strings = StringSummary.of(column) if column_kind(dtype) == "string" else None
-        out[name] = ({dtype} if present.len() else set(), values, strings)
+        missing = present.len() < column.len()
+        out[name] = ({dtype} if present.len() else set(), values, strings, missing)
     return out
 
 
 def combine_summaries(*summaries: dict[str, tuple]) -> dict[str, tuple]:
     """The union, per column, of the partitions' types, distinct values and string
-    summaries."""
+    summaries, and whether any partition misses a value."""
     out: dict[str, tuple] = {}
     for summary in summaries:
-        for name, (dtypes, values, strings) in summary.items():
-            seen = out.get(name, (set(), set(), None))
+        for name, (dtypes, values, strings, missing) in summary.items():
+            seen = out.get(name, (set(), set(), None, False))
             if seen[2] is not None and strings is not None:
                 strings = seen[2].merge(strings)
-            out[name] = (seen[0] | dtypes, seen[1] | values, strings or seen[2])
+            out[name] = (seen[0] | dtypes, seen[1] | values, strings or seen[2], seen[3] or missing)
     return out
 
 
