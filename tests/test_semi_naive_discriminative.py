@@ -230,6 +230,22 @@ def test_the_fixed_point_scale_keeps_every_sum_in_64_bits(total):
     assert fixed.fine == fixed.coarse * 2.0**31
 
 
+def test_a_pass_counts_the_held_out_rows_whatever_the_weights_scale():
+    rng = np.random.default_rng(4)
+    n, K, n_values = 300, 2, np.array([3, 2])
+    codes = np.column_stack([rng.integers(0, v, n) for v in n_values]).astype(float)
+    rows = _random_rows(rng, slots_of(codes, n_values), K, 0.3)
+    n_slots = int(n_values.sum() + len(n_values))
+    theta = np.zeros(n_slots * K + K)
+    for scale in (1e-15, 1.0, 1e6):
+        scaled = CorrectionRows(rows.slots, rows.offsets, rows.cls, rows.weight * scale,
+                                rows.held_out)  # fmt: skip
+        fixed = FixedPoint.for_weight(float(scaled.weight.sum()))
+        totals, _ = batch_sums(lambda scaled=scaled: [scaled], n_slots, K, fixed)(theta)
+        assert totals[6] == rows.held_out.sum()  # a count of rows, not of weight
+        assert totals[3] == pytest.approx(scaled.weight[rows.held_out].sum(), rel=1e-12)
+
+
 def _four_class_interactions(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
     """Four classes from a score with a product and an equality of attributes (3 % of labels
     redrawn): a concept whose correction takes many L-BFGS iterations."""

@@ -29,7 +29,8 @@ def correction_pass(
     total 0, w to total 1 and w·(p_c − [c = y]) to the gradients of its slots
     (``gradient_t[c, slot]``) and of the bias; a held-out row adds its loss to total 2, w to
     total 3, and with Δ = its loss less ``generative_loss[r]`` (its loss under the offsets
-    alone), w·Δ to total 4, w·Δ² to total 5 and 1 to total 6.
+    alone), w·Δ to total 4, w·Δ² to total 5 and 1 to total 6 (a count, kept unscaled in
+    ``totals[6]``).
 
     Every sum is of integers, so that it is the same in any order (the rows', the blocks', the
     batches', the partitions'): a gradient term g as trunc(g · ``fine``) (``fine`` = 2^S, with
@@ -131,8 +132,8 @@ def correction_pass(
             terms[3] = w
             terms[4] = w * change
             terms[5] = w * change * change
-            terms[6] = 1.0
-            first, last = 2, n_totals
+            totals[6] += 1  # a count: kept as it is, whatever the weights' scale
+            first, last = 2, 6
         else:
             terms[0] = loss
             terms[1] = w

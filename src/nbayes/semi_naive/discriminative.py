@@ -94,8 +94,8 @@ class FixedPoint:
     a 64-bit integer, and each is exact to 2^−S W ≈ 2·10⁻¹⁹ W. A total (the losses and their
     squares, which have no bound) is kept in two words, h = trunc(t 2^(S−31)) and
     trunc((t − h 2^(31−S)) 2^S), as exact as a gradient term and with 2^31 times its range
-    (each row's term clipped to ±2^30 w). Kept on the model's total weight, so the same for
-    every piece of a pass."""
+    (each row's term clipped to ±2^30 w); the count of held-out rows is kept as a count. Kept
+    on the model's total weight, so the same for every piece of a pass."""
 
     fine: float
     coarse: float
@@ -111,9 +111,12 @@ class FixedPoint:
         return np.zeros(2 * TOTALS, dtype=np.int64), np.zeros(n_gradient, dtype=np.int64)
 
     def values(self, totals: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The integer sums as the numbers they stand for."""
+        """The integer sums as the numbers they stand for (the last total, a count of rows,
+        is kept unscaled)."""
         high, low = totals[:TOTALS].astype(np.float64), totals[TOTALS:].astype(np.float64)
-        return high / self.coarse + low / self.fine, gradient.astype(np.float64) / self.fine
+        values = high / self.coarse + low / self.fine
+        values[-1] = high[-1]
+        return values, gradient.astype(np.float64) / self.fine
 
 
 @dataclass
