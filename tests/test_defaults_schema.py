@@ -179,28 +179,3 @@ def test_a_column_of_bytes_is_refused_saying_how_to_decode_it():
     assert "pl.col(...).cast(pl.String)" in str(error.value)
     decoded = frame.with_columns(pl.col("text").cast(pl.String))  # as the message says
     assert nbayes.NaiveBayes().fit(decoded, target="y").predict(decoded).shape == (4,)
-
-
-def test_whole_numbers_with_nan_in_floats_are_counted_as_integers_are():
-    # pandas stores an integer column with missing values as floats with NaN
-    rng = np.random.default_rng(1)
-    y = rng.choice(["p", "q"], 300)
-    ints = pl.DataFrame({"n": rng.integers(0, 5, 300) + (y == "q")}).with_columns(
-        pl.when(pl.Series(rng.random(300) < 0.1)).then(None).otherwise(pl.col("n")).alias("n")
-    )
-    floats = ints.to_pandas()
-    assert floats["n"].dtype == np.float64
-    expected = nbayes.NaiveBayes(continuous="gaussian").fit(ints, y)
-    model = nbayes.NaiveBayes(continuous="gaussian").fit(floats, y)
-    assert model.families_["n"] == expected.families_["n"] == "categorical"
-    np.testing.assert_array_equal(model.predict_proba(floats), expected.predict_proba(ints))
-    # a fraction in a later batch is refused as for an integer column, naming it
-    batches = nbayes.NaiveBayes(continuous="gaussian").partial_fit(floats, y)
-    with pytest.raises(ValueError, match=r"column 'n' holds the fractional value 0\.5"):
-        batches.partial_fit(pl.DataFrame({"n": [0.5, 1.0]}), np.array(["p", "q"]))
-    # a column with a fraction stays a number
-    halves = floats.assign(n=floats["n"] / 2)
-    assert nbayes.NaiveBayes(continuous="gaussian").fit(halves, y).families_["n"] == "gaussian"
-    # and so does a float column without a missing value: its type says numbers
-    complete = floats.fillna({"n": 0.0})
-    assert nbayes.NaiveBayes(continuous="gaussian").fit(complete, y).families_["n"] == "gaussian"

@@ -95,46 +95,6 @@ def test_every_table_type_gives_the_same_model(kind):
     np.testing.assert_allclose(model.predict_proba(converted), expected, rtol=1e-12)
 
 
-def _small_integers_with_missing(n: int = 400, seed: int = 0) -> tuple[pl.DataFrame, np.ndarray]:
-    """Columns of a few integers, some missing, whose class depends on them: in Polars the
-    columns are Int64 with nulls, in pandas float64 with NaN (how pandas stores them)."""
-    rng = np.random.default_rng(seed)
-    a, b = rng.integers(0, 7, n), rng.integers(0, 3, n)
-    y = np.where((a > 3) ^ (b == 1) ^ (rng.random(n) < 0.1), "p", "q")
-    frame = pl.DataFrame({"a": a, "b": b}).with_columns(
-        pl.when(pl.Series(rng.random(n) < 0.1)).then(None).otherwise(pl.col("a")).alias("a")
-    )
-    return frame, y
-
-
-@pytest.mark.parametrize("structure", ["aode", "tan", "skdb"])
-def test_integers_stored_as_floats_with_nan_are_the_integer_model(structure):
-    frame, y = _small_integers_with_missing()
-    as_pandas = frame.to_pandas()
-    assert as_pandas["a"].dtype == np.float64 and as_pandas["a"].isna().any()
-    expected = SemiNaiveBayes(structure).fit(frame, y)
-    model = SemiNaiveBayes(structure).fit(as_pandas, y)
-    assert model.families_ == expected.families_ == {"a": "categorical", "b": "categorical"}
-    np.testing.assert_array_equal(model.predict_proba(frame), expected.predict_proba(frame))
-    np.testing.assert_array_equal(model.predict_proba(as_pandas), expected.predict_proba(frame))
-    dd = pytest.importorskip("dask.dataframe")
-    frame_y = as_pandas.assign(label=y)
-    on_dask = SemiNaiveBayes(structure).fit(dd.from_pandas(frame_y, npartitions=3), target="label")
-    assert on_dask.families_ == expected.families_
-    np.testing.assert_array_equal(on_dask.predict_proba(frame), expected.predict_proba(frame))
-
-
-def test_floats_with_a_fraction_many_values_or_none_missing_stay_numbers():
-    frame, y = _small_integers_with_missing()
-    fractional = frame.with_columns(pl.col("a").cast(pl.Float64) + 0.5)
-    assert SemiNaiveBayes("aode").fit(fractional, y).families_["a"] == "mdl"
-    many = frame.with_columns(pl.Series("a", np.arange(len(y)) % 25, dtype=pl.Float64))
-    assert SemiNaiveBayes("aode").fit(many, y).families_["a"] == "mdl"
-    # whole numbers in a float column without a missing value: numbers, as the type says
-    complete = frame.with_columns(pl.col("b").cast(pl.Float64))
-    assert SemiNaiveBayes("aode").fit(complete, y).families_["b"] == "mdl"
-
-
 def test_target_column_priors_loss_and_score():
     frame, y = weather()
     frame = frame.assign(play=y)

@@ -11,10 +11,8 @@ string with nearly one value     ``"ignore"`` (left out), with a warning
 per row (an identifier)
 numbers, ``continuous="auto"``   ``"auto"``: chosen per column from the data (the default;
 (the default)                    see :mod:`nbayes.families.auto`)
-numbers, another ``continuous``  integers (also floats with missing values that are all whole
-                                 numbers: pandas' integers with NaN) with at most
-                                 ``max_int_categories`` distinct values in the first batch:
-                                 ``"categorical"``; others: ``continuous``
+numbers, another ``continuous``  integers with at most ``max_int_categories`` distinct values
+                                 in the first batch: ``"categorical"``; others: ``continuous``
 ===============================  ====================================================
 
 **Text and identifiers.** A string column of at least ``MIN_ROWS`` observed values is looked at
@@ -271,11 +269,11 @@ def infer_schema(
                 family = "categorical"
             elif continuous == "auto":  # every numeric column: the data choose, counting included
                 family = "auto"
-            elif kind in ("int", "float") and few_integers(
-                frame.get_column(name), max_int_categories
+            elif (
+                kind == "int"
+                and frame.get_column(name).n_unique() - (null_count > 0) <= max_int_categories
             ):
                 family = "categorical"
-                dtype = pl.Int64  # (whole numbers stored as floats are integers to count)
             else:
                 family = continuous
         reads = registry.get(family).reads
@@ -306,26 +304,6 @@ def infer_schema(
             stacklevel=caller_stacklevel(),
         )
     return specs
-
-
-def few_integers(column: pl.Series, max_int_categories: int) -> bool:
-    """Whether ``column`` holds integers of at most ``max_int_categories`` distinct values: a
-    column to count. So does a float column with missing values whose values are all whole
-    numbers: that is how pandas stores an integer column with missing values (NaN), which in
-    Polars, Arrow or a CSV file is an integer column with nulls; a float column without a
-    missing value stays a number, as its type says."""
-    present = column.drop_nulls()
-    if present.dtype.is_float():
-        observed = present.drop_nans()
-        if observed.len() == 0 or observed.len() == column.len():  # nothing, or none missing
-            return False
-        present = observed
-        distinct = present.unique()
-        if distinct.len() > max_int_categories:
-            return False
-        values = distinct.to_numpy()
-        return bool(np.all((values == np.floor(values)) & (np.abs(values) < 2.0**53)))
-    return present.n_unique() <= max_int_categories
 
 
 def schema_for(

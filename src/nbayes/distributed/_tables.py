@@ -5,9 +5,8 @@ disagree (an integer column with few distinct values in one partition, many in a
 schema is therefore the one a single-machine fit on all the labelled rows infers: from the
 collection's dtypes where they decide it, otherwise from one pass over just the columns that need
 data — integer columns (at most ``max_int_categories`` distinct values in all the labelled rows,
-as a single-machine ``fit`` counts them; float columns too where ``continuous`` is not "auto",
-whole numbers with missing values being pandas' integers), object columns (which type their
-values have) and string and category columns (free text or identifiers, by the summary of
+as a single-machine ``fit`` counts them), object columns (which type their values have) and
+string and category columns (free text or identifiers, by the summary of
 :class:`nbayes.schema.StringSummary`, which merges). Naming such columns in ``families=`` skips
 that pass. Every partition is then read with
 that schema's families and types (:meth:`NaiveBayes._fit_partition`), and so merges.
@@ -51,10 +50,9 @@ def resolve_schema(
             ("string[", "large_string[")
         )
         kind = column_kind(dtype)
-        # float columns only where integers are counted (whole numbers stored as floats count)
-        counting_floats = getattr(template, "continuous", "auto") != "auto"
-        counted = ("int", "string", "float") if counting_floats else ("int", "string")
-        if (dtype == pl.String and not string) or (kind in counted and name not in families):
+        if (dtype == pl.String and not string) or (
+            kind in ("int", "string") and name not in families
+        ):
             needed.append(name)
     found: dict[str, tuple] = {}
     if needed:
@@ -80,17 +78,15 @@ def resolve_schema(
             dtype = common_type(name, found[name][0])
             if dtype == pl.Null and require_observed:
                 raise unobserved_column(name)
-            if dtype.is_integer() or dtype.is_float():
-                values = sorted(found[name][1]) + ([None] if found[name][3] else [])
+            if dtype.is_integer():
+                values = sorted(found[name][1])
         series.append((name, dtype, values))
-    # a stand-in table with the same types, the same distinct values (up to the cap) and nulls
-    # where the rows have some, as all the rows: the model decides on exactly that, so it
-    # decides as a single-machine fit would (a short column repeats its first value)
-    height = max((len(v) for _, _, v in series), default=0) or 1
+    # a stand-in table with the same types and the same distinct values (up to the cap) as all
+    # the rows: the model decides on exactly that, so it decides as a single-machine fit would
+    height = 1 + max((len(v) for _, _, v in series), default=0)
     stand_in = pl.DataFrame(
-        [pl.Series(n, v + v[:1] * (height - len(v)) if v else [None] * height, dtype=d)
-         for n, d, v in series]
-    )  # fmt: skip
+        [pl.Series(n, v + [None] * (height - len(v)), dtype=d) for n, d, v in series]
+    )
     # (a string column's values are summarised instead: the stand-in holds none of them)
     return template._infer_schema(stand_in, strings=strings)
 
@@ -99,33 +95,28 @@ def summarise_part(
     X: Any, *extras: Any, template: Estimator, target: str | None, has_y: bool, cap: int
 ) -> dict[str, tuple]:
     """Per column of a partition (labelled rows): the types of its values, up to ``cap``
-    distinct values of a numeric column, a string column's summary (None for others), and
-    whether a value is missing."""
+    distinct values of an integer column, and a string column's summary (None for others)."""
     frame = template._read_partition(X, extras[0] if has_y else None, target=target).frame
     out = {}
     for name, dtype in frame.schema.items():
         column = frame.get_column(name)
         present = column.drop_nulls()
-        if dtype.is_float():
-            present = present.drop_nans()
-        numeric = dtype.is_integer() or dtype.is_float()
-        values = set(present.unique().head(cap).to_list()) if numeric else set()
+        values = set(present.unique().head(cap).to_list()) if dtype.is_integer() else set()
         strings = StringSummary.of(column) if column_kind(dtype) == "string" else None
-        missing = present.len() < column.len()
-        out[name] = ({dtype} if present.len() else set(), values, strings, missing)
+        out[name] = ({dtype} if present.len() else set(), values, strings)
     return out
 
 
 def combine_summaries(*summaries: dict[str, tuple]) -> dict[str, tuple]:
     """The union, per column, of the partitions' types, distinct values and string
-    summaries, and whether any partition misses a value."""
+    summaries."""
     out: dict[str, tuple] = {}
     for summary in summaries:
-        for name, (dtypes, values, strings, missing) in summary.items():
-            seen = out.get(name, (set(), set(), None, False))
+        for name, (dtypes, values, strings) in summary.items():
+            seen = out.get(name, (set(), set(), None))
             if seen[2] is not None and strings is not None:
                 strings = seen[2].merge(strings)
-            out[name] = (seen[0] | dtypes, seen[1] | values, strings or seen[2], seen[3] or missing)
+            out[name] = (seen[0] | dtypes, seen[1] | values, strings or seen[2])
     return out
 
 

@@ -127,8 +127,7 @@ class SemiNaiveBayes(
     missing_values : str, number or list, optional
         Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), target included.
     max_int_categories : int, default 20
-        Integer columns with at most this many distinct values are categorical (and float
-        columns with missing values whose values are whole numbers: pandas' integers with NaN).
+        Integer columns with at most this many distinct values are categorical.
     max_bins : int, default 2048
         Distinct values a numeric column's sketch keeps exactly (see
         :mod:`nbayes.families.sketch`); cut points are exact below it.
