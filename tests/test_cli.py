@@ -127,16 +127,20 @@ def test_predict_writes_parquet_tsv_and_json_lines(tmp_path: Path, csv_file: Pat
     assert lines.get_column("prediction").to_list() == tsv.get_column("prediction").to_list()
     # a .json path would get something that is not a JSON document: refused, nothing written
     code, _, err = run(["predict", model_path, csv_file, "-o", tmp_path / "out.json"], capsys)
-    assert code == 1 and "name the file .jsonl" in err
+    assert code == 2 and "-o " in err and "name the file .jsonl" in err
     assert not (tmp_path / "out.json").exists()
     # so would a path named for a spreadsheet, a compressed file or a model file
     for name, what in [("out.xlsx", "spreadsheets"), ("out.csv.gz", "compressed"),
                        ("p.nbm", "model file")]:  # fmt: skip
         before = (tmp_path / name).read_bytes() if (tmp_path / name).exists() else None
         code, _, err = run(["predict", model_path, csv_file, "-o", tmp_path / name], capsys)
-        assert code == 1 and what in err and ".csv, .tsv, .parquet or .jsonl" in err
+        assert code == 2 and what in err and ".csv, .tsv, .parquet or .jsonl" in err
         after = (tmp_path / name).read_bytes() if (tmp_path / name).exists() else None
         assert after == before  # nothing written
+    # cv's --oof alike, before any fold is fitted; and --oof - would mix rows with the report
+    for oof, what in [(tmp_path / "oof.xlsx", "spreadsheets"), ("-", "name a file")]:
+        code, out, err = run(["cv", csv_file, "--target", "y", "--oof", oof], capsys)
+        assert code == 2 and what in err and out == ""
 
 
 def test_streaming_equals_in_memory(tmp_path: Path, capsys):

@@ -398,17 +398,28 @@ def test_a_folder_given_as_a_table_is_told_how_nbayes_reads_folders(
     assert code == 2 and not model.exists()
     assert "is a folder, which nbayes reads as documents" in err
     assert "Its files (a.csv, b.csv) look like tables: give one file" in err
+    assert "--scheduler" in err  # (fit has it)
     # without --target, to fit or to predict: the same, the folder holding only tables
     for args in (["fit", folder, "-o", model], ["predict", model_file(tmp_path, data), folder]):
         code, _, err = run(args, capsys)
         assert code == 2 and not model.exists()
         assert "is a folder, which nbayes reads as documents" in err and "--target names" not in err
         assert "Its files (a.csv, b.csv) look like tables" in err
+        assert ("--scheduler" in err) == (args[0] == "fit")  # predict has no such option
     # documents without a class subfolder: nothing to fit, said so
     (folder / "a.csv").rename(folder / "a.txt")
     code, _, err = run(["fit", folder, "-o", model], capsys)
     assert code == 1 and not model.exists()
     assert "the folder has no subfolders, so its documents have no class" in err
+    # a folder of documents by class is read as before, --target label or not
+    documents = tmp_path / "documents"
+    for label, texts in {"p": ["good day", "good times"], "q": ["bad day", "bad luck"]}.items():
+        (documents / label).mkdir(parents=True)
+        for i, text in enumerate(texts):
+            (documents / label / f"{i}.txt").write_text(text)
+    assert run(["fit", documents, "-o", model], capsys)[0] == 0
+    code, out, _ = run(["evaluate", model, documents, "--target", "label"], capsys)
+    assert code == 0 and "accuracy" in out
 
 
 def model_file(tmp_path: Path, data: Path) -> Path:

@@ -185,7 +185,20 @@ _INPUTS = ("data", "model", "names", "loss")
 
 def _refuse_writing_over_inputs(args) -> None:
     """A UsageError where an output names a file the command reads (``-o car.csv`` for the
-    data it predicts, say): the output would replace what is still to be read."""
+    data it predicts, say): the output would replace what is still to be read; where a table
+    of results is named for a format it is not written in (before any work); and where
+    ``--oof -`` would mix the out-of-fold rows with the report on standard output."""
+    from ._output import unwritable
+
+    if getattr(args, "oof", None) == "-":
+        raise UsageError(
+            "--oof -: the report goes to standard output; name a file for the out-of-fold rows."
+        )
+    tables = {"-o": getattr(args, "output", None), "--oof": getattr(args, "oof", None)}
+    for option, path in tables.items():
+        why = unwritable(str(path)) if path and args.command in ("predict", "cv") else None
+        if why:
+            raise UsageError(f"{option} {why}")
     for output in _outputs(args):
         for name in _INPUTS:
             source = getattr(args, name, None)

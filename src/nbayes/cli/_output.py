@@ -40,20 +40,13 @@ def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: 
     file ``out`` is replaced only once every frame is written; ``-`` is stdout, as for DATA."""
     if out == "-":
         out = None
+    why = unwritable(out) if out else None
+    if why:
+        raise ValueError(why)
     suffix = Path(out).suffix.lower() if out else ""
     if suffix in (".parquet", ".pq"):
         write_parquet(frames, out, empty_header)
         return
-    if suffix == ".json":
-        raise ValueError(
-            f"{out}: results are written one JSON object per row: name the file .jsonl (or "
-            ".csv, .tsv, .parquet)."
-        )
-    if suffix in _NOT_WRITTEN:
-        raise ValueError(
-            f"{out}: nbayes does not write {_NOT_WRITTEN[suffix]}: name the file .csv, .tsv, "
-            ".parquet or .jsonl (a CSV under this name would mislead whoever opens it)."
-        )
     if suffix in (".jsonl", ".ndjson"):
         with replacing(out, text=True, newline="", what=_WHAT, special=True) as handle:
             for frame in frames:
@@ -70,6 +63,22 @@ def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: 
         if _broken_pipe(error):
             raise BrokenPipeError(errno.EPIPE, "the reader of the output went away") from error
         raise
+
+
+def unwritable(out: str) -> str | None:
+    """Why a table of results is not written to the path ``out`` (None: it is)."""
+    suffix = Path(out).suffix.lower()
+    if suffix == ".json":
+        return (
+            f"{out}: results are written one JSON object per row: name the file .jsonl (or "
+            ".csv, .tsv, .parquet)."
+        )
+    if suffix in _NOT_WRITTEN:
+        return (
+            f"{out}: nbayes does not write {_NOT_WRITTEN[suffix]}: name the file .csv, .tsv, "
+            ".parquet or .jsonl (a CSV under this name would mislead whoever opens it)."
+        )
+    return None
 
 
 def _write_csv(

@@ -42,9 +42,8 @@ def open_reader(
 ) -> Reader:
     """The reader of ``args.data`` with the data options (``missing`` overrides ``--missing``)."""
     if is_documents(args):
-        target = getattr(args, "target", None) is not None
-        if os.path.isdir(args.data) and (target or _holds_only_tables(args.data)):
-            raise UsageError(_folder_is_not_a_table(args.data, target))
+        if os.path.isdir(args.data) and _holds_only_tables(args.data):
+            raise UsageError(_folder_is_not_a_table(args.data, args))
         return DocumentReader(
             args.data,
             separator=args.separator or "\t",
@@ -82,21 +81,24 @@ def _holds_only_tables(folder: str) -> bool:
     )
 
 
-def _folder_is_not_a_table(folder: str, target: bool) -> str:
-    """Why a folder given as a table (with ``--target``, or holding only data files) is
-    refused: a folder is read as documents."""
+def _folder_is_not_a_table(folder: str, args: argparse.Namespace) -> str:
+    """Why a folder holding only data files is refused: a folder is read as documents."""
     names = sorted(e.name for e in os.scandir(folder) if e.is_file() and e.name[0] != ".")
     tables = [n for n in names if _uncompressed(n.lower()).endswith(_TABLE_SUFFIXES)]
     message = (
         f"{folder} is a folder, which nbayes reads as documents (one subfolder per class, one "
         "file per document; no --target)"
-        + (", but --target names a table's column." if target else ".")
+        + (", but --target names a table's column." if getattr(args, "target", None) else ".")
     )
     if tables:
         shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
         message += (
-            f" Its files ({shown}) look like tables: give one file (a command reads one table), "
-            "or, with --scheduler, a folder of .parquet files that Dask workers read."
+            f" Its files ({shown}) look like tables: give one file (a command reads one table)"
+            + (
+                ", or, with --scheduler, a folder of .parquet files that Dask workers read."
+                if args.command == "fit"
+                else "."
+            )
         )
     return message
 

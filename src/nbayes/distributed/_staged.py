@@ -4,8 +4,8 @@ so only statistics travel and the result is the model ``fit`` gives on all the r
 
 * the schema: resolved once on the client, as for ``NaiveBayes`` (:mod:`._tables`);
 * the table pass: each partition's classes, vocabularies and numeric value sketches
-  (``FirstPass``), merged in partition order (so vocabularies come in order of first appearance,
-  as in one fit); the client then derives the cut points;
+  (``FirstPass``), merged in partition order; the client then sorts the vocabularies (as one
+  fit does, so the codes do not depend on the partitions) and derives the cut points;
 * the structure's pass 1: each partition, coded with those vocabularies and cut points, fills a
   copy of the structure (its pair counts), and the copies merge as models do;
 * passes 2, 3, …: as :mod:`._passes` runs them, each partition coded by the table first;

@@ -48,6 +48,8 @@ so a fit on the rows in any order, or read batch by batch, gives the same correc
 are of integers (:class:`FixedPoint`), so they are exactly the same in any order: L-BFGS would
 otherwise amplify the last bits that floating-point sums taken in another order differ by
 (about tenfold every eight iterations) up to 10⁻⁴ in probability after a hundred iterations.
+(With fractional sample weights the structure's counts, and so the scores the correction starts
+from, are floating-point sums: the same only to round-off.)
 """
 
 from __future__ import annotations
@@ -88,14 +90,16 @@ class FixedPoint:
     """The sums of a pass kept as integers, so that adding them up in any order (rows, blocks,
     batches, Dask partitions) gives the same numbers to the last bit.
 
-    With W the total weight of the rows and S = 62 − ⌈log₂ W⌉ (W ≤ 2^(62 − S)), a gradient
+    With W the total weight of the rows, 2^(e−1) ≤ W < 2^e and S = 62 − e (W < 2^(62 − S)), a
+    gradient
     term g = w (p_c − [c = y]), |g| ≤ w, is kept as trunc(g 2^S) (rounded toward zero): no sum of
     them can overflow
     a 64-bit integer, and each is exact to 2^−S W ≈ 2·10⁻¹⁹ W. A total (the losses and their
     squares, which have no bound) is kept in two words, h = trunc(t 2^(S−31)) and
     trunc((t − h 2^(31−S)) 2^S), as exact as a gradient term and with 2^31 times its range
-    (each row's term clipped to ±2^30 w); the count of held-out rows is kept as a count. Kept
-    on the model's total weight, so the same for every piece of a pass."""
+    (each row's term clipped to ±2^30 w; the low words, below 2^31 a row, add up safely to
+    about 4·10⁹ rows in one pass); the count of held-out rows is kept as a count. Kept on the
+    model's total weight, so the same for every piece of a pass."""
 
     fine: float
     coarse: float
