@@ -246,6 +246,23 @@ def test_a_pass_counts_the_held_out_rows_whatever_the_weights_scale():
         assert totals[3] == pytest.approx(scaled.weight[rows.held_out].sum(), rel=1e-12)
 
 
+def test_large_losses_are_summed_exactly_in_two_words_and_absurd_ones_clipped():
+    rng = np.random.default_rng(6)
+    n, K, n_values = 200, 2, np.array([2])
+    rows = _random_rows(rng, slots_of(rng.integers(0, 2, (n, 1)).astype(float), n_values), K, 0.0)
+    # the true class scored far below the other: a loss of about 10⁶ nats a row (beyond the
+    # one-word range of 2^31 / 2^S per unit weight), and for the first row 10¹² (clipped)
+    offsets = np.zeros((n, K))
+    offsets[np.arange(n), 1 - rows.cls] = rng.uniform(0.5e6, 1.5e6, n)
+    offsets[0, 1 - rows.cls[0]] = 1e12
+    rows = CorrectionRows(rows.slots, offsets, rows.cls, rows.weight, rows.held_out)
+    n_slots = 3
+    totals, _ = batch_sums(lambda: [rows], n_slots, K, FIXED)(np.zeros(n_slots * K + K))
+    loss = offsets[np.arange(n), 1 - rows.cls]  # log Σ exp(s) − s_y, to round-off
+    expected = np.sum(rows.weight[1:] * loss[1:]) + rows.weight[0] * 2.0**30
+    assert totals[0] == pytest.approx(expected, rel=1e-12)
+
+
 def _four_class_interactions(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray]:
     """Four classes from a score with a product and an equality of attributes (3 % of labels
     redrawn): a concept whose correction takes many L-BFGS iterations."""
