@@ -188,17 +188,6 @@ def _refuse_writing_over_inputs(args) -> None:
     data it predicts, say): the output would replace what is still to be read; where a table
     of results is named for a format it is not written in (before any work); and where
     ``--oof -`` would mix the out-of-fold rows with the report on standard output."""
-    from ._output import unwritable
-
-    if getattr(args, "oof", None) == "-":
-        raise UsageError(
-            "--oof -: the report goes to standard output; name a file for the out-of-fold rows."
-        )
-    tables = {"-o": getattr(args, "output", None), "--oof": getattr(args, "oof", None)}
-    for option, path in tables.items():
-        why = unwritable(str(path)) if path and args.command in ("predict", "cv") else None
-        if why:
-            raise UsageError(f"{option} {why}")
     for output in _outputs(args):
         for name in _INPUTS:
             source = getattr(args, name, None)
@@ -214,6 +203,17 @@ def _refuse_writing_over_inputs(args) -> None:
                     f"{option} {output} is the file given as {name.upper()} ({source}): writing "
                     "it would replace what the command reads; choose another path."
                 )
+    from ._output import unwritable
+
+    if getattr(args, "oof", None) == "-":
+        raise UsageError(
+            "--oof -: the report goes to standard output; name a file for the out-of-fold rows."
+        )
+    tables = {"-o": getattr(args, "output", None), "--oof": getattr(args, "oof", None)}
+    for option, path in tables.items():
+        why = unwritable(str(path)) if path and args.command in ("predict", "cv") else None
+        if why:
+            raise UsageError(f"{option} {why}")
 
 
 def _outputs(args) -> list[str]:
