@@ -334,9 +334,13 @@ def _density_parts(
     would differ from it by the round-off of their sum); else the centres are bin means."""
     m, K = weight.shape
     row_weight = np.zeros(m)
+    key_centre = np.empty(m)  # each key's centre over all classes: its values' mean, or itself
     for i in range(m):
+        key_total = 0.0
         for c in range(K):
             row_weight[i] += weight[i, c]
+            key_total += total[i, c]
+        key_centre[i] = key_total / row_weight[i] if row_weight[i] > 0 and not exact else keys[i]
     atom = np.zeros(m, np.bool_)
     if share == share and m > 0:
         observed = 0.0
@@ -387,15 +391,12 @@ def _density_parts(
     for i in range(m):
         if not use[i]:
             continue
-        pooled_total = 0.0
         for c in range(K):
             w = weight[i, c]
             used_weight[u, c] = w
             centres[u, c] = total[i, c] / w if w > 0 and not exact else keys[i]
-            pooled_total += total[i, c]
         pooled_weight[u] = row_weight[i]
-        mean = row_weight[i] > 0 and not exact
-        pooled_centres[u] = pooled_total / row_weight[i] if mean else keys[i]
+        pooled_centres[u] = key_centre[i]
         u += 1
     if rule:
         keep = pooled_weight > 0
@@ -408,13 +409,7 @@ def _density_parts(
             # values, not the floor, whose spike would put a value a few units away 10¹⁷ nats
             # down in every class and leave the other columns' evidence to round-off
             seen = row_weight > 0
-            spread = np.empty(m)
-            for i in range(m):
-                column_total = 0.0
-                for c in range(K):
-                    column_total += total[i, c]
-                spread[i] = column_total / row_weight[i] if seen[i] and not exact else keys[i]
-            pooled_h = max(_rule(spread[seen], row_weight[seen], scott), floor)
+            pooled_h = max(_rule(key_centre[seen], row_weight[seen], scott), floor)
     else:
         pooled_h = fixed_h
     kernel_centres, kernel_weights, offsets, widths, norms = _class_kernels(
