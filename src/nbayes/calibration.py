@@ -75,6 +75,20 @@ class Calibration:
         log_joint += self.offset
         return log_joint
 
+    def under_prior(
+        self, evidence: np.ndarray, own: np.ndarray, given: np.ndarray
+    ) -> np.ndarray:
+        """The calibrated scores moved by Bayes' rule to another prior π' (Saerens, Latinne &
+        Decaestecker 2002): a · [log P(c) + Σ_j log P(x_j | c)] + b_c + log π'(c) − log P(c),
+        from the evidence Σ_j log P(x_j | c) (``evidence``, (..., K)), the model's own log P(c)
+        (``own``) and log π'(c) (``given``). A class the own prior rules out (log P(c) = −inf)
+        takes a · Σ_j log P(x_j | c) + b_c + log π'(c), as the textbook model gives it
+        Σ_j log P(x_j | c) + log π'(c)."""
+        known = np.where(np.isfinite(own), own, 0.0)
+        scores = self.apply(evidence + known)
+        scores += given - known
+        return scores
+
     def to_json(self) -> dict:
         return {"weight": self.weight, "offset": self.offset.tolist(), "reason": self.reason}
 

@@ -159,12 +159,10 @@ class CalibratedScores:
         (``joint``: predict_joint_log_proba).
 
         A prior π' given per call (``priors``) moves the calibrated posterior by Bayes' rule,
-        P'(c | x) ∝ P(c | x) · π'(c) / P(c), P(c) the model's own prior: the scores become
-        a · [log P(c) + Σ_j log P(x_j | c)] + b_c + log π'(c) − log P(c) (Saerens, Latinne &
-        Decaestecker 2002). Putting π' inside the bracket would scale its log by a and keep
-        offsets b_c fitted to correct P(c), not π'. A class the model's prior makes impossible
-        takes a · Σ_j log P(x_j | c) + b_c + log π'(c), as the textbook model gives it
-        Σ_j log P(x_j | c) + log π'(c)."""
+        P'(c | x) ∝ P(c | x) · π'(c) / P(c), P(c) the model's own prior
+        (:meth:`Calibration.under_prior <nbayes.calibration.Calibration.under_prior>`).
+        Putting π' inside the bracket would scale its log by a and keep offsets b_c fitted to
+        correct P(c), not π'."""
         fitted = None if joint else self.calibration_
         if fitted is None or fitted.is_identity:
             yield from super()._scores(prepared, priors, prior_for_dead=prior_for_dead)  # type: ignore[misc]
@@ -175,15 +173,12 @@ class CalibratedScores:
             ):
                 yield start, stop, fitted.apply(jll), lp
             return
-        # Σ_j log P(x_j | c) with a prior the same for every class (so that no class is made
-        # impossible before the exchange), then a · [log P(c) + Σ_j] + b_c + log π'(c) − log P(c)
+        # Σ_j log P(x_j | c) from the scores under a prior the same for every class (so that
+        # no class is made impossible before the exchange: Calibration.under_prior)
         own = self._class_log_prior()  # type: ignore[attr-defined]
-        known = np.where(np.isfinite(own), own, 0.0)  # an impossible class: its prior ignored
         given = self._class_log_prior(priors)  # type: ignore[attr-defined]
         flat = -np.log(len(own))
         scores = super()._scores(prepared, "uniform", prior_for_dead=prior_for_dead)  # type: ignore[misc]
         for start, stop, jll, _ in scores:
-            jll += known - flat
-            calibrated = fitted.apply(jll)
-            calibrated += given - known
-            yield start, stop, calibrated, given
+            jll -= flat
+            yield start, stop, fitted.under_prior(jll, own, given), given

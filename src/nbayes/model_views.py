@@ -67,9 +67,7 @@ class NaiveBayesViews:
             # the per-call prior exchanged by Bayes' rule, as NaiveBayes._scores does; shown as
             # a [log π'(c) + Σ_j] + b'_c, b' absorbing the exchange (−inf where π' or the
             # evidence rules the class out, whose score is −inf then)
-            own = self._class_log_prior()
-            known = np.where(np.isfinite(own), own, 0.0)
-            score = fitted.weight * (known + evidence) + fitted.offset + log_prior - known
+            score = fitted.under_prior(evidence, self._class_log_prior(), log_prior)
             textbook = log_prior + evidence
             with np.errstate(invalid="ignore"):
                 offset = np.where(
