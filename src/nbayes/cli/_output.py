@@ -37,12 +37,10 @@ def write_frames(frames: Iterable[pl.DataFrame], out: str | None, empty_header: 
 
     ``empty_header`` is the header line written when there are no frames at all. A reader of
     stdout that went away (``| head``) surfaces as BrokenPipeError, whoever noticed it. The
-    file ``out`` is replaced only once every frame is written; ``-`` is stdout, as for DATA."""
+    file ``out`` is replaced only once every frame is written; ``-`` is stdout, as for DATA.
+    A name :func:`unwritable` refuses was refused before the command's work began."""
     if out == "-":
         out = None
-    why = unwritable(out) if out else None
-    if why:
-        raise ValueError(why)
     suffix = Path(out).suffix.lower() if out else ""
     if suffix in (".parquet", ".pq"):
         write_parquet(frames, out, empty_header)

@@ -42,8 +42,9 @@ def open_reader(
 ) -> Reader:
     """The reader of ``args.data`` with the data options (``missing`` overrides ``--missing``)."""
     if is_documents(args):
-        if os.path.isdir(args.data) and _holds_only_tables(args.data):
-            raise UsageError(_folder_is_not_a_table(args.data, args))
+        tables = _table_files(args.data) if os.path.isdir(args.data) else []
+        if tables:
+            raise UsageError(_folder_is_not_a_table(args.data, tables, args))
         return DocumentReader(
             args.data,
             separator=args.separator or "\t",
@@ -73,34 +74,32 @@ def open_reader(
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".jsonl", ".ndjson", ".data")
 
 
-def _holds_only_tables(folder: str) -> bool:
-    """Whether ``folder`` has files, no subfolder, and only files named as tables are."""
+def _table_files(folder: str) -> list[str]:
+    """The files of ``folder`` when it has no subfolder and every file is named as a table
+    (sorted); else none."""
     entries = [e for e in os.scandir(folder) if e.name[0] != "."]
-    return bool(entries) and all(
+    if not all(
         e.is_file() and _uncompressed(e.name.lower()).endswith(_TABLE_SUFFIXES) for e in entries
+    ):
+        return []
+    return sorted(e.name for e in entries)
+
+
+def _folder_is_not_a_table(folder: str, tables: list[str], args: argparse.Namespace) -> str:
+    """Why a folder holding only data files (``tables``) is refused: a folder is read as
+    documents."""
+    target = ", but --target names a table's column." if getattr(args, "target", None) else "."
+    shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
+    scheduler = (
+        ", or, with --scheduler, a folder of .parquet files that Dask workers read"
+        if args.command == "fit"
+        else ""
     )
-
-
-def _folder_is_not_a_table(folder: str, args: argparse.Namespace) -> str:
-    """Why a folder holding only data files is refused: a folder is read as documents."""
-    names = sorted(e.name for e in os.scandir(folder) if e.is_file() and e.name[0] != ".")
-    tables = [n for n in names if _uncompressed(n.lower()).endswith(_TABLE_SUFFIXES)]
-    message = (
+    return (
         f"{folder} is a folder, which nbayes reads as documents (one subfolder per class, one "
-        "file per document; no --target)"
-        + (", but --target names a table's column." if getattr(args, "target", None) else ".")
+        f"file per document; no --target){target} Its files ({shown}) look like tables: give "
+        f"one file (a command reads one table){scheduler}."
     )
-    if tables:
-        shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
-        message += (
-            f" Its files ({shown}) look like tables: give one file (a command reads one table)"
-            + (
-                ", or, with --scheduler, a folder of .parquet files that Dask workers read."
-                if args.command == "fit"
-                else "."
-            )
-        )
-    return message
 
 
 def _uncompressed(name: str) -> str:
