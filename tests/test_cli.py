@@ -548,17 +548,19 @@ def test_passes_of_a_semi_naive_model_stop_at_a_table_error_without_reading_agai
 
 
 def test_passes_of_a_semi_naive_model_settle_the_families_on_all_the_rows(tmp_path: Path, capsys):
-    """The same for a semi-naive structure read in passes, whose integer columns are counted
-    when they have at most max_int_categories distinct values: over all the rows the note is
-    free text (a bag of words beside the structure), the ticket a category and the code a
-    number cut into MDL intervals, as one fit of the whole table finds."""
+    """The same for a semi-naive structure read in passes: over all the rows the note is free
+    text (a bag of words beside the structure), the ticket a category and the code a number
+    cut into MDL intervals, as one fit of the whole table finds. The model itself counts an
+    integer column or cuts it at the end of its table pass, from all the rows, so only the
+    note needs the data read again."""
     path = tmp_path / "late.csv"
     late_kinds().write_csv(path)
     frame = pl.read_csv(path)
     model_path = tmp_path / "m.nbm"
     fit = ["fit", path, "--target", "y", "-o", model_path, "--chunk-mb", "1", "--model", "aode"]
     code, _, err = run([*fit, "--discriminative", "off"], capsys)
-    assert code == 0 and "reading it again" in err and "'code' as 'mdl'" in err
+    assert code == 0 and "reading it again" in err and "'note' as 'text'" in err
+    assert "'code'" not in err
     streamed = nbayes.load(model_path)
     params = {**streamed.get_params(deep=False), "families": None}
     with pytest.warns(UserWarning):

@@ -191,3 +191,30 @@ def test_a_dask_fit_logs_the_passes_a_local_fit_logs(client, caplog):
         "SelectiveKDB's pass 3 of 3",
     ]
     assert len(local) > 4 and on_dask == [f"{name}, on Dask" for name in local]
+
+
+def test_integers_held_as_floats_on_dask_are_counted_as_one_fit_of_polars_integers(client):
+    """pandas holds a column of codes with missing values as floats; on Dask, as in one fit,
+    the column is counted (its values are at most max_int_categories distinct integers over
+    all the partitions), as Polars' integer column with nulls is."""
+    import polars as pl
+
+    from nbayes.semi_naive import SemiNaiveBayes
+
+    rng = np.random.default_rng(3)
+    n = 1500
+    rating = rng.integers(0, 6, n).astype(float)
+    rating[rng.random(n) < 0.1] = np.nan
+    rating[n // 2 :][rating[n // 2 :] == 5] = 7  # a code only the later partitions hold
+    size = rng.normal(size=n)
+    label = np.where((np.nan_to_num(rating) % 2 == 0) ^ (size > 0.3), "p", "q")
+    table = pd.DataFrame({"rating": rating, "size": size, "y": label})
+    polars = pl.from_pandas(table).with_columns(pl.col("rating").cast(pl.Int64))
+    local = SemiNaiveBayes().fit(polars, target="y")
+    fitted = SemiNaiveBayes().fit(dd.from_pandas(table, npartitions=4), target="y")
+    assert [s.family for s in fitted.schema_] == [s.family for s in local.schema_]
+    assert [s.family for s in local.schema_] == ["categorical", "mdl"]
+    features = polars.drop("y")
+    np.testing.assert_allclose(
+        fitted.predict_proba(features), local.predict_proba(features), rtol=0, atol=1e-9
+    )

@@ -14,6 +14,7 @@ import polars as pl
 from ..encoding import CategoricalEncoder, check_no_infinite
 from ..families.sketch import ValueSketches
 from ..schema import ColumnSpec
+from .integer_columns import FewValues
 
 
 class FirstPass:
@@ -21,11 +22,12 @@ class FirstPass:
     classes, every categorical column's values (its vocabulary, in order of first appearance;
     sorted when the pass is finished), the counts of the text columns' words (a naive Bayes
     text model) and each numeric column's value sketch (:mod:`nbayes.families.sketch`), from
-    which the cut points follow, and each class's weight and weight of missing values per
-    column (categorical columns in the encoder's order, then the numeric ones), from which what
-    a missing value means follows (:mod:`nbayes.semi_naive.missing`). Batches add
-    (:meth:`add`) and pieces merge (:meth:`merge`, in row order) to the statistics of all the
-    rows."""
+    which the cut points follow, the few distinct values of the numeric columns that may be
+    counted instead (:mod:`~nbayes.semi_naive.integer_columns`), and each class's weight and
+    weight of missing values per column (categorical columns in the encoder's order, then the
+    numeric ones), from which what a missing value means follows
+    (:mod:`nbayes.semi_naive.missing`). Batches add (:meth:`add`) and pieces merge
+    (:meth:`merge`, in row order) to the statistics of all the rows."""
 
     def __init__(
         self,
@@ -33,12 +35,15 @@ class FirstPass:
         numeric: list[ColumnSpec],
         max_bins: int,
         words: Any = None,
+        few_values: FewValues | None = None,
     ) -> None:
         self.encoder = encoder
         self.numeric = numeric
         self.max_bins = max_bins
         #: the bag-of-words model of the text columns (a ``NaiveBayes``), or None
         self.words = words
+        #: the distinct values of the numeric columns that may yet be counted, or None
+        self.few_values = few_values
         self.classes = np.zeros(0)
         self.sketches: ValueSketches | None = None
         width = len(encoder.names) + len(numeric)
@@ -80,6 +85,8 @@ class FirstPass:
             values = np.asarray(block.to_numpy(), dtype=np.float64).reshape(frame.height, -1)
             check_no_infinite(values, [s.name for s in self.numeric])  # the column at fault
             self.sketches.accumulate(values, cls, weight)
+            if self.few_values is not None:
+                self.few_values.add(frame)
             missing = np.hstack([missing, np.isnan(values)])
         self.class_weight += np.bincount(cls, weights=weight, minlength=len(self.classes))
         for j in np.flatnonzero(missing.any(axis=0)):
@@ -94,6 +101,8 @@ class FirstPass:
         self.encoder.absorb(other.encoder)
         positions = self._grow_classes(other.classes)
         self.sketches.merge(other.sketches, positions)
+        if self.few_values is not None:
+            self.few_values.merge(other.few_values)
         self.class_weight[positions] += other.class_weight
         self.missing_weight[positions] += other.missing_weight
         if other.words is not None:

@@ -3,8 +3,10 @@ dicts of columns), with missing values.
 
 The semi-naive models count attribute *values* together, so every column must be discrete:
 
-* string, boolean and small-integer columns are categories (coded by
-  :class:`nbayes.encoding.CategoricalEncoder`, as in ``NaiveBayes``);
+* string and boolean columns are categories (coded by
+  :class:`nbayes.encoding.CategoricalEncoder`, as in ``NaiveBayes``), and so is a numeric column
+  whose values over all the rows are at most ``max_int_categories`` distinct integers, whatever
+  type holds them (:mod:`~nbayes.semi_naive.integer_columns`);
 * numeric columns are cut into intervals, by default supervised (Fayyad & Irani's MDL, as Weka's
   semi-naive models are used; ``continuous="equal-width"`` or ``"equal-frequency"`` with
   ``bins``), from the mergeable value sketch of :mod:`nbayes.families.sketch`;
@@ -127,7 +129,9 @@ class SemiNaiveBayes(
     missing_values : str, number or list, optional
         Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), target included.
     max_int_categories : int, default 20
-        Integer columns with at most this many distinct values are categorical.
+        A numeric column the user does not name whose values, over all the labelled rows,
+        are at most this many distinct integers is categorical (an integer column, or floats
+        such as pandas gives integers with a missing value); the others are cut into intervals.
     max_bins : int, default 2048
         Distinct values a numeric column's sketch keeps exactly (see
         :mod:`nbayes.families.sketch`); cut points are exact below it.

@@ -33,14 +33,15 @@ from .._validation import check_sample_weight
 from ..decision import validate_loss
 from ..encoding import CategoricalEncoder
 from ..families.intervals import cut_points
-from ..families.sketch import ValueSketches
+from ..families.sketch import FeatureSketch, ValueSketches
 from ..labels import LabelledRows, check_classes, keep_labelled, split_target
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, StringSummary, schema_for, unobserved_column
+from ..schema import ColumnSpec, StringSummary, column_kind, schema_for, unobserved_column
 from ..tables import missing_markers, warn_near_missing_marker
 from .classifier import Encoded
 from .discriminative import held_out_rows
 from .first_pass import FirstPass
+from .integer_columns import FewValues, few_integers_in
 from .missing import missing_modes
 from .spill import compact_codes, replayed
 
@@ -159,7 +160,7 @@ class TablePasses:
         frame, labels, weight = self._labelled(X, y, target, sample_weight, columns)
         if first:
             self.missing_markers_ = missing_markers(self.missing_values)
-            self._start(frame)
+            self._start(frame, from_this_batch=True)  # (partial_fit has no end to decide at)
             numeric = [s.name for s in self.schema_ if s.family != "categorical"]
             if numeric:
                 del self.schema_
@@ -271,7 +272,9 @@ class TablePasses:
         """The empty statistics of the table's own pass (the schema known)."""
         numeric = [s for s in self.schema_ if s.family != "categorical"]
         encoder = CategoricalEncoder(self._encoder.names, self._encoder.dtypes)
-        return FirstPass(encoder, numeric, self.max_bins, self._new_words())
+        undecided = [s.name for s in numeric if s.name not in (self.families or {})]
+        few = FewValues(undecided, self.max_int_categories) if undecided else None
+        return FirstPass(encoder, numeric, self.max_bins, self._new_words(), few)
 
     def _finish_first_pass(self, first: FirstPass) -> None:
         """Take the table pass's statistics (over all rows): the vocabularies, and the cut points
@@ -282,17 +285,40 @@ class TablePasses:
         if self.loss is not None:  # its shape, before any prediction (else the structure's)
             validate_loss(self.loss, len(first.classes), name="loss")
         self._encoder = first.encoder
-        self._encoder.sort_vocabularies()  # codes in an order the rows' order cannot change
         self._words = first.words
         self._check_observed(first.sketches, first.numeric)
+        numeric = self._count_few_integers(first)
+        self._encoder.sort_vocabularies()  # codes in an order the rows' order cannot change
         self.cut_points_ = {
             spec.name: cut_points(sketch, spec.family, self.bins, self.max_intervals)
-            for spec, sketch in zip(first.numeric, first.sketches.features, strict=True)
+            for spec, sketch in numeric
         }
-        names = [*self._encoder.names, *(spec.name for spec in first.numeric)]
+        names = [*first.encoder.names, *(spec.name for spec in first.numeric)]
         modes = missing_modes(self.missing, names, first.missing_weight, first.class_weight)
         chosen = dict(zip(names, modes, strict=True))
         self._take_missing_modes([chosen[spec.name] for spec in self.schema_])
+
+    def _count_few_integers(self, first: FirstPass) -> list[tuple[ColumnSpec, FeatureSketch]]:
+        """Turn categorical the numeric columns the user did not name whose values over all
+        the rows are at most ``max_int_categories`` distinct integers
+        (:mod:`~nbayes.semi_naive.integer_columns`); returns the other numeric columns, with
+        their sketches, to be cut into intervals."""
+        categories = dict(zip(first.encoder.names, first.encoder.vocabularies, strict=True))
+        counted: dict[str, ColumnSpec] = {}
+        numeric = []
+        for spec, sketch in zip(first.numeric, first.sketches.features, strict=True):
+            found = first.few_values.categories(spec) if first.few_values else None
+            if found is None:
+                numeric.append((spec, sketch))
+            else:
+                counted[spec.name], categories[spec.name] = found
+        if not counted:
+            return numeric
+        self.schema_ = [counted.get(spec.name, spec) for spec in self.schema_]
+        specs = [spec for spec in self.schema_ if spec.family == "categorical"]
+        self._encoder = CategoricalEncoder([s.name for s in specs], [s.dtype for s in specs])
+        self._encoder.vocabularies = [list(categories[spec.name]) for spec in specs]
+        return numeric
 
     def _take_missing_modes(self, modes: list[str]) -> None:
         """Each column's missing mode, in the schema's order, and the code "missing" has in
@@ -329,18 +355,38 @@ class TablePasses:
         return list(self._frame(np.empty((0, n_columns))).columns)
 
     def _infer_schema(
-        self, frame: pl.DataFrame, strings: dict[str, StringSummary] | None = None
+        self,
+        frame: pl.DataFrame,
+        strings: dict[str, StringSummary] | None = None,
+        *,
+        from_this_batch: bool = False,
     ) -> list[ColumnSpec]:
-        """The schema of every column of ``frame`` (identifiers and text included)."""
-        return schema_for(self, frame, require_observed=False, strings=strings)
+        """The schema of every column of ``frame`` (identifiers and text included). A numeric
+        column the user did not name is cut into intervals until the table's pass has read
+        every row and :meth:`_count_few_integers` decides; ``from_this_batch``: decided now,
+        on ``frame``'s values (:mod:`~nbayes.semi_naive.integer_columns`)."""
+        specs = schema_for(self, frame, require_observed=False, strings=strings)
+        named = self.families or {}
+        for j, spec in enumerate(specs):
+            if spec.name in named or column_kind(frame.schema[spec.name]) not in ("int", "float"):
+                continue
+            counted = from_this_batch and few_integers_in(
+                frame.get_column(spec.name), self.max_int_categories
+            )
+            dtype = frame.schema[spec.name]
+            if counted:  # the type its categories are kept in
+                dtype = pl.Int64 if column_kind(dtype) == "int" else pl.Float64
+            specs[j] = ColumnSpec(spec.name, "categorical" if counted else self.continuous, dtype)
+        return specs
 
     def _encode_rows(self, rows: LabelledRows) -> tuple[Encoded, np.ndarray, np.ndarray]:
         """A piece's codes (the table pass finished), labels and weights."""
         return self._encode(rows.frame, fitting=False), rows.values, rows.weight
 
-    def _start(self, frame: pl.DataFrame) -> None:
+    def _start(self, frame: pl.DataFrame, *, from_this_batch: bool = False) -> None:
         """The schema and the (empty) encoder, from the first batch."""
-        self._start_schema(self._infer_schema(frame), list(frame.columns))
+        schema = self._infer_schema(frame, from_this_batch=from_this_batch)
+        self._start_schema(schema, list(frame.columns))
 
     def _start_schema(self, inferred: list[ColumnSpec], columns: list[str]) -> None:
         """Take the schema ``inferred`` for a table of ``columns``: identifiers left out

@@ -1,0 +1,81 @@
+"""Which numeric columns of a semi-naive table are counted as categories: those whose values
+are at most ``max_int_categories`` distinct integers (a code, a rating, a count of legs), cut
+into intervals otherwise.
+
+The rule reads the values, not their type: pandas holds a column of integers with a missing
+value as floats (NaN has no integer), Polars and the command line's reader as integers with
+nulls, and the same rows must give the same model either way. It also reads *all* the rows:
+a fit over batches, passes or Dask partitions decides at the end of the table's pass, from each
+column's distinct values gathered over every piece (:class:`FewValues`: at most
+``max_int_categories`` + 1 of them, so a column of many values costs nothing once it has shown
+more). ``partial_fit``, which has no end, decides on its first batch (:func:`few_integers_in`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import polars as pl
+
+from ..schema import ColumnSpec, column_kind
+
+
+def _present(column: pl.Series) -> pl.Series:
+    """The values of ``column`` that are not missing (null, or NaN in a float column)."""
+    if column_kind(column.dtype) == "float":
+        column = column.fill_nan(None)
+    return column.drop_nulls()
+
+
+def _integers(values: pl.Series) -> bool:
+    return column_kind(values.dtype) == "int" or bool((values == values.round(0)).all())
+
+
+def few_integers_in(column: pl.Series, max_categories: int) -> bool:
+    """Whether the present values of ``column`` are at most ``max_categories`` distinct
+    integers (of an integer or a floating-point type)."""
+    present = _present(column)
+    return _integers(present) and present.n_unique() <= max_categories
+
+
+class FewValues:
+    """The distinct present values of a table's numeric columns over the rows added so far, per
+    column until it shows more than ``cap`` (then None); batches add (:meth:`add`) and pieces
+    merge (:meth:`merge`) to those of all the rows."""
+
+    def __init__(self, names: list[str], cap: int) -> None:
+        self.cap = cap
+        self.values: dict[str, set | None] = {name: set() for name in names}
+
+    def add(self, frame: pl.DataFrame) -> None:
+        for name, seen in self.values.items():
+            if seen is not None:
+                present = _present(frame.get_column(name)).unique().head(self.cap + 1)
+                self._take(name, seen, present.to_list())
+
+    def merge(self, other: FewValues) -> None:
+        for name, seen in self.values.items():
+            theirs = other.values[name]
+            if seen is not None:
+                self._take(name, seen, theirs)
+
+    def _take(self, name: str, seen: set, new: list | set | None) -> None:
+        if new is None:
+            self.values[name] = None
+            return
+        seen.update(new)
+        if len(seen) > self.cap:
+            self.values[name] = None
+
+    def categories(self, spec: ColumnSpec) -> tuple[ColumnSpec, list] | None:
+        """The categorical column ``spec`` becomes, with its categories (ascending; integers
+        in an integer column, floats in a floating-point one), where its values over all the
+        rows are at most ``cap`` distinct integers; None where it is cut into intervals."""
+        seen = self.values.get(spec.name)
+        if seen is None:
+            return None
+        if column_kind(spec.dtype) == "int":
+            return replace(spec, family="categorical", dtype=pl.Int64), sorted(int(v) for v in seen)
+        if not all(float(v).is_integer() for v in seen):
+            return None
+        return replace(spec, family="categorical", dtype=pl.Float64), sorted(map(float, seen))
