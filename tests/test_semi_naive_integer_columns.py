@@ -143,10 +143,10 @@ def test_the_rules_on_a_batch_and_over_pieces():
     big = 2**60 + 1  # beyond 2^53: a float64 would not hold it, the categories do
     table = pl.DataFrame({"a": [3, big, None, 3, 5, 6], "b": [1.0, 2.0, 3.0, 4.0, 5.0, 6.5]})
     whole = FewValues(["a", "b"], cap=4)
-    whole.add(table)
+    whole.add(table, {})
     pieces = [FewValues(["a", "b"], cap=4) for _ in range(3)]
     for k, piece in enumerate(pieces):
-        piece.add(table.slice(2 * k, 2))
+        piece.add(table.slice(2 * k, 2), {})
     merged = pieces[0]
     merged.merge(pieces[1])
     merged.merge(pieces[2])
@@ -154,5 +154,5 @@ def test_the_rules_on_a_batch_and_over_pieces():
     spec, categories = whole.categories(ColumnSpec("a", "mdl", pl.Int32))
     assert spec == ColumnSpec("a", "categorical", pl.Int64) and categories == [3, 5, 6, big]
     fractional = FewValues(["b"], cap=4)
-    fractional.add(pl.DataFrame({"b": [1.0, 1.5]}))
+    fractional.add(pl.DataFrame({"b": [1.0, 1.5]}), {})
     assert fractional.categories(ColumnSpec("b", "mdl", pl.Float64)) is None

@@ -86,7 +86,8 @@ class FirstPass:
             check_no_infinite(values, [s.name for s in self.numeric])  # the column at fault
             self.sketches.accumulate(values, cls, weight)
             if self.few_values is not None:
-                self.few_values.add(frame)
+                names = (spec.name for spec in self.numeric)
+                self.few_values.add(frame, dict(zip(names, self.sketches.features, strict=True)))
             missing = np.hstack([missing, np.isnan(values)])
         self.class_weight += np.bincount(cls, weights=weight, minlength=len(self.classes))
         for j in np.flatnonzero(missing.any(axis=0)):

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import polars as pl
 
+from ..families.sketch import FeatureSketch
 from ..schema import ColumnSpec, column_kind
 
 
@@ -24,6 +25,12 @@ def _present(column: pl.Series) -> pl.Series:
     """The values of ``column`` that are not missing (null, or NaN in a float column)."""
     if column_kind(column.dtype) == "float":
         column = column.fill_nan(None)
+    return column.drop_nulls()
+
+
+def _present_expr(name: str, dtype: pl.DataType) -> pl.Expr:
+    """:func:`_present` of column ``name`` (of type ``dtype``) as an expression."""
+    column = pl.col(name).fill_nan(None) if column_kind(dtype) == "float" else pl.col(name)
     return column.drop_nulls()
 
 
@@ -47,11 +54,22 @@ class FewValues:
         self.cap = cap
         self.values: dict[str, set | None] = {name: set() for name in names}
 
-    def add(self, frame: pl.DataFrame) -> None:
-        for name, seen in self.values.items():
-            if seen is not None:
-                present = _present(frame.get_column(name)).unique().head(self.cap + 1)
-                self._take(name, seen, present.to_list())
+    def add(self, frame: pl.DataFrame, sketches: dict[str, FeatureSketch]) -> None:
+        """Add a batch's values; ``sketches``: the columns' value sketches with the batch
+        added, which close at no cost a column that already shows more than ``cap`` values
+        (a sketch holds no more keys than the values of the rows of positive weight)."""
+        for name, sketch in sketches.items():
+            if name in self.values and sketch.keys.shape[0] > self.cap:
+                self.values[name] = None
+        open_ = [name for name, seen in self.values.items() if seen is not None]
+        if not open_:
+            return
+        distinct = frame.select(  # one query for every column: Polars runs them together
+            _present_expr(name, frame.schema[name]).unique().head(self.cap + 1).implode()
+            for name in open_
+        )
+        for name, values in zip(open_, distinct.row(0), strict=True):
+            self._take(name, self.values[name], values)
 
     def merge(self, other: FewValues) -> None:
         for name, seen in self.values.items():
