@@ -551,3 +551,29 @@ def test_the_unknown_labels_a_dask_score_shows_do_not_depend_on_the_reduction_tr
     everything = sorted({label for _, labels in parts for label in labels})
     assert flat[1] == nested[1] == everything[:SHOWN_UNKNOWN]
     np.testing.assert_allclose(flat[0], sum(p[0] for p in parts))
+
+
+def test_integers_held_as_floats_are_counted_on_dask_as_in_one_fit(client):
+    """pandas holds codes with missing values as floats: with a continuous family named, such
+    a column of at most max_int_categories integers over all the partitions is counted, as one
+    fit of the rows (pandas or Polars) counts it; one with a code per partition beyond the
+    bound is not, though each partition alone would count it."""
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(5)
+    n = 2400
+    codes = rng.integers(0, 6, n).astype(float)
+    codes[rng.random(n) < 0.1] = np.nan
+    spread = (np.arange(n) // 100).astype(float)  # 24 values, 4 per partition of 400 rows
+    size = rng.normal(size=n)
+    label = np.where((np.nan_to_num(codes) % 2 == 0) ^ (size > 0.3), "p", "q")
+    frame = pd.DataFrame({"codes": codes, "spread": spread, "size": size, "y": label})
+    options = {"continuous": "gaussian", "calibration": None}
+    integers = pl.from_pandas(frame).with_columns(pl.col("codes").cast(pl.Int64))
+    whole = nbayes.NaiveBayes(**options).fit(integers, target="y")
+    model = nbayes.NaiveBayes(**options).fit(dd.from_pandas(frame, npartitions=6), target="y")
+    expected = {"codes": "categorical", "spread": "gaussian", "size": "gaussian"}
+    assert model.families_ == whole.families_ == expected
+    features = integers.drop("y")
+    np.testing.assert_allclose(
+        model.predict_proba(features), whole.predict_proba(features), atol=1e-9
+    )

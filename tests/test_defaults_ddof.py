@@ -39,7 +39,9 @@ def test_weighted_sample_variance_is_m2_over_w_minus_one(model):
         var = fitted.var_
     else:
         frame = pl.DataFrame({"u": X[:, 0], "v": X[:, 1]})
-        fitted = nbayes.NaiveBayes(continuous="gaussian", ddof=1, var_smoothing=0.0)
+        # (named: whole numbers of at most max_int_categories values would be counted)
+        gaussian = {"u": "gaussian", "v": "gaussian"}
+        fitted = nbayes.NaiveBayes(families=gaussian, ddof=1, var_smoothing=0.0)
         fitted.fit(frame, Y, sample_weight=W)
         group = fitted._stats.groups[0]
         var = group.stats.theta_var(0.0, ddof=1, rule="per-column")[1]

@@ -179,3 +179,34 @@ def test_a_column_of_bytes_is_refused_saying_how_to_decode_it():
     assert "pl.col(...).cast(pl.String)" in str(error.value)
     decoded = frame.with_columns(pl.col("text").cast(pl.String))  # as the message says
     assert nbayes.NaiveBayes().fit(decoded, target="y").predict(decoded).shape == (4,)
+
+
+def _codes_with_missing(n: int = 600, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A column of 6 codes with missing values, as pandas holds it (floats with NaN) and as
+    Polars reads it (integers with nulls), beside a measurement."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 6, n).astype(float)
+    codes[rng.random(n) < 0.1] = np.nan
+    size = rng.normal(size=n)
+    label = np.where((np.nan_to_num(codes) % 2 == 0) ^ (size > 0.3), "p", "q")
+    frame = pd.DataFrame({"codes": codes, "size": size, "y": label})
+    return frame, pl.from_pandas(frame).with_columns(pl.col("codes").cast(pl.Int64))
+
+
+@pytest.mark.parametrize("continuous", ["gaussian", "mdl"])
+def test_integers_held_as_floats_are_counted_as_integers_are(continuous):
+    """With a continuous family named, a column of at most max_int_categories integers is
+    counted whether pandas holds it as floats (it has missing values) or Polars as integers;
+    a column of fractions is not."""
+    from_pandas, from_polars = _codes_with_missing()
+    options = {"continuous": continuous, "calibration": None}
+    floats = nbayes.NaiveBayes(**options).fit(from_pandas, target="y")
+    integers = nbayes.NaiveBayes(**options).fit(from_polars, target="y")
+    assert floats.families_ == integers.families_ == {"codes": "categorical", "size": continuous}
+    features = from_polars.drop("y")
+    np.testing.assert_allclose(
+        floats.predict_proba(features), integers.predict_proba(features), atol=1e-9
+    )
+    halves = from_pandas.assign(codes=from_pandas["codes"] / 2)
+    assert nbayes.NaiveBayes(**options).fit(halves, target="y").families_["codes"] == continuous

@@ -184,7 +184,10 @@ def test_family_inference_follows_the_schema_table():
             "categorical": pl.Series(rng.choice(["a", "b"], n)).cast(pl.Categorical),
             "boolean": rng.random(n) < 0.5,
             "float": rng.normal(size=n),
-            "float-few-values": rng.integers(0, 3, n).astype(float),  # floats stay continuous
+            # whole numbers held as floats are counted as integers are (pandas holds integers
+            # with a missing value as floats); a few fractions are not
+            "float-few-values": rng.integers(0, 3, n).astype(float),
+            "float-few-fractions": rng.integers(0, 3, n) / 2,
             "int-20": np.arange(n) % 20,  # exactly max_int_categories distinct values
             "int-21": np.arange(n) % 21,
             "int-20-and-null": pl.Series([None if i % 7 == 0 else i % 20 for i in range(n)]),
@@ -210,7 +213,8 @@ def test_family_inference_follows_the_schema_table():
         "categorical": "categorical",
         "boolean": "categorical",
         "float": "gaussian",
-        "float-few-values": "gaussian",
+        "float-few-values": "categorical",
+        "float-few-fractions": "gaussian",
         "int-20": "categorical",
         "int-21": "gaussian",
         "int-20-and-null": "categorical",  # a missing value is not a 21st category

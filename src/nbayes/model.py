@@ -78,8 +78,9 @@ class NaiveBayes(
         conditional log-likelihood of the class given the column (see
         :mod:`nbayes.families.auto`); ``families_`` and ``summary()`` show each choice and why.
         Or one family for all: ``"gaussian"``, ``"kde"`` (the kind of estimator of Weka's -K),
-        ``"mdl"`` (Weka's -D), ``"equal-width"`` or ``"equal-frequency"``; then integer columns
-        with at most ``max_int_categories`` distinct values are categorical.
+        ``"mdl"`` (Weka's -D), ``"equal-width"`` or ``"equal-frequency"``; then a numeric column
+        of at most ``max_int_categories`` distinct integers is categorical, whatever its type
+        (pandas holds integers with a missing value as floats).
     missing : "auto", "skip", "category" or dict, default "auto"
         What a missing value means, for categorical columns and columns whose family is chosen
         from the data: ``"skip"`` (missing at random: the column is left out of that row, as in
@@ -109,8 +110,8 @@ class NaiveBayes(
         Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), in every column, the
         target's included (a row whose label is missing is dropped, with a warning).
     max_int_categories : int, default 20
-        Integer columns with at most this many distinct values (in the first batch) are
-        categorical; others are continuous.
+        Numeric columns whose values are at most this many distinct integers (in the first
+        batch; 2.0 counts as 2) are categorical; others are continuous.
     var_smoothing : float, default 1e-9
         Gaussian variance smoothing, per column: ε_j = var_smoothing · Var(x_j) is added to each
         class's variance of column j, so a column's units never matter (scikit-learn's

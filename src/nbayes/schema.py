@@ -11,8 +11,9 @@ string with nearly one value     ``"ignore"`` (left out), with a warning
 per row (an identifier)
 numbers, ``continuous="auto"``   ``"auto"``: chosen per column from the data (the default;
 (the default)                    see :mod:`nbayes.families.auto`)
-numbers, another ``continuous``  integers with at most ``max_int_categories`` distinct values
-                                 in the first batch: ``"categorical"``; others: ``continuous``
+numbers, another ``continuous``  integers (of an integer type, or floats such as 2.0) with at
+                                 most ``max_int_categories`` distinct values in the first
+                                 batch: ``"categorical"``; others: ``continuous``
 ===============================  ====================================================
 
 **Text and identifiers.** A string column of at least ``MIN_ROWS`` observed values is looked at
@@ -76,6 +77,20 @@ def column_kind(dtype: pl.DataType) -> str:
     if dtype.is_float():
         return "float"
     return "other"
+
+
+def few_integers_in(column: pl.Series, max_categories: int) -> bool:
+    """Whether the present values of ``column`` (not null, not NaN) are at most
+    ``max_categories`` distinct integers, of an integer or a floating-point type: pandas holds
+    integers with a missing value as floats, Polars as integers with nulls, and the same
+    values make the same choice."""
+    present = column.fill_nan(None) if column_kind(column.dtype) == "float" else column
+    present = present.drop_nulls()
+    if column_kind(column.dtype) == "int":
+        return present.n_unique() <= max_categories
+    # (a float column with no value yet says nothing: it stays continuous)
+    integers = present.len() > 0 and bool((present == present.round(0)).all())
+    return integers and present.n_unique() <= max_categories
 
 
 #: The fewest observed values a string column needs before it is judged text or identifier.
@@ -269,9 +284,8 @@ def infer_schema(
                 family = "categorical"
             elif continuous == "auto":  # every numeric column: the data choose, counting included
                 family = "auto"
-            elif (
-                kind == "int"
-                and frame.get_column(name).n_unique() - (null_count > 0) <= max_int_categories
+            elif kind in ("int", "float") and few_integers_in(
+                frame.get_column(name), max_int_categories
             ):
                 family = "categorical"
             else:

@@ -43,7 +43,7 @@ class Learner:
     text: str | None = None
     #: over the labelled rows of every batch fitted so far (:meth:`summarise_columns`), the
     #: summaries of the string columns and the distinct values (up to ``max_int_categories``
-    #: + 1) of the integer columns whose families the first batch chose
+    #: + 1) of the numeric columns whose families the first batch chose
     strings: dict[str, StringSummary] = field(default_factory=dict)
     integers: dict[str, set] = field(default_factory=dict)
     #: each feature column's values in the labelled rows of every batch fitted so far
@@ -99,7 +99,7 @@ class Learner:
         values (:meth:`unobserved`) and, for the columns whose family a table
         model infers from the data (not named by the user), each string column's
         (:class:`~nbayes.schema.StringSummary`), and, where integers are not left to
-        ``continuous="auto"``, each integer column's distinct values up to
+        ``continuous="auto"``, each numeric column's distinct values up to
         ``max_int_categories`` + 1 (the rule of :func:`nbayes.schema.infer_schema`)."""
         if self.text is not None:
             return
@@ -113,14 +113,16 @@ class Learner:
         strings = []
         for name, dtype in frame.schema.items():
             kind = column_kind(dtype)
-            if name == self.target or name in named or kind not in ("string", "int"):
+            if name == self.target or name in named or kind not in ("string", "int", "float"):
                 continue
             if kind == "string":
                 strings.append(name)
                 continue
             if counted and len(self.integers.get(name, ())) < cap:
                 seen = self.integers.setdefault(name, set())
-                seen.update(labelled.get_column(name).drop_nulls().unique().head(cap).to_list())
+                column = labelled.get_column(name)
+                column = column.fill_nan(None) if kind == "float" else column
+                seen.update(column.drop_nulls().unique().head(cap).to_list())
         present = StringSummary.distinct_values(labelled, strings)
         for name in strings:
             known = self.strings.get(name, StringSummary.empty())
@@ -139,7 +141,8 @@ class Learner:
         whole = {name: string_family(name, summary)[0] for name, summary in self.strings.items()}
         cap = int(getattr(model, "max_int_categories", 0))
         for name, values in self.integers.items():
-            whole[name] = "categorical" if len(values) <= cap else model.continuous
+            few = len(values) <= cap and all(float(v).is_integer() for v in values)
+            whole[name] = "categorical" if few else model.continuous
         return {
             name: family for name, family in whole.items() if chosen.get(name, family) != family
         }

@@ -4,8 +4,10 @@
 disagree (an integer column with few distinct values in one partition, many in another). The
 schema is therefore the one a single-machine fit on all the labelled rows infers: from the
 collection's dtypes where they decide it, otherwise from one pass over just the columns that need
-data — integer columns (at most ``max_int_categories`` distinct values in all the labelled rows,
-as a single-machine ``fit`` counts them), object columns (which type their values have) and
+data — integer columns, and float columns where ``continuous`` is not ``"auto"`` (at most
+``max_int_categories`` distinct integers in all the labelled rows are counted, as a
+single-machine ``fit`` counts them: pandas holds integers with a missing value as floats),
+object columns (which type their values have) and
 string and category columns (free text or identifiers, by the summary of
 :class:`nbayes.schema.StringSummary`, which merges). Naming such columns in ``families=`` skips
 that pass. Every partition is then read with
@@ -44,6 +46,9 @@ def resolve_schema(
     frame = template._read_partition(meta, extras[0]._meta if has_y else None, target=target).frame
     families = dict(template.families or {})
     needed = []
+    # float columns are counted, as integers are, where continuous="auto" does not choose
+    counting = getattr(template, "continuous", "auto") != "auto"
+    kinds = ("int", "string", "float") if counting else ("int", "string")
     for name, dtype in frame.schema.items():
         source = meta[by_name[name]].dtype
         string = isinstance(source, pd.StringDtype) or str(source).startswith(
@@ -51,7 +56,7 @@ def resolve_schema(
         )
         kind = column_kind(dtype)
         if (dtype == pl.String and not string) or (
-            kind in ("int", "string") and name not in families
+            kind in kinds and name not in families
         ):
             needed.append(name)
     found: dict[str, tuple] = {}
@@ -78,7 +83,7 @@ def resolve_schema(
             dtype = common_type(name, found[name][0])
             if dtype == pl.Null and require_observed:
                 raise unobserved_column(name)
-            if dtype.is_integer():
+            if dtype.is_numeric():
                 values = sorted(found[name][1])
         series.append((name, dtype, values))
     # a stand-in table with the same types and the same distinct values (up to the cap) as all
@@ -100,8 +105,8 @@ def summarise_part(
     out = {}
     for name, dtype in frame.schema.items():
         column = frame.get_column(name)
-        present = column.drop_nulls()
-        values = set(present.unique().head(cap).to_list()) if dtype.is_integer() else set()
+        present = (column.fill_nan(None) if dtype.is_float() else column).drop_nulls()
+        values = set(present.unique().head(cap).to_list()) if dtype.is_numeric() else set()
         strings = StringSummary.of(column) if column_kind(dtype) == "string" else None
         out[name] = ({dtype} if present.len() else set(), values, strings)
     return out

@@ -8,7 +8,8 @@ nulls, and the same rows must give the same model either way. It also reads *all
 a fit over batches, passes or Dask partitions decides at the end of the table's pass, from each
 column's distinct values gathered over every piece (:class:`FewValues`: at most
 ``max_int_categories`` + 1 of them, so a column of many values costs nothing once it has shown
-more). ``partial_fit``, which has no end, decides on its first batch (:func:`few_integers_in`).
+more). ``partial_fit``, which has no end, decides on its first batch
+(:func:`nbayes.schema.few_integers_in`, the rule ``NaiveBayes`` follows).
 """
 
 from __future__ import annotations
@@ -18,31 +19,16 @@ from dataclasses import replace
 import polars as pl
 
 from ..families.sketch import FeatureSketch
-from ..schema import ColumnSpec, column_kind
+from ..schema import ColumnSpec, column_kind, few_integers_in
 
-
-def _present(column: pl.Series) -> pl.Series:
-    """The values of ``column`` that are not missing (null, or NaN in a float column)."""
-    if column_kind(column.dtype) == "float":
-        column = column.fill_nan(None)
-    return column.drop_nulls()
+__all__ = ["FewValues", "few_integers_in"]
 
 
 def _present_expr(name: str, dtype: pl.DataType) -> pl.Expr:
-    """:func:`_present` of column ``name`` (of type ``dtype``) as an expression."""
+    """The values of column ``name`` (of type ``dtype``) that are not missing (null, or NaN
+    in a float column)."""
     column = pl.col(name).fill_nan(None) if column_kind(dtype) == "float" else pl.col(name)
     return column.drop_nulls()
-
-
-def _integers(values: pl.Series) -> bool:
-    return column_kind(values.dtype) == "int" or bool((values == values.round(0)).all())
-
-
-def few_integers_in(column: pl.Series, max_categories: int) -> bool:
-    """Whether the present values of ``column`` are at most ``max_categories`` distinct
-    integers (of an integer or a floating-point type)."""
-    present = _present(column)
-    return _integers(present) and present.n_unique() <= max_categories
 
 
 class FewValues:
