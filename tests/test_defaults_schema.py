@@ -156,6 +156,30 @@ def test_a_string_summary_merged_from_any_pieces_is_the_summary_of_all_the_value
     assert sorted(whole.values) == sorted(column.drop_nulls().unique().to_list())
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    pool=st.integers(1, 200),
+    nulls=st.floats(0.0, 0.5),
+    words=st.integers(1, 4),
+    n=st.integers(1, 300),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_a_string_column_gets_the_family_its_summary_gives(pool, nulls, words, n, seed):
+    """Telling a column of few distinct values categories by one count chooses as the text
+    and identifier rules do from its summary (which a stream's batches and Dask's partitions
+    merge), around the rules' thresholds too."""
+    from nbayes.schema import StringSummary, _string_family_of, string_family
+
+    rng = np.random.default_rng(seed)
+    vocabulary = [" ".join(f"w{i}x{k}" for k in range(words)) for i in range(pool)]
+    values = [None if rng.random() < nulls else vocabulary[rng.integers(pool)] for _ in range(n)]
+    column = pl.Series(values, dtype=pl.String)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quick = _string_family_of("c", column, None)[0]
+        assert quick == string_family("c", StringSummary.of(column))[0]
+
+
 def test_a_string_summary_estimates_many_distinct_values_and_their_words(monkeypatch):
     """Beyond the sketch's size the distinct values are estimated from the k-th smallest hash
     (within a few standard errors, 1/√(k − 2)); the words are those of the kept values."""

@@ -227,6 +227,22 @@ def string_family(name: str, summary: StringSummary) -> tuple[str, str | None]:
     return "categorical", None
 
 
+def _string_family_of(
+    name: str, column: pl.Series, summary: StringSummary | None
+) -> tuple[str, str | None]:
+    """:func:`string_family` of a column (from ``summary``, all its rows', where given). A
+    column of fewer distinct values than ``DISTINCT_SKETCH`` and than ``TEXT_DISTINCT_SHARE``
+    of its values is categories by the rules whatever its summary (which counts them exactly
+    then): the common case, told by one count rather than by hashing every value."""
+    if summary is None:
+        observed = column.len() - column.null_count()
+        distinct = column.n_unique() - (column.null_count() > 0)
+        if distinct < min(DISTINCT_SKETCH, TEXT_DISTINCT_SHARE * observed):
+            return "categorical", None
+        summary = StringSummary.of(column)
+    return string_family(name, summary)
+
+
 def infer_schema(
     frame: pl.DataFrame,
     families: dict[str, str] | None,
@@ -276,8 +292,7 @@ def infer_schema(
             )
         if family is None:
             if kind == "string":
-                summary = strings.get(name) or StringSummary.of(frame.get_column(name))
-                family, why = string_family(name, summary)
+                family, why = _string_family_of(name, frame.get_column(name), strings.get(name))
                 if why is not None:
                     warnings.warn(why, UserWarning, stacklevel=caller_stacklevel())
             elif kind == "bool":
