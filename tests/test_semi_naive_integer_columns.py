@@ -156,3 +156,47 @@ def test_the_rules_on_a_batch_and_over_pieces():
     fractional = FewValues(["b"], cap=4)
     fractional.add(pl.DataFrame({"b": [1.0, 1.5]}), {})
     assert fractional.categories(ColumnSpec("b", "mdl", pl.Float64)) is None
+
+
+def test_a_column_of_integers_whose_later_batches_hold_fractions_is_cut_as_in_one_fit():
+    """pandas' chunked reader types a column by each chunk: integers first, then floats with
+    fractions. Over all the rows the column is not a few integers: cut, as one fit cuts it."""
+    rng = np.random.default_rng(2)
+    first = pd.DataFrame({"a": rng.integers(0, 4, 300), "x": rng.normal(size=300)})
+    later = pd.DataFrame({"a": rng.integers(0, 4, 300) + 0.5, "x": rng.normal(size=300)})
+    batches = [b.assign(y=np.where(b["x"] + b["a"] > 2, "p", "q")) for b in (first, later)]
+    whole = SemiNaiveBayes(discriminative=False).fit(pd.concat(batches), target="y")
+    passes = SemiNaiveBayes(discriminative=False).fit_passes(batches, target="y")
+    assert whole.schema_[0].family == passes.schema_[0].family == "mdl"
+    features = pd.concat(batches).drop(columns="y")
+    np.testing.assert_allclose(
+        passes.predict_proba(features), whole.predict_proba(features), atol=1e-9
+    )
+
+
+def test_merged_models_whose_counted_column_outgrows_the_bound_are_refused():
+    """Each piece counts its 15 codes; together they hold 25, which one fit of both would cut
+    into intervals: the merge is refused, naming the column, the bound and the way out."""
+    rng = np.random.default_rng(3)
+    options = {"model": "aode", "missing": "skip", "discriminative": False}
+
+    def piece(low: int) -> pd.DataFrame:
+        codes = rng.integers(low, low + 15, 400)
+        return pd.DataFrame({"c": codes, "y": np.where(codes % 2 == 0, "p", "q")})
+
+    a = SemiNaiveBayes(**options).fit(piece(0), target="y")
+    b = SemiNaiveBayes(**options).fit(piece(10), target="y")
+    before = a.predict_proba(pd.DataFrame({"c": [3]}))
+    with pytest.raises(ValueError, match=r"'c' holds 25 distinct integers.*max_int_categories=20"):
+        a.merge(b)
+    np.testing.assert_array_equal(a.predict_proba(pd.DataFrame({"c": [3]})), before)
+    few = SemiNaiveBayes(**options).fit(piece(2), target="y")  # codes 2–16: 17 together
+    merged = SemiNaiveBayes(**options).fit(piece(0), target="y").merge(few)
+    assert merged._encoder.sizes().tolist() == [17]
+
+
+def test_no_value_and_infinity_are_not_a_few_integers():
+    assert not few_integers_in(pl.Series([None, None], dtype=pl.Int64), 20)
+    assert not few_integers_in(pl.Series([float("nan"), None], dtype=pl.Float64), 20)
+    assert not few_integers_in(pl.Series([1.0, float("inf")]), 20)
+    assert few_integers_in(pl.Series([1.0, -0.0, 0.0]), 2)

@@ -110,8 +110,10 @@ class NaiveBayes(
         Markers that mean "missing" besides None/NaN/null (e.g. ``"?"``), in every column, the
         target's included (a row whose label is missing is dropped, with a warning).
     max_int_categories : int, default 20
-        Numeric columns whose values are at most this many distinct integers (in the first
-        batch; 2.0 counts as 2) are categorical; others are continuous.
+        Numeric columns whose values are at most this many distinct integers (2.0 counts as 2)
+        are categorical; others are continuous. Counted over the rows the schema is read from:
+        all of them in ``fit``, on Dask and on the command line (which reads again where the
+        first batch misled), the first batch in ``partial_fit``.
     var_smoothing : float, default 1e-9
         Gaussian variance smoothing, per column: ε_j = var_smoothing · Var(x_j) is added to each
         class's variance of column j, so a column's units never matter (scikit-learn's

@@ -86,11 +86,13 @@ def few_integers_in(column: pl.Series, max_categories: int) -> bool:
     values make the same choice."""
     present = column.fill_nan(None) if column_kind(column.dtype) == "float" else column
     present = present.drop_nulls()
-    if column_kind(column.dtype) == "int":
-        return present.n_unique() <= max_categories
-    # (a float column with no value yet says nothing: it stays continuous)
-    integers = present.len() > 0 and bool((present == present.round(0)).all())
-    return integers and present.n_unique() <= max_categories
+    if present.len() == 0:  # a column with no value yet says nothing: it stays continuous
+        return False
+    if column_kind(column.dtype) == "float":  # (inf is no integer)
+        whole = present.is_finite() & (present == present.round(0))
+        if not whole.all():
+            return False
+    return present.n_unique() <= max_categories
 
 
 #: The fewest observed values a string column needs before it is judged text or identifier.

@@ -108,7 +108,9 @@ class Learner:
             if name != self.target:  # (null counts are kept by the columns: fast)
                 self.observed[name] = self.observed.get(name, 0) + labelled.height - missing
         named = set(getattr(self.model, "families", None) or {})
-        counted = getattr(self.model, "continuous", "auto") != "auto"
+        counted = getattr(self.model, "continuous", "auto") != "auto" and not getattr(
+            self.model, "counts_numbers_itself", False
+        )
         cap = int(getattr(self.model, "max_int_categories", 0)) + 1
         strings = []
         for name, dtype in frame.schema.items():
@@ -131,7 +133,7 @@ class Learner:
 
     def families_to_settle(self) -> dict[str, str]:
         """The columns whose family over all the batches (by the text and identifier rules,
-        :func:`nbayes.schema.string_family`, or an integer column's distinct values) is not
+        :func:`nbayes.schema.string_family`, or a numeric column's distinct values) is not
         the one the first batch gave them, with that family: what one fit of all the rows
         would have chosen."""
         model = self.model

@@ -128,7 +128,7 @@ def _settled(
     args: argparse.Namespace, fit: Callable[[argparse.Namespace], tuple[Learner, Reader]]
 ) -> tuple[Learner, Reader]:
     """``fit(args)``; where a column's family over all the rows (a string column's by the text
-    and identifier rules, an integer column's by its distinct values) is not the one the first
+    and identifier rules, a numeric column's by its distinct values) is not the one the first
     batch gave it — free text or an identifier that its first rows did not show, say — the data
     are read again with that family named, so that the model is the one ``fit`` gives on the
     whole table, and the first reading's warnings, which spoke of its families, are dropped.

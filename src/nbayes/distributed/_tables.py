@@ -46,8 +46,11 @@ def resolve_schema(
     frame = template._read_partition(meta, extras[0]._meta if has_y else None, target=target).frame
     families = dict(template.families or {})
     needed = []
-    # float columns are counted, as integers are, where continuous="auto" does not choose
-    counting = getattr(template, "continuous", "auto") != "auto"
+    # float columns are counted, as integers are, where continuous="auto" does not choose and
+    # the model does not decide from its own pass over all the rows
+    counting = getattr(template, "continuous", "auto") != "auto" and not getattr(
+        template, "counts_numbers_itself", False
+    )
     kinds = ("int", "string", "float") if counting else ("int", "string")
     for name, dtype in frame.schema.items():
         source = meta[by_name[name]].dtype
@@ -100,7 +103,7 @@ def summarise_part(
     X: Any, *extras: Any, template: Estimator, target: str | None, has_y: bool, cap: int
 ) -> dict[str, tuple]:
     """Per column of a partition (labelled rows): the types of its values, up to ``cap``
-    distinct values of an integer column, and a string column's summary (None for others)."""
+    distinct values of a numeric column, and a string column's summary (None for others)."""
     frame = template._read_partition(X, extras[0] if has_y else None, target=target).frame
     out = {}
     for name, dtype in frame.schema.items():

@@ -76,10 +76,10 @@ class FewValues:
         in an integer column, floats in a floating-point one), where its values over all the
         rows are at most ``cap`` distinct integers; None where it is cut into intervals."""
         seen = self.values.get(spec.name)
-        if seen is None:
+        # (a column typed as integers in its first batch may hold fractions in a later one;
+        # a column with no value says nothing, and inf is no integer)
+        if not seen or not all(isinstance(v, int) or float(v).is_integer() for v in seen):
             return None
         if column_kind(spec.dtype) == "int":
             return replace(spec, family="categorical", dtype=pl.Int64), sorted(int(v) for v in seen)
-        if not all(float(v).is_integer() for v in seen):
-            return None
         return replace(spec, family="categorical", dtype=pl.Float64), sorted(map(float, seen))

@@ -54,6 +54,11 @@ class TablePasses:
     :meth:`fit_passes` from a re-readable source, :meth:`partial_fit` batch by batch for one-pass
     structures), and the partition protocol (module docstring)."""
 
+    #: Whether a numeric column is counted or cut is decided at the end of the table's pass,
+    #: from all the rows (:meth:`_count_few_integers`): Dask's schema pass and the command
+    #: line's settling leave numeric columns to it.
+    counts_numbers_itself = True
+
     @dask_aware
     def fit(
         self,
@@ -130,8 +135,10 @@ class TablePasses:
     def partial_fit(self) -> Callable[..., SemiNaiveBayes]:
         """Add one batch: ``partial_fit(X, y=None, *, target=None, classes=None,
         sample_weight=None, columns=None)``, for one-pass structures over categorical columns
-        (numeric columns need their cut points before anything is counted: use
-        :meth:`fit_passes`, or name them ``"categorical"``). Classes may grow from batch to
+        (a numeric column is counted where the first batch shows at most
+        ``max_int_categories`` distinct integers; others need their cut points before anything
+        is counted: use :meth:`fit_passes`, or name them ``"categorical"``). Classes may grow
+        from batch to
         batch. A structure of several passes has no ``partial_fit`` (AttributeError, so that
         ``hasattr`` tells, as scikit-learn expects): it is fitted by the staged protocol."""
         model = getattr(self, "model_", None)
