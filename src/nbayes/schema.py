@@ -84,15 +84,17 @@ def few_integers_in(column: pl.Series, max_categories: int) -> bool:
     ``max_categories`` distinct integers, of an integer or a floating-point type: pandas holds
     integers with a missing value as floats, Polars as integers with nulls, and the same
     values make the same choice."""
-    present = column.fill_nan(None) if column_kind(column.dtype) == "float" else column
-    present = present.drop_nulls()
-    if present.len() == 0:  # a column with no value yet says nothing: it stays continuous
-        return False
-    if column_kind(column.dtype) == "float":  # (inf is no integer)
-        whole = present.is_finite() & (present == present.round(0))
-        if not whole.all():
-            return False
-    return present.n_unique() <= max_categories
+    if column_kind(column.dtype) == "float":
+        values = column.to_numpy()  # (nulls as NaN)
+        present = values[~np.isnan(values)]
+        # (a column with no value yet says nothing; inf is no integer; a fraction ends it
+        # before anything is sorted or hashed: the common case)
+        whole = present.size > 0 and bool(np.all(present == np.round(present)))
+        return whole and bool(np.all(np.isfinite(present))) and (
+            np.unique(present).size <= max_categories
+        )
+    present = column.drop_nulls()
+    return present.len() > 0 and present.n_unique() <= max_categories
 
 
 #: The fewest observed values a string column needs before it is judged text or identifier.
@@ -249,12 +251,14 @@ def infer_schema(
     frame: pl.DataFrame,
     families: dict[str, str] | None,
     continuous: str,
-    max_int_categories: int,
+    max_int_categories: int | None,
     *,
     require_observed: bool,
     strings: dict[str, StringSummary] | None = None,
 ) -> list[ColumnSpec]:
     """A :class:`ColumnSpec` per column of ``frame`` (already with missing values as null).
+    ``max_int_categories`` None: a numeric column not named is given ``continuous`` (a model
+    that counts a few integers itself, from all its rows: ``SemiNaiveBayes``).
     ``strings``: the summaries of string columns whose values ``frame`` does not hold (a Dask
     collection's, summed over its partitions); the others' are taken from ``frame``."""
     strings = strings or {}
@@ -301,8 +305,10 @@ def infer_schema(
                 family = "categorical"
             elif continuous == "auto":  # every numeric column: the data choose, counting included
                 family = "auto"
-            elif kind in ("int", "float") and few_integers_in(
-                frame.get_column(name), max_int_categories
+            elif (
+                kind in ("int", "float")
+                and max_int_categories is not None
+                and few_integers_in(frame.get_column(name), max_int_categories)
             ):
                 family = "categorical"
             else:

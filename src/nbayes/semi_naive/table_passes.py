@@ -36,12 +36,12 @@ from ..families.intervals import cut_points
 from ..families.sketch import FeatureSketch, ValueSketches
 from ..labels import LabelledRows, check_classes, keep_labelled, split_target
 from ..model import NaiveBayes
-from ..schema import ColumnSpec, StringSummary, column_kind, schema_for, unobserved_column
+from ..schema import ColumnSpec, StringSummary, infer_schema, unobserved_column
 from ..tables import missing_markers, warn_near_missing_marker
 from .classifier import Encoded
 from .discriminative import held_out_rows
 from .first_pass import FirstPass
-from .integer_columns import FewValues, few_integers_in
+from .integer_columns import FewValues
 from .missing import missing_modes
 from .spill import compact_codes, replayed
 
@@ -372,19 +372,15 @@ class TablePasses:
         column the user did not name is cut into intervals until the table's pass has read
         every row and :meth:`_count_few_integers` decides; ``from_this_batch``: decided now,
         on ``frame``'s values (:mod:`~nbayes.semi_naive.integer_columns`)."""
-        specs = schema_for(self, frame, require_observed=False, strings=strings)
-        named = self.families or {}
-        for j, spec in enumerate(specs):
-            if spec.name in named or column_kind(frame.schema[spec.name]) not in ("int", "float"):
-                continue
-            counted = from_this_batch and few_integers_in(
-                frame.get_column(spec.name), self.max_int_categories
-            )
-            dtype = frame.schema[spec.name]
-            if counted:  # the type its categories are kept in
-                dtype = pl.Int64 if column_kind(dtype) == "int" else pl.Float64
-            specs[j] = ColumnSpec(spec.name, "categorical" if counted else self.continuous, dtype)
-        return specs
+        counting = self.max_int_categories if from_this_batch else None
+        return infer_schema(
+            frame,
+            self.families,
+            self.continuous,
+            counting,
+            require_observed=False,
+            strings=strings,
+        )
 
     def _encode_rows(self, rows: LabelledRows) -> tuple[Encoded, np.ndarray, np.ndarray]:
         """A piece's codes (the table pass finished), labels and weights."""
