@@ -143,7 +143,8 @@ class Learner:
         whole = {name: string_family(name, summary)[0] for name, summary in self.strings.items()}
         cap = int(getattr(model, "max_int_categories", 0))
         for name, values in self.integers.items():
-            few = len(values) <= cap and all(float(v).is_integer() for v in values)
+            # (the rule of nbayes.schema.few_integers_in: no value, a fraction or inf is not)
+            few = 0 < len(values) <= cap and all(float(v).is_integer() for v in values)
             whole[name] = "categorical" if few else model.continuous
         return {
             name: family for name, family in whole.items() if chosen.get(name, family) != family

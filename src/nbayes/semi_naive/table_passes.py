@@ -138,9 +138,9 @@ class TablePasses:
         (a numeric column is counted where the first batch shows at most
         ``max_int_categories`` distinct integers; others need their cut points before anything
         is counted: use :meth:`fit_passes`, or name them ``"categorical"``). Classes may grow
-        from batch to
-        batch. A structure of several passes has no ``partial_fit`` (AttributeError, so that
-        ``hasattr`` tells, as scikit-learn expects): it is fitted by the staged protocol."""
+        from batch to batch. A structure of several passes has no ``partial_fit``
+        (AttributeError, so that ``hasattr`` tells, as scikit-learn expects): it is fitted by
+        the staged protocol."""
         model = getattr(self, "model_", None)
         (model if model is not None else self._new_model())._check_one_pass(
             "SemiNaiveBayes.partial_fit"
