@@ -205,6 +205,16 @@ def test_a_column_of_bytes_is_refused_saying_how_to_decode_it():
     assert nbayes.NaiveBayes().fit(decoded, target="y").predict(decoded).shape == (4,)
 
 
+def test_a_column_of_decimals_is_refused_saying_how_to_cast_it():
+    from decimal import Decimal
+
+    frame = pl.DataFrame({"price": [Decimal("1.25"), Decimal("2.50")] * 30, "y": [0, 1] * 30})
+    with pytest.raises(ValueError, match=r"'price' has type Decimal.*cast\(pl.Float64\)"):
+        nbayes.NaiveBayes().fit(frame, target="y")
+    cast = frame.with_columns(pl.col("price").cast(pl.Float64))  # as the message says
+    assert nbayes.NaiveBayes().fit(cast, target="y").predict(cast).shape == (60,)
+
+
 def _codes_with_missing(n: int = 600, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A column of 6 codes with missing values, as pandas holds it (floats with NaN) and as
     Polars reads it (integers with nulls), beside a measurement."""
@@ -234,3 +244,29 @@ def test_integers_held_as_floats_are_counted_as_integers_are(continuous):
     )
     halves = from_pandas.assign(codes=from_pandas["codes"] / 2)
     assert nbayes.NaiveBayes(**options).fit(halves, target="y").families_["codes"] == continuous
+
+
+def test_merged_naive_models_whose_counted_column_outgrows_the_bound_are_refused():
+    """With one continuous family named, each half counts its 15 codes; together they hold 25,
+    which one fit of both would model as Gaussian: the merge is refused before anything
+    changes, naming the column and the bound. Within the bound the merge is the one fit."""
+    rng = np.random.default_rng(6)
+
+    def half(low: int) -> pl.DataFrame:
+        codes = rng.integers(low, low + 15, 400).astype(float)
+        return pl.DataFrame({"r": codes, "y": (codes % 2 == 0).astype(int)})
+
+    options = {"continuous": "gaussian", "calibration": None}
+    a, b = half(0), half(10)
+    first = nbayes.NaiveBayes(**options).fit(a, target="y")
+    before = first.predict_proba(a.drop("y"))
+    with pytest.raises(ValueError, match=r"'r' holds 25 distinct integers.*max_int_categories=20"):
+        nbayes.merge(first, nbayes.NaiveBayes(**options).fit(b, target="y"))
+    np.testing.assert_array_equal(first.predict_proba(a.drop("y")), before)
+    c = half(3)  # codes 3–17: 18 together with the first half's
+    merged = nbayes.merge(first, nbayes.NaiveBayes(**options).fit(c, target="y"))
+    whole = nbayes.NaiveBayes(**options).fit(pl.concat([a, c]), target="y")
+    assert merged.families_ == whole.families_ == {"r": "categorical"}
+    features = pl.concat([a, c]).drop("y")
+    np.testing.assert_allclose(merged.predict_proba(features), whole.predict_proba(features),
+                               atol=1e-9)  # fmt: skip

@@ -34,6 +34,7 @@ from .decision import validate_loss
 from .exceptions import caller_stacklevel, choice_hint
 from .families._group import Settings
 from .families.auto import MISSING_MODES
+from .families.categorical import CategoricalColumns
 from .families.category_counts import UNKNOWN_MODES
 from .families.intervals import MAX_INTERVALS
 from .families.kde import BANDWIDTH_RULES
@@ -50,10 +51,12 @@ from .model_input import PreparedTable, TableInput
 from .model_partitions import NaiveBayesPartitions
 from .model_views import NaiveBayesViews
 from .priors import validate_prior
+from .schema import check_counted_sizes
 from .tables import missing_markers, warn_near_missing_marker
 
 #: The values of the ``calibration`` parameter.
 CALIBRATION_MODES = ("auto", None)
+
 
 class NaiveBayes(
     TableInput,
@@ -399,6 +402,7 @@ class NaiveBayes(
                     "calibration with one that does not (calibration=None, or a model file "
                     "written before nbayes kept one): fit both with the same calibration."
                 )
+        _check_counted_sizes(self, others)
         super().merge(*others)
         forget_calibration(self)
         return self
@@ -453,3 +457,24 @@ def _known_class_indices(classes: np.ndarray, labels: pl.Series) -> np.ndarray |
     if not np.array_equal(classes[at], values):
         return None
     return at.astype(np.intp, copy=False)
+
+
+def _check_counted_sizes(model: NaiveBayes, others: tuple) -> None:
+    """Before a merge changes anything: refuse where a column counted by the rule of
+    ``max_int_categories`` (``continuous`` named, not ``"auto"``) holds more values over the
+    models than one fit of their rows would count (:func:`nbayes.schema.check_counted_sizes`).
+    Models of other columns or parameters are left to the merge's own refusals."""
+    if model.continuous == "auto":
+        return
+    alike = [
+        o for o in others if isinstance(o, NaiveBayes) and o._merge_key() == model._merge_key()
+    ]
+    for k, group in enumerate(model._stats.groups):
+        if isinstance(group, CategoricalColumns) and alike:
+            sizes = [
+                len(set(values).union(*(o._stats.groups[k].vocabularies[j] for o in alike)))
+                for j, values in enumerate(group.vocabularies)
+            ]
+            check_counted_sizes(
+                group.names, group.dtypes, sizes, model.families, model.max_int_categories
+            )

@@ -90,11 +90,36 @@ def few_integers_in(column: pl.Series, max_categories: int) -> bool:
         # (a column with no value yet says nothing; inf is no integer; a fraction ends it
         # before anything is sorted or hashed: the common case)
         whole = present.size > 0 and bool(np.all(present == np.round(present)))
-        return whole and bool(np.all(np.isfinite(present))) and (
-            np.unique(present).size <= max_categories
+        return (
+            whole
+            and bool(np.all(np.isfinite(present)))
+            and (np.unique(present).size <= max_categories)
         )
     present = column.drop_nulls()
     return present.len() > 0 and present.n_unique() <= max_categories
+
+
+def check_counted_sizes(
+    names: list[str],
+    dtypes: list[pl.DataType],
+    sizes: list[int],
+    families: dict[str, str] | None,
+    max_int_categories: int,
+) -> None:
+    """Raise, for models being merged, where a numeric column the rule counted (integer or
+    float categories, its family not named) holds more than ``max_int_categories`` values over
+    them (``sizes``: each column's categories over all the models): one fit of all their rows
+    would not count it."""
+    named = families or {}
+    for name, dtype, size in zip(names, dtypes, sizes, strict=True):
+        if name not in named and dtype in (pl.Int64, pl.Float64) and size > max_int_categories:
+            raise ValueError(
+                f"column {name!r} holds {size} distinct integers over the merged models, more "
+                f"than max_int_categories={max_int_categories}: one fit of all their rows would "
+                "not count it as categories. Fit one model on all the rows instead (a Dask "
+                "collection or `nbayes fit` of the file reads them all), or name the column: "
+                f"families={{{name!r}: 'categorical'}}."
+            )
 
 
 #: The fewest observed values a string column needs before it is judged text or identifier.
@@ -281,15 +306,17 @@ def infer_schema(
                 f"unknown family {family!r} for column {name!r}; choose one of {registry.names()}."
             )
         if kind == "other":
-            bytes_hint = (
-                " Bytes (text as read by read_labeled_lines or read_text_folder) decode with "
-                "decode=True there, or pl.col(...).cast(pl.String)."
-                if dtype == pl.Binary
-                else ""
-            )
+            hint = ""
+            if dtype == pl.Binary:
+                hint = (
+                    " Bytes (text as read by read_labeled_lines or read_text_folder) decode with "
+                    "decode=True there, or pl.col(...).cast(pl.String)."
+                )
+            elif isinstance(dtype, pl.Decimal):
+                hint = f" Decimals: pl.col({name!r}).cast(pl.Float64) (pandas: .astype(float))."
             raise ValueError(
                 f"column {name!r} has type {dtype}, which nbayes cannot model; convert it to "
-                f"numbers, strings or booleans (dates: e.g. to days).{bytes_hint}"
+                f"numbers (floats or integers), strings or booleans (dates: e.g. to days).{hint}"
             )
         if kind == "null" and family is None:
             raise ValueError(

@@ -8,9 +8,8 @@ import copy
 import warnings
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from .._base import warn_parameter_differences
+from ..schema import check_counted_sizes
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -43,7 +42,11 @@ class TableMerge:
         merged = copy.deepcopy(self)
         for other in others:
             mappings = merged._encoder.absorb(other._encoder)
-            merged._check_counted_columns()
+            encoder = merged._encoder  # (a copy: the models stay as they were if refused)
+            check_counted_sizes(
+                encoder.names, encoder.dtypes, encoder.sizes().tolist(), self.families,
+                self.max_int_categories,
+            )  # fmt: skip
             by_column = dict(zip(other._encoder.names, mappings, strict=True))
             inner = copy.deepcopy(other.model_)
             counts = inner._pairs
@@ -61,24 +64,6 @@ class TableMerge:
                 merged._words.merge(other._words)
         self.__dict__.update(merged.__dict__)
         return self
-
-    def _check_counted_columns(self) -> None:
-        """Raise where a numeric column the rule counted (at most ``max_int_categories``
-        distinct integers, :mod:`~nbayes.semi_naive.integer_columns`) holds more values over the
-        merged models: one fit of all their rows would cut it into intervals."""
-        named = self.families or {}
-        encoder = self._encoder
-        for name, dtype, size in zip(encoder.names, encoder.dtypes, encoder.sizes(), strict=True):
-            counted = name not in named and dtype in (pl.Int64, pl.Float64)
-            if counted and size > self.max_int_categories:
-                raise ValueError(
-                    f"column {name!r} holds {size} distinct integers over the merged models, "
-                    f"more than max_int_categories={self.max_int_categories}: one fit of all "
-                    "their rows would cut it into intervals, whose cut points come from all "
-                    "rows. Fit by the staged protocol instead (fit_passes(source) reads a "
-                    "re-readable source in passes; a Dask collection merges each pass's "
-                    f"statistics), or name the column: families={{{name!r}: 'categorical'}}."
-                )
 
     def _nothing_was_missing(self) -> bool:
         """Whether ``missing="category"`` found no missing value in any column (each column's
