@@ -490,3 +490,29 @@ def test_report_suggests_naming_a_missing_marker_it_finds_among_the_labels(
     code, _, err = run(["report", model, path, "--target", "y", "--missing", "?", "-o", page],
                        capsys)  # fmt: skip
     assert code == 0 and "3 rows without a label" in err
+
+
+def test_a_bad_value_late_in_a_file_read_in_passes_names_the_file_once(tmp_path: Path, capsys):
+    """A value the reader refuses long after the rows its types come from (a fraction in a
+    column of integers), met by a semi-naive model's passes: the reader's located message,
+    the file named once (not wrapped a second time)."""
+    rng = np.random.default_rng(0)
+    n = 60_000  # about 2 MiB: the bad value is in a later chunk than the first
+    frame = pl.DataFrame(
+        {
+            "a": rng.choice(["red", "green", "blue"], n),
+            "k": rng.integers(0, 5, n),
+            "x": rng.normal(size=n),
+            "y": ["p", "q"] * (n // 2),
+        }
+    )
+    path = tmp_path / "late_bad.csv"
+    path.write_text(frame.write_csv() + "red,5.5,0.5,p\n")
+    assert path.stat().st_size > 1.5 * 2**20
+    code, _, err = run(
+        ["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", "--model", "aode",
+         "--chunk-mb", "1"],
+        capsys,
+    )  # fmt: skip
+    assert code != 0 and "the value '5.5' does not fit the column's type" in err
+    assert err.count("late_bad.csv") == 1, err

@@ -290,6 +290,8 @@ def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learn
         # budget): _settled reads the data again with those families
         if hasattr(learner.model, "missing_modes_") and learner.families_to_settle():
             return learner, readers[-1]
+        if isinstance(error, DataError):  # the reader's: located already, file name included
+            raise
         raise DataError(args.data, str(error)) from error
     return learner, readers[-1]
 
