@@ -79,6 +79,20 @@ def column_kind(dtype: pl.DataType) -> str:
     return "other"
 
 
+def present(column: pl.Series) -> pl.Series:
+    """The values of ``column`` that are not missing (null, or NaN in a float column)."""
+    return (column.fill_nan(None) if column_kind(column.dtype) == "float" else column).drop_nulls()
+
+
+def few_integers(distinct: set | list, max_categories: int) -> bool:
+    """Whether ``distinct`` (a column's distinct present values) are at least one and at most
+    ``max_categories`` integers (2.0 counts as 2; inf is none): the rule of
+    :func:`few_integers_in` on values gathered over pieces."""
+    return 0 < len(distinct) <= max_categories and all(
+        isinstance(v, int) or float(v).is_integer() for v in distinct
+    )
+
+
 def few_integers_in(column: pl.Series, max_categories: int) -> bool:
     """Whether the present values of ``column`` (not null, not NaN) are at most
     ``max_categories`` distinct integers, of an integer or a floating-point type: pandas holds

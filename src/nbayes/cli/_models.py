@@ -18,7 +18,14 @@ import polars as pl
 
 from ..model import NaiveBayes
 from ..readers import DataError
-from ..schema import IDENTIFIER_DISTINCT_SHARE, StringSummary, column_kind, string_family
+from ..schema import (
+    IDENTIFIER_DISTINCT_SHARE,
+    StringSummary,
+    column_kind,
+    few_integers,
+    present,
+    string_family,
+)
 from ..text import TextClassifier
 from ._args import UsageError
 from ._reading import DOCUMENT_LABEL, column, is_documents
@@ -122,14 +129,12 @@ class Learner:
                 continue
             if counted and len(self.integers.get(name, ())) < cap:
                 seen = self.integers.setdefault(name, set())
-                column = labelled.get_column(name)
-                column = column.fill_nan(None) if kind == "float" else column
-                seen.update(column.drop_nulls().unique().head(cap).to_list())
-        present = StringSummary.distinct_values(labelled, strings)
+                seen.update(present(labelled.get_column(name)).unique().head(cap).to_list())
+        distinct = StringSummary.distinct_values(labelled, strings)
         for name in strings:
             known = self.strings.get(name, StringSummary.empty())
             observed = labelled.height - labelled.get_column(name).null_count()
-            self.strings[name] = known.add_distinct(present[name], observed)
+            self.strings[name] = known.add_distinct(distinct[name], observed)
 
     def families_to_settle(self) -> dict[str, str]:
         """The columns whose family over all the batches (by the text and identifier rules,
@@ -143,9 +148,7 @@ class Learner:
         whole = {name: string_family(name, summary)[0] for name, summary in self.strings.items()}
         cap = int(getattr(model, "max_int_categories", 0))
         for name, values in self.integers.items():
-            # (the rule of nbayes.schema.few_integers_in: no value, a fraction or inf is not)
-            few = 0 < len(values) <= cap and all(float(v).is_integer() for v in values)
-            whole[name] = "categorical" if few else model.continuous
+            whole[name] = "categorical" if few_integers(values, cap) else model.continuous
         return {
             name: family for name, family in whole.items() if chosen.get(name, family) != family
         }

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from ..schema import ColumnSpec, StringSummary, column_kind, unobserved_column
+from ..schema import ColumnSpec, StringSummary, column_kind, present, unobserved_column
 from ._partitions import Estimator, map_partitions
 from ._reduce import tree_reduce
 
@@ -58,9 +58,7 @@ def resolve_schema(
             ("string[", "large_string[")
         )
         kind = column_kind(dtype)
-        if (dtype == pl.String and not string) or (
-            kind in kinds and name not in families
-        ):
+        if (dtype == pl.String and not string) or (kind in kinds and name not in families):
             needed.append(name)
     found: dict[str, tuple] = {}
     if needed:
@@ -108,10 +106,10 @@ def summarise_part(
     out = {}
     for name, dtype in frame.schema.items():
         column = frame.get_column(name)
-        present = (column.fill_nan(None) if dtype.is_float() else column).drop_nulls()
-        values = set(present.unique().head(cap).to_list()) if dtype.is_numeric() else set()
+        values_present = present(column)
+        values = set(values_present.unique().head(cap).to_list()) if dtype.is_numeric() else set()
         strings = StringSummary.of(column) if column_kind(dtype) == "string" else None
-        out[name] = ({dtype} if present.len() else set(), values, strings)
+        out[name] = ({dtype} if values_present.len() else set(), values, strings)
     return out
 
 

@@ -19,16 +19,9 @@ from dataclasses import replace
 import polars as pl
 
 from ..families.sketch import FeatureSketch
-from ..schema import ColumnSpec, column_kind, few_integers_in
+from ..schema import ColumnSpec, column_kind, few_integers, few_integers_in, present
 
 __all__ = ["FewValues", "few_integers_in"]
-
-
-def _present_expr(name: str, dtype: pl.DataType) -> pl.Expr:
-    """The values of column ``name`` (of type ``dtype``) that are not missing (null, or NaN
-    in a float column)."""
-    column = pl.col(name).fill_nan(None) if column_kind(dtype) == "float" else pl.col(name)
-    return column.drop_nulls()
 
 
 class FewValues:
@@ -47,15 +40,10 @@ class FewValues:
         for name, sketch in sketches.items():
             if name in self.values and sketch.keys.shape[0] > self.cap:
                 self.values[name] = None
-        open_ = [name for name, seen in self.values.items() if seen is not None]
-        if not open_:
-            return
-        distinct = frame.select(  # one query for every column: Polars runs them together
-            _present_expr(name, frame.schema[name]).unique().head(self.cap + 1).implode()
-            for name in open_
-        )
-        for name, values in zip(open_, distinct.row(0), strict=True):
-            self._take(name, self.values[name], values)
+        for name, seen in self.values.items():
+            if seen is not None:
+                values = present(frame.get_column(name)).unique().head(self.cap + 1)
+                self._take(name, seen, values.to_list())
 
     def merge(self, other: FewValues) -> None:
         for name, seen in self.values.items():
@@ -76,9 +64,8 @@ class FewValues:
         in an integer column, floats in a floating-point one), where its values over all the
         rows are at most ``cap`` distinct integers; None where it is cut into intervals."""
         seen = self.values.get(spec.name)
-        # (a column typed as integers in its first batch may hold fractions in a later one;
-        # a column with no value says nothing, and inf is no integer)
-        if not seen or not all(isinstance(v, int) or float(v).is_integer() for v in seen):
+        # (a column typed as integers in its first batch may hold fractions in a later one)
+        if seen is None or not few_integers(seen, self.cap):
             return None
         if column_kind(spec.dtype) == "int":
             return replace(spec, family="categorical", dtype=pl.Int64), sorted(int(v) for v in seen)
