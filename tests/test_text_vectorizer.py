@@ -207,6 +207,7 @@ def test_scikit_learn_protocol():
         ({"tf": "sqrt"}, "tf must be"),
         ({"ngram_range": (2, 1)}, "ngram_range"),
         ({"stop_words": "klingon"}, "stop_words"),
+        ({"stop_words": "englsh"}, "stop_words .* did you mean 'english'"),
         ({"min_token_length": 0}, "min_token_length"),
     ],
 )

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ..exceptions import choice_hint
 from . import _scan, _unicode
 from ._hashtable import no_table
 from .bytetable import ByteTable
@@ -447,12 +448,13 @@ def stop_table(stop_words: str | Iterable[str] | None) -> ByteTable | None:
     """The stop words as a byte table; ``"english"`` is scikit-learn's list."""
     if stop_words is None:
         return None
-    if isinstance(stop_words, str):
-        if stop_words not in LISTS:
-            raise ValueError(
-                f"stop_words must be None, {sorted(LISTS)} or a list of words, got {stop_words!r}."
-            )
+    if isinstance(stop_words, str) and stop_words in LISTS:
         words: Iterable[str] = sorted(LISTS[stop_words])
+    elif isinstance(stop_words, str):  # a misspelt list's name, not one word
+        raise ValueError(
+            f"stop_words must be None, {sorted(LISTS)} or a list of words, got "
+            f"{stop_words!r}{choice_hint(stop_words, LISTS)}"
+        )
     else:
         words = list(stop_words)
         bad = [w for w in words if not isinstance(w, str)]
