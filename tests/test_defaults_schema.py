@@ -270,3 +270,61 @@ def test_merged_naive_models_whose_counted_column_outgrows_the_bound_are_refused
     features = pl.concat([a, c]).drop("y")
     np.testing.assert_allclose(merged.predict_proba(features), whole.predict_proba(features),
                                atol=1e-9)  # fmt: skip
+
+
+@settings(max_examples=12, deadline=None)
+@given(cut=st.integers(60, 540), pandas_first=st.booleans(), family=st.sampled_from(
+    ["auto", "gaussian"]))  # fmt: skip
+def test_a_model_of_pandas_rows_merges_with_one_of_polars_rows_as_one_fit(
+    cut, pandas_first, family
+):
+    """pandas holds a column of codes with missing values as floats, Polars as integers: the
+    models of either half merge (either way round) into the model one fit of all the rows
+    gives. Before, the merge was refused for the columns' types (Float64 vs Int64)."""
+    from_pandas, from_polars = _codes_with_missing()
+    halves = (from_pandas[:cut], from_polars[cut:])
+    if not pandas_first:
+        halves = (from_polars[:cut], from_pandas[cut:])
+    make = functools.partial(nbayes.NaiveBayes, continuous=family)
+    merged = nbayes.merge(*(make().fit(half, target="y") for half in halves))
+    whole = make().fit(from_polars, target="y")
+    features = from_polars.drop("y")
+    np.testing.assert_allclose(merged.predict_proba(features), whole.predict_proba(features),
+                               atol=1e-9)  # fmt: skip
+    assert merged.families_ == whole.families_
+
+
+def test_a_one_pass_semi_naive_model_of_pandas_rows_merges_with_one_of_polars_rows():
+    """The same for a one-pass structure over a counted column (AODE, missing values
+    skipped)."""
+    from_pandas, from_polars = _codes_with_missing()
+    from_pandas, from_polars = from_pandas.drop(columns="size"), from_polars.drop("size")
+    make = functools.partial(nbayes.SemiNaiveBayes, "aode", discriminative=False, missing="skip")
+    merged = nbayes.merge(
+        make().fit(from_polars[:250], target="y"), make().fit(from_pandas[250:], target="y")
+    )
+    whole = make().fit(from_polars, target="y")
+    features = from_polars.drop("y")
+    np.testing.assert_allclose(merged.predict_proba(features), whole.predict_proba(features),
+                               atol=1e-9)  # fmt: skip
+
+
+def test_a_fraction_among_integer_categories_is_refused_in_a_merge_and_changes_nothing():
+    """An Int64 column's categories cannot take the other model's 1.5: the merge is refused,
+    naming the column and the value, and the model is unchanged; the other way round the
+    Float64 categories hold both."""
+    pd = pytest.importorskip("pandas")
+    integers = pl.DataFrame({"a": [1, 2, 3, 1] * 10, "y": ["p", "q"] * 20})
+    fractions = pd.DataFrame({"a": [1.5, 2.0, 3.0, 1.0] * 10, "y": ["p", "q"] * 20})
+    make = functools.partial(nbayes.NaiveBayes, families={"a": "categorical"})
+    model = make().fit(integers, target="y")
+    probe = pl.DataFrame({"a": [1, 2, 3]})
+    before = model.predict_proba(probe)
+    with pytest.raises(ValueError, match=r"column 'a'.*category 1\.5.*Int64 categories"):
+        nbayes.merge(model, make().fit(fractions, target="y"))
+    np.testing.assert_array_equal(model.predict_proba(probe), before)
+    merged = nbayes.merge(make().fit(fractions, target="y"), model)
+    whole = make().fit(pl.concat([pl.from_pandas(fractions), integers], how="vertical_relaxed"),
+                       target="y")  # fmt: skip
+    np.testing.assert_allclose(merged.predict_proba(probe), whole.predict_proba(probe),
+                               atol=1e-9)  # fmt: skip

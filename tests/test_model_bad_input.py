@@ -348,3 +348,14 @@ def test_class_prior_of_the_wrong_length_fails_at_fit():
     frame = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": ["a", "b", "c", "a"]})
     with pytest.raises(ValueError, match="class_prior has 2 entries for 3 classes"):
         nbayes.NaiveBayes(class_prior=[0.5, 0.5]).fit(frame, target="y")
+
+
+def test_a_value_a_column_type_cannot_hold_is_named_with_its_row():
+    """A prediction batch whose counted integer column holds 1e30 (no Int64 holds it) is refused
+    naming that value and its row, not merely the column's first value."""
+    train = pl.DataFrame({"a": [1, 2, 3, 1] * 10, "y": ["p", "q"] * 20})
+    model = nbayes.NaiveBayes(continuous="gaussian").fit(train, target="y")
+    batch = pl.DataFrame({"a": [2.5, 7.0, None, 1e30]})
+    message = r"column 'a' holds Float64 values \(e\.g\. 1e\+30 at row 3\)"
+    with pytest.raises(ValueError, match=message):
+        model.predict_proba(batch)

@@ -344,17 +344,39 @@ class CategoricalEncoder:
         counts = (block == UNSEEN).sum(axis=0)
         return {self.names[j]: int(counts[j]) for j in np.flatnonzero(counts)}
 
+    def check_absorbable(self, other: CategoricalEncoder) -> None:
+        """Raise, naming the column, where ``other`` holds a number this encoder's type cannot
+        hold as it is: a fraction among integer categories, or an integer a float would round
+        (pandas keeps an integer column with missing values as floats, Polars as integers:
+        their integer values are the same categories). Changes nothing."""
+        for j, dtype in enumerate(self.dtypes):
+            if other.dtypes[j] == dtype:
+                continue
+            for value in other.vocabularies[j]:
+                if _as_type(value, dtype) is None:
+                    raise ValueError(
+                        f"column {self.names[j]!r}: the other model's category {value!r} "
+                        f"cannot be one of this model's {dtype} categories as it is: merge "
+                        f"this model into the other ({other.dtypes[j]} categories) instead, or "
+                        "fit both on columns of one type."
+                    )
+
     def absorb(self, other: CategoricalEncoder) -> list[np.ndarray]:
-        """Add ``other``'s values to these vocabularies; for each column, the code here of each
-        of ``other``'s codes."""
+        """Add ``other``'s values to these vocabularies (numbers in this encoder's type:
+        :meth:`check_absorbable` first); for each column, the code here of each of ``other``'s
+        codes."""
         mappings = []
         for j in range(len(self.names)):
             index = {v: i for i, v in enumerate(self.vocabularies[j])}
-            for value in other.vocabularies[j]:
+            if other.dtypes[j] != self.dtypes[j]:  # 2.0 and 2 are one key of index
+                other_values = [_as_type(v, self.dtypes[j]) for v in other.vocabularies[j]]
+            else:
+                other_values = other.vocabularies[j]
+            for value in other_values:
                 if value not in index:
                     index[value] = len(self.vocabularies[j])
                     self.vocabularies[j].append(value)
-            mappings.append(np.array([index[v] for v in other.vocabularies[j]], dtype=np.int64))
+            mappings.append(np.array([index[v] for v in other_values], dtype=np.int64))
         return mappings
 
     def display(self, j: int, value: float) -> str:
@@ -430,10 +452,25 @@ def uncastable(
         try:
             column.cast(dtype)
         except pl.exceptions.PolarsError:
-            example = column.drop_nulls().head(1).to_list()
-            shown = f" (e.g. {example[0]!r})" if example else ""
+            # the first value the cast loses, not merely the first value
+            lost = column.is_not_null() & column.cast(dtype, strict=False).is_null()
+            rows = lost.arg_true()
+            shown = f" (e.g. {column[rows[0]]!r} at row {rows[0]})" if len(rows) else ""
             return (
                 f"column {name!r} holds {column.dtype} values{shown}, which cannot be read as "
                 f"{whose} ({dtype}): {then}."
             )
     return None
+
+
+def _as_type(value: Any, dtype: pl.DataType) -> Any:
+    """A category ``value`` as one of type ``dtype`` holds it (Int64: an integral float as
+    an int; Float64: an int a float holds exactly, as a float); None where it cannot be held
+    unchanged. Values of other types are returned as they are."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if dtype == pl.Int64:
+        return int(value) if float(value).is_integer() else None
+    if dtype == pl.Float64:
+        return float(value) if float(value) == value else None
+    return value

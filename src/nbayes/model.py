@@ -51,7 +51,7 @@ from .model_input import PreparedTable, TableInput
 from .model_partitions import NaiveBayesPartitions
 from .model_views import NaiveBayesViews
 from .priors import validate_prior
-from .schema import check_counted_sizes
+from .schema import check_counted_sizes, merged_type
 from .tables import missing_markers, warn_near_missing_marker
 
 #: The values of the ``calibration`` parameter.
@@ -278,7 +278,8 @@ class NaiveBayes(
         return float(self.alpha) if not isinstance(self.alpha, (dict, str)) else 1.0
 
     def _merge_key(self) -> tuple:
-        schema = tuple((s.name, s.family, str(s.dtype)) for s in self.schema_)
+        # a column's type as a kind: pandas' floats and Polars' integers of one table merge
+        schema = tuple((s.name, s.family, merged_type(s.dtype)) for s in self.schema_)
         # the value sketches of kde and interval columns pool on a grid chosen by max_bins
         return (*schema, ("max_bins", self.max_bins), ("calibration", self.calibration))
 
@@ -463,12 +464,17 @@ def _check_counted_sizes(model: NaiveBayes, others: tuple) -> None:
     """Before a merge changes anything: refuse where a column counted by the rule of
     ``max_int_categories`` (``continuous`` named, not ``"auto"``) holds more values over the
     models than one fit of their rows would count (:func:`nbayes.schema.check_counted_sizes`).
-    Models of other columns or parameters are left to the merge's own refusals."""
-    if model.continuous == "auto":
-        return
+    Models of other columns or parameters are left to the merge's own refusals. Also refused:
+    a category the model's column type cannot hold (``CategoricalEncoder.check_absorbable``)."""
     alike = [
         o for o in others if isinstance(o, NaiveBayes) and o._merge_key() == model._merge_key()
     ]
+    for k, group in enumerate(model._stats.groups):
+        if isinstance(group, CategoricalColumns):
+            for other in alike:
+                group.encoder.check_absorbable(other._stats.groups[k].encoder)
+    if model.continuous == "auto":
+        return
     for k, group in enumerate(model._stats.groups):
         if isinstance(group, CategoricalColumns) and alike:
             sizes = [

@@ -79,6 +79,13 @@ def column_kind(dtype: pl.DataType) -> str:
     return "other"
 
 
+def merged_type(dtype: pl.DataType) -> str:
+    """A column's type as merging compares it: ``"number"`` for any integer or float type
+    (pandas holds an integer column with a missing value as floats, Polars as integers: the
+    same values, so the models of their rows merge), else the type's name."""
+    return "number" if column_kind(dtype) in ("int", "float") else str(dtype)
+
+
 def present(column: pl.Series) -> pl.Series:
     """The values of ``column`` that are not missing (null, or NaN in a float column)."""
     return (column.fill_nan(None) if column_kind(column.dtype) == "float" else column).drop_nulls()

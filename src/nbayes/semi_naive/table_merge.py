@@ -9,7 +9,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from .._base import warn_parameter_differences
-from ..schema import check_counted_sizes
+from ..schema import check_counted_sizes, merged_type
 
 if TYPE_CHECKING:
     from .table import SemiNaiveBayes
@@ -99,8 +99,10 @@ class TableMerge:
             )
         mine = [(s.name, s.family, s.dtype) for s in self.schema_] + self.text_columns_
         theirs = [(s.name, s.family, s.dtype) for s in other.schema_] + other.text_columns_
-        if mine != theirs:
-            differ = [(m, t) for m, t in zip(mine, theirs, strict=False) if m != t]
+        if list(map(_merged, mine)) != list(map(_merged, theirs)):
+            differ = [
+                (m, t) for m, t in zip(mine, theirs, strict=False) if _merged(m) != _merged(t)
+            ]
             first = (
                 f"first {differ[0][0]} vs {differ[0][1]} (name, family, type)"
                 if differ
@@ -118,3 +120,14 @@ class TableMerge:
                 "cannot merge table models read with different missing-value markers: "
                 f"{self.missing_markers_} vs {other.missing_markers_}."
             )
+        self._encoder.check_absorbable(other._encoder)
+
+
+def _merged(column: Any) -> Any:
+    """A (name, family, type) column as merging compares it: its type as a kind
+    (:func:`nbayes.schema.merged_type`: pandas' floats and Polars' integers of one table
+    merge); a text column's name as it is."""
+    if isinstance(column, tuple):
+        name, family, dtype = column
+        return name, family, merged_type(dtype)
+    return column
