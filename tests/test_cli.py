@@ -574,3 +574,33 @@ def test_passes_of_a_semi_naive_model_settle_the_families_on_all_the_rows(tmp_pa
     np.testing.assert_allclose(
         streamed.predict_proba(features), whole.predict_proba(features), atol=1e-9
     )
+
+
+@pytest.mark.parametrize("model", [[], ["--model", "aode"]])
+@pytest.mark.parametrize("unlabelled, warning", [
+    ([120_000, 140_000], "2 row(s) with a missing target were dropped (first at row 120000)"),
+    (range(50_000), "50000 row(s) with a missing target were dropped (first at row 0)"),
+])  # fmt: skip
+def test_a_streamed_fit_names_a_dropped_row_by_its_row_in_the_file(
+    tmp_path: Path, capsys, model, unlabelled, warning
+):
+    """A file read in batches of 1 MiB (about 40,000 rows here) whose rows without a label lie
+    in later batches, or fill the whole first batch: one warning, counting the rows over the
+    whole file and naming the first by its row in the file (from 0, as Python's fit does),
+    and the model of the labelled rows. Before, each batch warned apart, counting from its own
+    first row, and one warning's figures were shown ("1 row(s) … (first at row 26795)")."""
+    rng = np.random.default_rng(0)
+    n = 150_000
+    x, size = rng.integers(0, 4, n), rng.normal(size=n)
+    label = np.where(rng.random(n) < 0.5, "p", "q").astype(object)
+    label[list(unlabelled)] = ""
+    lines = [f"{a},{b:.15f},{c}" for a, b, c in zip(x, size, label, strict=True)]
+    path = tmp_path / "late.csv"
+    path.write_text("x,size,y\n" + "\n".join(lines) + "\n")
+    assert path.stat().st_size > 3 * 2**20  # more than three batches
+    code, _, err = run(["fit", path, "--target", "y", "--chunk-mb", "1", *model,
+                        "-o", tmp_path / "m.nbm"], capsys)  # fmt: skip
+    assert code == 0, err
+    assert [line for line in err.splitlines() if "missing target" in line] == [
+        f"nbayes: warning: {warning}."
+    ]

@@ -110,7 +110,7 @@ def _fit_and_save(args: argparse.Namespace) -> int:
 
 
 def _columns_summary(model: Any) -> str:
-    """", 14 columns" for the summary line, with how many were left out (identifiers)."""
+    """ ", 14 columns" for the summary line, with how many were left out (identifiers)."""
     families = getattr(model, "families_", None)
     if not isinstance(families, dict) or not families:
         return f", {model.n_features_in_} columns"
@@ -228,6 +228,7 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
     so the batches give the model ``NaiveBayes().fit`` gives on the whole table, in the memory
     of one batch."""
     learner = None
+    unlabelled = _Unlabelled()
     with progress(reader, "fit") as batches:
         for batch in batches:
             if learner is None:
@@ -237,12 +238,44 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
                 learner = learner_for(args, reader.path, batch.frame, target, quiet=quiet)
             else:
                 require_target(args, reader.path, batch.frame.columns)
+            frame = unlabelled.labelled(batch, learner.target)
+            if frame.height == 0:
+                continue
             try:
-                learner.partial_fit(batch.frame)
+                learner.partial_fit(frame)
             except ValueError as error:
                 raise located(error, reader, batch) from error
-            learner.summarise_columns(batch.frame)
+            learner.summarise_columns(frame)
+    unlabelled.warn()  # (a table without a labelled row: _checked_fit says so)
     return learner
+
+
+class _Unlabelled:
+    """The rows a streamed fit drops for a missing label, over all the batches: one warning at
+    the end, naming the first one by its row in the table read (a model warns of each batch
+    apart, counting from the batch's first row)."""
+
+    def __init__(self) -> None:
+        self.count, self.first, self.labelled_rows = 0, -1, 0
+
+    def labelled(self, batch: Any, target: str) -> pl.DataFrame:
+        """The batch's rows whose label is present."""
+        label = batch.frame.get_column(target)
+        frame = batch.frame
+        if label.null_count():
+            missing = label.is_null()
+            if self.first < 0:
+                self.first = batch.first_row + int(missing.arg_true()[0])
+            self.count += int(missing.sum())
+            frame = frame.filter(~missing)
+        self.labelled_rows += frame.height
+        return frame
+
+    def warn(self) -> None:
+        from ..labels import warn_dropped
+
+        if self.count and self.labelled_rows:
+            warn_dropped(self.count, self.first, stacklevel=3)
 
 
 def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
@@ -261,6 +294,7 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
 def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learner, Reader]:
     """:func:`_fit_in_passes` with the quick reader (where it applies) or the careful one."""
     readers: list[Reader] = []
+    unlabelled = _Unlabelled()  # counted on the first read: every read gives the same rows
 
     def batches():
         reader = open_reader(args, quick=quick)
@@ -270,9 +304,12 @@ def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learn
         # batches (the quick one's Polars engine reads ahead by itself), as in a naive fit
         with progress(reader, "fit" if first_pass else f"fit (read {len(readers)})") as read:
             for batch in read:
+                frame = (unlabelled if first_pass else _Unlabelled()).labelled(batch, target)
+                if frame.height == 0:
+                    continue
                 if first_pass:
-                    learner.summarise_columns(batch.frame)
-                yield batch.frame
+                    learner.summarise_columns(frame)
+                yield frame
 
     first = next(iter(open_reader(args)), None)
     if first is None:
@@ -283,7 +320,11 @@ def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learn
     learner = learner_for(args, args.data, first.frame, target)
     try:
         learner.model.fit_passes(batches, target=target)
+        unlabelled.warn()
     except ValueError as error:
+        if unlabelled.count and not unlabelled.labelled_rows:  # as _checked_fit says it
+            missing = f"the target column {target!r} is entirely missing."
+            raise DataError(args.data, missing) from None
         # the table's pass finished (its last choice, the missing modes, is taken), so the
         # first read gave every row; a later pass failed, and the first rows' families were
         # not all the rows' (a column of free text counted as categories can exhaust the table
@@ -401,9 +442,7 @@ def _fit_on_cluster(args: argparse.Namespace) -> Learner:
     families = dict(args.family)
     model = table_model(args, families)
     # without Dask, fit_files raises MissingDependencyError naming the install: exit 1, one line
-    model = fit_files(
-        model, args.data, target, args.scheduler, file_format=file_format, **options
-    )
+    model = fit_files(model, args.data, target, args.scheduler, file_format=file_format, **options)
     return Learner(model, target)
 
 
