@@ -110,7 +110,8 @@ def test_a_column_no_batch_observed_adds_nothing_and_a_whole_fit_refuses_it(fami
 def test_a_word_in_a_numeric_column_at_prediction_is_named(model):
     table = pl.DataFrame({"c": ["a", "b"] * 10, "n": np.arange(20.0), "y": ["p", "q"] * 10})
     fitted = model().fit(table, target="y")
-    with pytest.raises(ValueError, match=r"column 'n' holds String values \(e.g. 'seven'\)"):
+    message = r"column 'n' holds String values \(e.g. 'seven' at row 0\)"
+    with pytest.raises(ValueError, match=message):
         fitted.predict_proba(pl.DataFrame({"c": ["a"], "n": ["seven"]}))
 
 
@@ -118,7 +119,8 @@ def test_a_batch_whose_column_has_another_type_is_refused_naming_it():
     first = pl.DataFrame({"flag": [True, False] * 3, "y": ["p", "q", "q"] * 2})
     model = nbayes.NaiveBayes().partial_fit(first, target="y")
     later = first.with_columns(flag=pl.Series(["yes", "no"] * 3))
-    with pytest.raises(ValueError, match=r"column 'flag' holds String values \(e.g. 'yes'\)"):
+    message = r"column 'flag' holds String values \(e.g. 'yes' at row 0\)"
+    with pytest.raises(ValueError, match=message):
         model.partial_fit(later, target="y")
 
 

@@ -452,15 +452,24 @@ def uncastable(
         try:
             column.cast(dtype)
         except pl.exceptions.PolarsError:
-            # the first value the cast loses, not merely the first value
-            lost = column.is_not_null() & column.cast(dtype, strict=False).is_null()
-            rows = lost.arg_true()
-            shown = f" (e.g. {column[rows[0]]!r} at row {rows[0]})" if len(rows) else ""
+            shown = _first_lost(column, dtype)
             return (
                 f"column {name!r} holds {column.dtype} values{shown}, which cannot be read as "
                 f"{whose} ({dtype}): {then}."
             )
     return None
+
+
+def _first_lost(column: pl.Series, dtype: pl.DataType) -> str:
+    """The example of a message, ``(e.g. VALUE at row I)``: the first value of ``column`` a cast
+    to ``dtype`` loses (its first value where no value can be cast: text to booleans, say);
+    empty for a column of nulls."""
+    try:
+        lost = column.is_not_null() & column.cast(dtype, strict=False).is_null()
+    except pl.exceptions.PolarsError:  # no value of this type casts to that one
+        lost = column.is_not_null()
+    rows = lost.arg_true()
+    return f" (e.g. {column[rows[0]]!r} at row {rows[0]})" if len(rows) else ""
 
 
 def _as_type(value: Any, dtype: pl.DataType) -> Any:
