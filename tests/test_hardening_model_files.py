@@ -19,6 +19,8 @@ import numpy as np
 import polars as pl
 import pytest
 from forging import edit_header, forge, nested, parts, raw_header, set_param
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from isolated import run_python
 
 import nbayes
@@ -159,15 +161,27 @@ def test_declared_shapes_larger_than_the_file_are_refused():
     "header_text, match",
     [
         (b'{"a": ' + nested(100_000).encode() + b"}", "nested"),
-        (b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "F64", "shape": [1e400], '
-         b'"data_offsets": [0, 8]}}', "beyond the float range"),
-        (b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "F64", "shape": [NaN], '
-         b'"data_offsets": [0, 8]}}', "NaN"),
+        (
+            b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "F64", "shape": [1e400], '
+            b'"data_offsets": [0, 8]}}',
+            "beyond the float range",
+        ),
+        (
+            b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "F64", "shape": [NaN], '
+            b'"data_offsets": [0, 8]}}',
+            "NaN",
+        ),
         (b'{"__metadata__": {"nbayes": "{}"}, "__metadata__": {}}', "repeated key"),
-        (b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "F64", "shape": '
-         b'[100000000000000000000000000], "data_offsets": [0, 8]}}', "digits"),
-        (b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "O", "shape": [1], '
-         b'"data_offsets": [0, 8]}}', "dtype"),
+        (
+            b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "F64", "shape": '
+            b'[100000000000000000000000000], "data_offsets": [0, 8]}}',
+            "digits",
+        ),
+        (
+            b'{"__metadata__": {"nbayes": "{}"}, "x": {"dtype": "O", "shape": [1], '
+            b'"data_offsets": [0, 8]}}',
+            "dtype",
+        ),
         (b"[1, 2]", "not a JSON object"),
         (b"\xff\xfe", "not valid JSON"),
     ],
@@ -409,9 +423,7 @@ def test_every_model_type_round_trips_through_the_checks(tmp_path: Path):
          "t": ["free prize", "lunch at noon", None] * 20, "y": LABELS}
     )  # fmt: skip
     models = [cls().fit(CODES, LABELS) for cls in nbayes.ESTIMATORS]
-    models.append(
-        nbayes.NaiveBayes(families={"n": "poisson", "t": "text"}).fit(table, target="y")
-    )
+    models.append(nbayes.NaiveBayes(families={"n": "poisson", "t": "text"}).fit(table, target="y"))
     models.append(nbayes.TextClassifier(mode="vocabulary").fit(["a b", "c d"] * 5, [0, 1] * 5))
     semi_naive = [
         "AODE", "WAODE", "AODEsr", "AnDE", "HNB", "TAN", "KDB", "SelectiveKDB",
@@ -454,3 +466,65 @@ def test_a_semi_naive_files_fitted_columns_must_be_its_schemas_left_out_and_text
     assert list(persist.loads(forge(meta, arrays)).feature_names_in_) == ["id", "a"]
     for columns in (["id", "a", "ghost"], ["a"]):
         refused(forge({**meta, "fit_columns": columns}, arrays), "the fitted columns are not")
+
+
+# ---------------------------------------------------------------------- strict JSON, read fast
+def _refused_by_walking(text: str) -> str | None:
+    """What the strict reading must refuse, found the slow way: the parsed values walked for
+    their depth, and every float token parsed for its range (a pattern of the reasons that
+    apply, either of which may be given)."""
+    floats: list[str] = []
+    value = json.loads(text, parse_float=lambda token: floats.append(token) or float(token))
+    reasons = []
+    if any(not np.isfinite(float(token)) for token in floats):
+        reasons.append("beyond the float range")
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((c, depth + 1) for c in children)
+    if deepest > persist.MAX_JSON_DEPTH:
+        reasons.append("nested more than")
+    return "|".join(reasons) or None
+
+
+_JSON_FLOATS = st.sampled_from(
+    ["1e400", "-2.5E+308", "1.7e308", "1e-400", "12.5", "3e99", "9" * 320 + ".5"]
+)
+_JSON_TEXT = st.text(alphabet='ab"\\[]{}:,e9 \n', max_size=8)
+_JSON = st.recursive(
+    st.one_of(st.integers(-10**6, 10**6), _JSON_TEXT, st.booleans(), st.none(), _JSON_FLOATS.map(
+        lambda token: ("raw", token))),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_JSON_TEXT, inner, max_size=3)),
+    max_leaves=40,
+)  # fmt: skip
+
+
+def _dump(value) -> str:
+    """JSON text of ``value``, with ("raw", token) written as the number token itself."""
+    if isinstance(value, tuple):
+        return value[1]
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_dump, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_dump(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, wrapping=st.integers(0, 36))
+def test_the_strict_json_reading_refuses_what_walking_the_values_would(value, wrapping):
+    """The depth and float-range checks read from the text (brackets and exponents outside the
+    strings, found by array operations) refuse exactly what walking the parsed values and
+    parsing every float token would: strings full of brackets, quotes and escapes included,
+    and values wrapped in lists up to past the depth allowed."""
+    text = "[" * wrapping + _dump(value) + "]" * wrapping
+    expected = _refused_by_walking(text)
+    if expected is None:
+        assert persist._strict_json(text, "t") == json.loads(text)
+    else:
+        with pytest.raises(ModelFileError, match=expected):
+            persist._strict_json(text, "t")
