@@ -604,3 +604,15 @@ def test_a_streamed_fit_names_a_dropped_row_by_its_row_in_the_file(
     assert [line for line in err.splitlines() if "missing target" in line] == [
         f"nbayes: warning: {warning}."
     ]
+
+
+def test_with_bad_rows_skipped_a_dropped_row_is_named_by_its_batch_line(tmp_path: Path, capsys):
+    """With --skip-bad-rows the rows kept no longer count the file's rows (the row without a
+    label is the file's data row 3, the third row kept): the warning names the line its batch
+    starts at, which stays true."""
+    path = tmp_path / "tiny.csv"
+    path.write_text("a,b,y\n1,x,p\n2,x\n3,y,q\n4,y,\n5,x,p\n6,y,q\n")
+    code, _, err = run(["fit", path, "--target", "y", "--skip-bad-rows", "-o",
+                        tmp_path / "m.nbm"], capsys)  # fmt: skip
+    assert code == 0, err
+    assert "1 row(s) with a missing target were dropped (the first in the rows from line 2)" in err

@@ -228,7 +228,7 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
     so the batches give the model ``NaiveBayes().fit`` gives on the whole table, in the memory
     of one batch."""
     learner = None
-    unlabelled = _Unlabelled()
+    unlabelled = _Unlabelled(skipping=args.skip_bad_rows)
     with progress(reader, "fit") as batches:
         for batch in batches:
             if learner is None:
@@ -253,10 +253,13 @@ def _fit_batches(args: argparse.Namespace, reader: Reader, *, quiet: bool) -> Le
 class _Unlabelled:
     """The rows a streamed fit drops for a missing label, over all the batches: one warning at
     the end, naming the first one by its row in the table read (a model warns of each batch
-    apart, counting from the batch's first row)."""
+    apart, counting from the batch's first row). Where bad rows are skipped (``skipping``),
+    the rows kept no longer count the file's rows, so the first one is named by the line of
+    its batch's first row instead."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, skipping: bool = False) -> None:
         self.count, self.first, self.labelled_rows = 0, -1, 0
+        self.skipping, self.first_line = skipping, None
 
     def labelled(self, batch: Any, target: str) -> pl.DataFrame:
         """The batch's rows whose label is present."""
@@ -266,6 +269,7 @@ class _Unlabelled:
             missing = label.is_null()
             if self.first < 0:
                 self.first = batch.first_row + int(missing.arg_true()[0])
+                self.first_line = batch.first_line
             self.count += int(missing.sum())
             frame = frame.filter(~missing)
         self.labelled_rows += frame.height
@@ -274,7 +278,16 @@ class _Unlabelled:
     def warn(self) -> None:
         from ..labels import warn_dropped
 
-        if self.count and self.labelled_rows:
+        if not (self.count and self.labelled_rows):
+            return
+        if self.skipping and self.first_line is not None:
+            warnings.warn(
+                f"{self.count} row(s) with a missing target were dropped (the first in the rows "
+                f"from line {self.first_line:,}).",
+                UserWarning,
+                stacklevel=3,
+            )
+        else:
             warn_dropped(self.count, self.first, stacklevel=3)
 
 
@@ -294,7 +307,8 @@ def _fit_in_passes(args: argparse.Namespace) -> tuple[Learner, Reader]:
 def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learner, Reader]:
     """:func:`_fit_in_passes` with the quick reader (where it applies) or the careful one."""
     readers: list[Reader] = []
-    unlabelled = _Unlabelled()  # counted on the first read: every read gives the same rows
+    # counted on the first read: every read gives the same rows
+    unlabelled = _Unlabelled(skipping=args.skip_bad_rows)
 
     def batches():
         reader = open_reader(args, quick=quick)
