@@ -576,13 +576,13 @@ def test_passes_of_a_semi_naive_model_settle_the_families_on_all_the_rows(tmp_pa
     )
 
 
-@pytest.mark.parametrize("model", [[], ["--model", "aode"]])
+@pytest.mark.parametrize("model", [[], ["--model", "aode"], ["--model", "aode", "-"]])
 @pytest.mark.parametrize("unlabelled, warning", [
     ([120_000, 140_000], "2 row(s) with a missing target were dropped (first at row 120000)"),
     (range(50_000), "50000 row(s) with a missing target were dropped (first at row 0)"),
 ])  # fmt: skip
 def test_a_streamed_fit_names_a_dropped_row_by_its_row_in_the_file(
-    tmp_path: Path, capsys, model, unlabelled, warning
+    tmp_path: Path, capsys, monkeypatch, model, unlabelled, warning
 ):
     """A file read in batches of 1 MiB (about 40,000 rows here) whose rows without a label lie
     in later batches, or fill the whole first batch: one warning, counting the rows over the
@@ -598,6 +598,11 @@ def test_a_streamed_fit_names_a_dropped_row_by_its_row_in_the_file(
     path = tmp_path / "late.csv"
     path.write_text("x,size,y\n" + "\n".join(lines) + "\n")
     assert path.stat().st_size > 3 * 2**20  # more than three batches
+    if model[-1:] == ["-"]:  # standard input, read once: a one-pass structure's batches
+        as_stdin(pl.read_csv(path), monkeypatch)
+        model = [*model[:-1], "--discriminative", "off", "--missing-as", "skip", "--family",
+                 "size=categorical"]  # fmt: skip
+        path = "-"
     code, _, err = run(["fit", path, "--target", "y", "--chunk-mb", "1", *model,
                         "-o", tmp_path / "m.nbm"], capsys)  # fmt: skip
     assert code == 0, err

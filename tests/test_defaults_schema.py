@@ -292,6 +292,9 @@ def test_a_model_of_pandas_rows_merges_with_one_of_polars_rows_as_one_fit(
     np.testing.assert_allclose(merged.predict_proba(features), whole.predict_proba(features),
                                atol=1e-9)  # fmt: skip
     assert merged.families_ == whole.families_
+    # its row sample in the merged model's types: it saves, and loads as the same model
+    loaded = nbayes.persist.loads(nbayes.persist.dumps(merged))
+    np.testing.assert_array_equal(loaded.predict_proba(features), merged.predict_proba(features))
 
 
 def test_a_one_pass_semi_naive_model_of_pandas_rows_merges_with_one_of_polars_rows():
@@ -322,6 +325,9 @@ def test_a_fraction_among_integer_categories_is_refused_in_a_merge_and_changes_n
     before = model.predict_proba(probe)
     with pytest.raises(ValueError, match=r"column 'a'.*category 1\.5.*Int64 categories"):
         nbayes.merge(model, make().fit(fractions, target="y"))
+    beyond = fractions.assign(a=[1e19, 2.0, 3.0, 1.0] * 10)  # whole, but beyond 64 bits
+    with pytest.raises(ValueError, match=r"column 'a'.*category 1e\+19.*Int64 categories"):
+        nbayes.merge(model, make().fit(beyond, target="y"))
     np.testing.assert_array_equal(model.predict_proba(probe), before)
     merged = nbayes.merge(make().fit(fractions, target="y"), model)
     whole = make().fit(pl.concat([pl.from_pandas(fractions), integers], how="vertical_relaxed"),

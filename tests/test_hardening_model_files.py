@@ -491,8 +491,10 @@ def _refused_by_walking(text: str) -> str | None:
 
 
 _JSON_FLOATS = st.sampled_from(
-    ["1e400", "-2.5E+308", "1.7e308", "1e-400", "12.5", "3e99", "9" * 320 + ".5"]
-)
+    ["1e400", "-2.5E+308", "1.7e308", "1e-400", "12.5", "3e99", "9" * 320 + ".5",
+     "1" + "0" * 210 + "e99", "1" + "0" * 250 + ".5e60", "1" + "0" * 208 + "e99",
+     "0." + "0" * 300 + "1e99", "1E0400", "-0e999"]
+)  # fmt: skip
 _JSON_TEXT = st.text(alphabet='ab"\\[]{}:,e9 \n', max_size=8)
 _JSON = st.recursive(
     st.one_of(st.integers(-10**6, 10**6), _JSON_TEXT, st.booleans(), st.none(), _JSON_FLOATS.map(

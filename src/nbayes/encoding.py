@@ -473,13 +473,14 @@ def _first_lost(column: pl.Series, dtype: pl.DataType) -> str:
 
 
 def _as_type(value: Any, dtype: pl.DataType) -> Any:
-    """A category ``value`` as one of type ``dtype`` holds it (Int64: an integral float as
-    an int; Float64: an int a float holds exactly, as a float); None where it cannot be held
-    unchanged. Values of other types are returned as they are."""
+    """A category ``value`` as one of type ``dtype`` holds it (Int64: an integral float within
+    64 bits as an int; Float64: an int a float holds exactly, as a float); None where it cannot
+    be held unchanged. Values of other types are returned as they are."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     if dtype == pl.Int64:
-        return int(value) if float(value).is_integer() else None
+        whole = float(value).is_integer() and -(2**63) <= value < 2**63
+        return int(value) if whole else None
     if dtype == pl.Float64:
         return float(value) if float(value) == value else None
     return value

@@ -208,8 +208,10 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _FLOAT = re.compile(r"-?\d+(?:\.\d+)?[eE][-+]?\d+|-?\d+\.\d+")
 _BRACKETS = np.frombuffer(b"[{]}", dtype=np.uint8)
 _SIGNS = np.frombuffer(b"+-", dtype=np.uint8)
-#: A float overflows only with an exponent of 3 digits or more, or 300 digits or more before it.
-_LONG_DIGITS = 300
+#: A float overflows (beyond 1.8e308) only with an exponent of 3 digits or more, or, with an
+#: exponent of at most 99, with 210 digits or more before its point: any run of this many
+#: digits is parsed again.
+_LONG_DIGITS = 200
 
 
 def _check_outline(text: str, what: str) -> None:

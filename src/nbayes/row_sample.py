@@ -175,8 +175,11 @@ class RowSample:
         self._join(batch)
 
     def merge(self, other: RowSample, positions: np.ndarray) -> None:
-        """Add another sample's rows (its class k is this sample's class ``positions[k]``)."""
-        self._join(RowSample(other.frame, other.hashes, positions[other.cls], other.weight))
+        """Add another sample's rows (its class k is this sample's class ``positions[k]``), in
+        this sample's types (a column of integers with missing values is floats in a model
+        fitted from pandas, integers in one from Polars), as :meth:`add` takes a batch."""
+        frame = other.frame.cast(dict(self.frame.schema))
+        self._join(RowSample(frame, other.hashes, positions[other.cls], other.weight))
 
     def reindex_classes(self, positions: np.ndarray) -> None:
         """The class list grew: class k is now class ``positions[k]``."""

@@ -110,7 +110,7 @@ def _fit_and_save(args: argparse.Namespace) -> int:
 
 
 def _columns_summary(model: Any) -> str:
-    """ ", 14 columns" for the summary line, with how many were left out (identifiers)."""
+    """The summary line's part ``", 14 columns"``, with how many were left out (identifiers)."""
     families = getattr(model, "families_", None)
     if not isinstance(families, dict) or not families:
         return f", {model.n_features_in_} columns"
@@ -389,13 +389,17 @@ def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
 
     reader = open_reader(args)
     learner = None
+    unlabelled = _Unlabelled(skipping=args.skip_bad_rows)
     for batch in reader:
         if learner is None:
             target = require_target(args, args.data, batch.frame.columns)
             learner = learner_for(args, args.data, batch.frame, target)
             _refuse_passes(args.model, learner.model)
+        frame = unlabelled.labelled(batch, target)
+        if frame.height == 0:
+            continue
         try:
-            learner.model.partial_fit(batch.frame, target=target)
+            learner.model.partial_fit(frame, target=target)
         except ValueError as error:
             numeric = re.search(r"\((\[.*?\])\)", str(error))
             if "cannot cut numeric columns" in str(error) and numeric:
@@ -406,9 +410,10 @@ def _fit_one_pass(args: argparse.Namespace) -> tuple[Learner, Reader]:
                     "--family COL=categorical.",
                 ) from error
             raise DataError(args.data, str(error)) from error
-        learner.summarise_columns(batch.frame)
+        learner.summarise_columns(frame)
     if learner is None:
         raise DataError(args.data, "the input has no data rows.")
+    unlabelled.warn()  # (a table without a labelled row: _checked_fit says so)
     return learner, reader
 
 
