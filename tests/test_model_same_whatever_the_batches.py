@@ -244,18 +244,49 @@ def test_a_loaded_sample_writes_back_the_file_and_builds_the_same_rows_when_aske
     assert nbayes.persist.dumps(loaded) == payload
 
 
-def test_a_sample_value_its_column_type_cannot_hold_is_refused():
-    # an Int8 column: the file holds 64-bit integers, and a value beyond Int8 is no value the
-    # model could have written
+def test_a_sample_saved_in_the_schema_types_still_loads_and_its_values_are_checked():
+    """A model file written before the sample kept numbers as floats holds an Int8 column's
+    sample values as 64-bit integers (the schema's types, no list of integer columns): it
+    loads as the same model, and a value beyond Int8 in it is no value the model could have
+    written: refused."""
     from forging import forge, parts
 
     frame = FRAME.with_columns(pl.col("code").cast(pl.Int8))
-    meta, arrays = parts(nbayes.NaiveBayes().fit(frame, Y))
-    integers = arrays["sample.integers"].copy()
-    assert integers.shape[1] == 1  # "code", the only integer column
-    integers[0, 0] = 1000
+    model = nbayes.NaiveBayes().fit(frame, Y)
+    meta, arrays = parts(model)
+    assert meta["sample"].pop("integers") == []  # the sample keeps "code" as floats now
+    numbers, marks = arrays["sample.numbers"], arrays["sample.numbers absent"]
+    assert numbers.shape[1] == 3  # height, skewed, code: the file as it was written before
+    old = {
+        **arrays,
+        "sample.numbers": numbers[:, :2].copy(),
+        "sample.numbers absent": marks[:, :2].copy(),
+        "sample.integers": numbers[:, 2:].astype(np.int64),
+        "sample.integers absent": marks[:, 2:].copy(),
+    }
+    loaded = nbayes.persist.loads(forge(meta, old))
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+    beyond = old["sample.integers"].copy()
+    beyond[0, 0] = 1000
     with pytest.raises(nbayes.ModelFileError, match="sample"):
-        nbayes.persist.loads(forge(meta, {**arrays, "sample.integers": integers}))
+        nbayes.persist.loads(forge(meta, {**old, "sample.integers": beyond}))
+
+
+def test_a_later_fraction_in_a_column_typed_as_integers_is_kept_in_the_sample():
+    """A first batch types "code" as integers (Polars), a later one holds fractions (pandas):
+    the row sample keeps them as they are, as the statistics do, so the model is the one whose
+    first batch gave floats (before, the sample cut 2.5 to 2, and the calibration differed)."""
+    floats = FRAME.with_columns(pl.col("code") + 0.5 * (pl.int_range(pl.len()) % 2))
+    integers_first = nbayes.NaiveBayes().partial_fit(FRAME[:100], Y[:100])
+    integers_first.partial_fit(floats[100:], Y[100:])
+    floats_first = nbayes.NaiveBayes().partial_fit(
+        FRAME[:100].with_columns(pl.col("code").cast(pl.Float64)), Y[:100]
+    )
+    floats_first.partial_fit(floats[100:], Y[100:])
+    assert integers_first.calibration_.reason == floats_first.calibration_.reason
+    np.testing.assert_allclose(
+        integers_first.predict_proba(floats), floats_first.predict_proba(floats), atol=1e-9
+    )
 
 
 def test_a_sample_value_under_a_null_mark_is_refused():

@@ -24,6 +24,7 @@ import copy
 import functools
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ from .calibration import FOLDS, MIN_ROWS, Calibration, choose_calibration
 from .families.auto import AutoColumns
 from .families.sketch import SketchColumns
 from .row_sample import RowSample
-from .schema import conform
+from .schema import ColumnSpec, column_kind, conform
 
 
 class _Derived:
@@ -53,6 +54,19 @@ def forget_calibration(model: Any, calibration: Any = None, *, derived: bool = F
     model._derived = _Derived(calibration, derived=derived)
 
 
+def sample_specs(specs: list[ColumnSpec]) -> list[ColumnSpec]:
+    """The schema's columns as the row sample keeps them: in the schema's types, but floats for
+    the numeric columns of a family that models numbers, as their statistics read them (a
+    column typed as integers by its first batch, or by Polars where pandas gives floats, may
+    hold fractions in later rows: kept, not cut to integers)."""
+    return [
+        replace(s, dtype=pl.Float64)
+        if s.family not in ("categorical", "ignore") and column_kind(s.dtype) in ("int", "float")
+        else s
+        for s in specs
+    ]
+
+
 class CalibratedScores:
     """The calibration of a table model (a mixin of :class:`~nbayes.NaiveBayes`, which
     provides the statistics ``_stats``, ``_encode``, ``_settings`` and the textbook scores)."""
@@ -60,10 +74,10 @@ class CalibratedScores:
     calibration: str | None
 
     def _sample_rows(self, frame: pl.DataFrame) -> pl.DataFrame | None:
-        """A batch's rows as the sample keeps them (the schema's columns and types), or None
-        when the model does not calibrate; called before the batch is counted, so that a batch
-        the schema cannot read changes nothing."""
-        return conform(frame, self.schema_) if self.calibration == "auto" else None
+        """A batch's rows as the sample keeps them (:func:`sample_specs`), or None when the
+        model does not calibrate; called before the batch is counted, so that a batch the
+        schema cannot read changes nothing."""
+        return conform(frame, sample_specs(self.schema_)) if self.calibration == "auto" else None
 
     def _start_sample(self, rows: pl.DataFrame | None) -> None:
         """An empty sample of the schema's columns and types, when the model calibrates."""

@@ -1,7 +1,7 @@
 """A bottom-k sample of a table's distinct rows: the same whatever the order, batches or merges.
 
 Each labelled row is hashed on its content: the values of the model's columns, after the reading
-rules and the schema's types, and its label. Rows of equal content share a hash: they are one
+rules and in the types the model keeps them in, and its label. Rows of equal content share a hash: they are one
 sample row, whose weight is the summed weight of its copies. The sample keeps the ``size``
 distinct contents with the smallest hashes (a bottom-k sample, Cohen & Kaplan 2007): merging two
 samples and keeping the ``size`` smallest hashes gives the sample of the union of their rows, so
@@ -175,11 +175,10 @@ class RowSample:
         self._join(batch)
 
     def merge(self, other: RowSample, positions: np.ndarray) -> None:
-        """Add another sample's rows (its class k is this sample's class ``positions[k]``), in
-        this sample's types (a column of integers with missing values is floats in a model
-        fitted from pandas, integers in one from Polars), as :meth:`add` takes a batch."""
-        frame = other.frame.cast(dict(self.frame.schema))
-        self._join(RowSample(frame, other.hashes, positions[other.cls], other.weight))
+        """Add another sample's rows (its class k is this sample's class ``positions[k]``); a
+        column that is integers in one sample and floats in the other (a model saved before
+        the sample kept numbers as floats) joins as floats."""
+        self._join(RowSample(other.frame, other.hashes, positions[other.cls], other.weight))
 
     def reindex_classes(self, positions: np.ndarray) -> None:
         """The class list grew: class k is now class ``positions[k]``."""
@@ -243,7 +242,9 @@ class RowSample:
             for name in self.frame.columns
             if name not in in_arrays
         }
-        return {"size": self.size, "text": text}, arrays
+        # the integer columns as the frame holds them (the model file's schema may differ: a
+        # sample kept floats where the schema says integers)
+        return {"size": self.size, "text": text, "integers": integers}, arrays
 
     @classmethod
     def from_state(
@@ -254,6 +255,7 @@ class RowSample:
         text = meta.get("text") if isinstance(meta, dict) else None
         if not isinstance(size, int) or size < 1 or not isinstance(text, dict):
             raise ValueError("the row sample must hold its size and its text columns.")
+        schema = _stored_types(meta, schema)
         hashes = np.asarray(arrays["hashes"], dtype=np.uint64)
         n = hashes.shape[0]
         weight = np.asarray(arrays["weight"], dtype=np.float64)
@@ -294,13 +296,31 @@ class RowSample:
             **{f"{key} absent": np.asarray(marks[key], dtype=np.uint8) for key in kinds},
         }
         sample = cls(None, hashes, classes.astype(np.intp), weight, size)
-        sample._stored = ({"size": size, "text": text}, values)
+        kept = {"integers": meta["integers"]} if "integers" in meta else {}
+        sample._stored = ({"size": size, "text": text, **kept}, values)
         sample._schema = dict(schema)
         if not set(schema.values()) <= {pl.Float64, pl.Int64, pl.String}:
             # a type the file's arrays do not hold (Int8, Boolean, a date): built now, so that
             # the values it cannot hold are what the model writes back (and a load refuses)
             sample.frame  # noqa: B018 - builds it
         return sample
+
+
+def _stored_types(meta: dict, schema: dict[str, pl.DataType]) -> dict[str, pl.DataType]:
+    """The types a saved sample's columns are read back in: the model's ``schema``, but where
+    the file names the sample's integer columns (``meta["integers"]``, written since the
+    sample keeps numbers as floats), a numeric column it does not name is floats."""
+    integers = meta.get("integers")
+    if integers is None:  # a file from before: the sample held the schema's types
+        return schema
+    numeric = {name for name, dtype in schema.items() if dtype.is_integer() or dtype.is_float()}
+    if not isinstance(integers, list) or not set(integers) <= numeric:
+        raise ValueError("the row sample's integer columns must be numeric columns.")
+    named = set(integers)
+    return {
+        name: (pl.Int64 if name in named else pl.Float64) if name in numeric else dtype
+        for name, dtype in schema.items()
+    }
 
 
 def _frame_of(meta: dict, arrays: dict, schema: dict[str, pl.DataType]) -> pl.DataFrame:
