@@ -1,13 +1,13 @@
 """A bottom-k sample of a table's distinct rows: the same whatever the order, batches or merges.
 
 Each labelled row is hashed on its content: the values of the model's columns, after the reading
-rules and in the types the model keeps them in, and its label. Rows of equal content share a hash: they are one
-sample row, whose weight is the summed weight of its copies. The sample keeps the ``size``
-distinct contents with the smallest hashes (a bottom-k sample, Cohen & Kaplan 2007): merging two
-samples and keeping the ``size`` smallest hashes gives the sample of the union of their rows, so
-a sample made in one fit, batch by batch, merged from partitions or streamed from a file is the
-same set of rows with the same weights. Its rows are kept sorted by hash, and each row's fold
-(for held-out estimates) is its hash modulo the number of folds, so copies of a row are always
+rules and in the types the model keeps them in, and its label. Rows of equal content share a hash:
+they are one sample row, whose weight is the summed weight of its copies. The sample keeps the
+``size`` distinct contents with the smallest hashes (a bottom-k sample, Cohen & Kaplan 2007):
+merging two samples and keeping the ``size`` smallest hashes gives the sample of the union of their
+rows, so a sample made in one fit, batch by batch, merged from partitions or streamed from a file
+is the same set of rows with the same weights. Its rows are kept sorted by hash, and each row's
+fold (for held-out estimates) is its hash modulo the number of folds, so copies of a row are always
 in the same fold and the folds, too, are free of the rows' order.
 
 The hash is Polars' row hash with a fixed seed (``DataFrame.hash_rows``), the same in every
