@@ -244,32 +244,23 @@ def test_a_loaded_sample_writes_back_the_file_and_builds_the_same_rows_when_aske
     assert nbayes.persist.dumps(loaded) == payload
 
 
-def test_a_sample_saved_in_the_schema_types_still_loads_and_its_values_are_checked():
-    """A model file written before the sample kept numbers as floats holds an Int8 column's
-    sample values as 64-bit integers (the schema's types, no list of integer columns): it
-    loads as the same model, and a value beyond Int8 in it is no value the model could have
-    written: refused."""
+def test_a_sample_saved_without_its_integer_columns_named_loads_and_its_values_are_checked():
+    """A model file written before the sample named its integer columns holds them in the
+    schema's types: it loads as the same model, and a value beyond the Int8 column's type in
+    it is no value the model could have written: refused."""
     from forging import forge, parts
 
     frame = FRAME.with_columns(pl.col("code").cast(pl.Int8))
     model = nbayes.NaiveBayes().fit(frame, Y)
     meta, arrays = parts(model)
-    assert meta["sample"].pop("integers") == []  # the sample keeps "code" as floats now
-    numbers, marks = arrays["sample.numbers"], arrays["sample.numbers absent"]
-    assert numbers.shape[1] == 3  # height, skewed, code: the file as it was written before
-    old = {
-        **arrays,
-        "sample.numbers": numbers[:, :2].copy(),
-        "sample.numbers absent": marks[:, :2].copy(),
-        "sample.integers": numbers[:, 2:].astype(np.int64),
-        "sample.integers absent": marks[:, 2:].copy(),
-    }
-    loaded = nbayes.persist.loads(forge(meta, old))
+    assert meta["sample"].pop("integers") == ["code"]  # as a file from before holds it
+    loaded = nbayes.persist.loads(forge(meta, arrays))
     np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
-    beyond = old["sample.integers"].copy()
+    assert loaded._stats.sample.frame.schema["code"] == pl.Int8
+    beyond = arrays["sample.integers"].copy()
     beyond[0, 0] = 1000
     with pytest.raises(nbayes.ModelFileError, match="sample"):
-        nbayes.persist.loads(forge(meta, {**old, "sample.integers": beyond}))
+        nbayes.persist.loads(forge(meta, {**arrays, "sample.integers": beyond}))
 
 
 def test_a_later_fraction_in_a_column_typed_as_integers_is_kept_in_the_sample():
@@ -287,6 +278,11 @@ def test_a_later_fraction_in_a_column_typed_as_integers_is_kept_in_the_sample():
     np.testing.assert_allclose(
         integers_first.predict_proba(floats), floats_first.predict_proba(floats), atol=1e-9
     )
+    # saved and loaded, the sample keeps its fractions: the calibration derived again is the same
+    loaded = nbayes.persist.loads(nbayes.persist.dumps(integers_first))
+    loaded.partial_fit(floats[:1], Y[:1])
+    integers_first.partial_fit(floats[:1], Y[:1])
+    assert loaded.calibration_.reason == integers_first.calibration_.reason
 
 
 def test_a_sample_value_under_a_null_mark_is_refused():

@@ -24,7 +24,6 @@ import copy
 import functools
 import warnings
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -54,17 +53,16 @@ def forget_calibration(model: Any, calibration: Any = None, *, derived: bool = F
     model._derived = _Derived(calibration, derived=derived)
 
 
-def sample_specs(specs: list[ColumnSpec]) -> list[ColumnSpec]:
-    """The schema's columns as the row sample keeps them: in the schema's types, but floats for
-    the numeric columns of a family that models numbers, as their statistics read them (a
-    column typed as integers by its first batch, or by Polars where pandas gives floats, may
+def numbers_as_read(specs: list[ColumnSpec]) -> set[str]:
+    """The columns the row sample keeps as read, integers or floats, not cast to the schema's
+    type: the numeric columns of a family that models numbers, as their statistics read them
+    (a column typed as integers by its first batch, or by Polars where pandas gives floats, may
     hold fractions in later rows: kept, not cut to integers)."""
-    return [
-        replace(s, dtype=pl.Float64)
-        if s.family not in ("categorical", "ignore") and column_kind(s.dtype) in ("int", "float")
-        else s
+    return {
+        s.name
         for s in specs
-    ]
+        if s.family not in ("categorical", "ignore") and column_kind(s.dtype) in ("int", "float")
+    }
 
 
 class CalibratedScores:
@@ -74,10 +72,12 @@ class CalibratedScores:
     calibration: str | None
 
     def _sample_rows(self, frame: pl.DataFrame) -> pl.DataFrame | None:
-        """A batch's rows as the sample keeps them (:func:`sample_specs`), or None when the
+        """A batch's rows as the sample keeps them (:func:`numbers_as_read`), or None when the
         model does not calibrate; called before the batch is counted, so that a batch the
         schema cannot read changes nothing."""
-        return conform(frame, sample_specs(self.schema_)) if self.calibration == "auto" else None
+        if self.calibration != "auto":
+            return None
+        return conform(frame, self.schema_, as_read=numbers_as_read(self.schema_))
 
     def _start_sample(self, rows: pl.DataFrame | None) -> None:
         """An empty sample of the schema's columns and types, when the model calibrates."""

@@ -309,7 +309,8 @@ class RowSample:
 def _stored_types(meta: dict, schema: dict[str, pl.DataType]) -> dict[str, pl.DataType]:
     """The types a saved sample's columns are read back in: the model's ``schema``, but where
     the file names the sample's integer columns (``meta["integers"]``, written since the
-    sample keeps numbers as floats), a numeric column it does not name is floats."""
+    sample keeps numbers as read), a numeric column it names is integers and one it does not
+    name is floats (the schema's type where it is of that kind)."""
     integers = meta.get("integers")
     if integers is None:  # a file from before: the sample held the schema's types
         return schema
@@ -317,10 +318,15 @@ def _stored_types(meta: dict, schema: dict[str, pl.DataType]) -> dict[str, pl.Da
     if not isinstance(integers, list) or not set(integers) <= numeric:
         raise ValueError("the row sample's integer columns must be numeric columns.")
     named = set(integers)
-    return {
-        name: (pl.Int64 if name in named else pl.Float64) if name in numeric else dtype
-        for name, dtype in schema.items()
-    }
+
+    def stored(name: str, dtype: pl.DataType) -> pl.DataType:
+        if name not in numeric:
+            return dtype
+        if name in named:  # integers: the schema's integer type, or Int64
+            return dtype if dtype.is_integer() else pl.Int64
+        return dtype if dtype.is_float() else pl.Float64
+
+    return {name: stored(name, dtype) for name, dtype in schema.items()}
 
 
 def _frame_of(meta: dict, arrays: dict, schema: dict[str, pl.DataType]) -> pl.DataFrame:

@@ -452,14 +452,22 @@ def lacking_hint(missing: list[str], extra: Iterable[str]) -> str:
     return f"; the data has {theirs}: did you mean {ours}?"
 
 
-def conform(frame: pl.DataFrame, specs: list[ColumnSpec]) -> pl.DataFrame:
+def conform(
+    frame: pl.DataFrame, specs: list[ColumnSpec], *, as_read: set[str] = frozenset()
+) -> pl.DataFrame:
     """The schema's columns of ``frame``, in its order, cast to its types: pieces of one table
-    read apart (batches, partitions) then encode alike. Raises ValueError naming the columns
-    that are lacking or cannot be read as the schema's types."""
+    read apart (batches, partitions) then encode alike. The numeric columns named in
+    ``as_read`` keep their type where the batch has them as numbers. Raises ValueError naming
+    the columns that are lacking or cannot be read as the schema's types."""
     lacking_columns(frame, specs)
     schema = frame.schema
     names = [s.name for s in specs]
-    cast = {s.name: s.dtype for s in specs if schema[s.name] != s.dtype}
+    cast = {
+        s.name: s.dtype
+        for s in specs
+        if schema[s.name] != s.dtype
+        and not (s.name in as_read and column_kind(schema[s.name]) in ("int", "float"))
+    }
     try:
         # picking columns by name, and casting only those whose type differs, costs far less
         # than one expression per column on a table of 100,000 columns (a new frame over the
