@@ -468,7 +468,7 @@ def test_a_semi_naive_files_fitted_columns_must_be_its_schemas_left_out_and_text
         refused(forge({**meta, "fit_columns": columns}, arrays), "the fitted columns are not")
 
 
-# ---------------------------------------------------------------------- strict JSON, read fast
+# ---------------------------------------------------------------------- strict JSON
 def _refused_by_walking(text: str) -> str | None:
     """What the strict reading must refuse, found the slow way: the parsed values walked for
     their depth, and every float token parsed for its range (a pattern of the reasons that
@@ -519,10 +519,10 @@ def _dump(value) -> str:
 @settings(max_examples=300, deadline=None)
 @given(value=_JSON, wrapping=st.integers(0, 36))
 def test_the_strict_json_reading_refuses_what_walking_the_values_would(value, wrapping):
-    """The depth and float-range checks read from the text (brackets and exponents outside the
-    strings, found by array operations) refuse exactly what walking the parsed values and
-    parsing every float token would: strings full of brackets, quotes and escapes included,
-    and values wrapped in lists up to past the depth allowed."""
+    """The strict reading refuses exactly the nesting beyond MAX_JSON_DEPTH and the floats
+    beyond the float range that walking the parsed values and parsing every float token finds,
+    whatever the strings hold (brackets, quotes, escapes) and however deep the values are
+    wrapped, and reads everything else as json.loads does."""
     text = "[" * wrapping + _dump(value) + "]" * wrapping
     expected = _refused_by_walking(text)
     if expected is None:

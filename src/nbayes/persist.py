@@ -52,7 +52,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import stat
 import struct
 from pathlib import Path
@@ -174,6 +173,12 @@ def _strict_json(text: str | bytes, what: str) -> Any:
     def constant(name: str) -> Any:
         raise ModelFileError(f"{what} holds {name}, which is not a JSON number.")
 
+    def floating(token: str) -> float:
+        value = float(token)
+        if not math.isfinite(value):
+            raise ModelFileError(f"{what} holds the number {token}, beyond the float range.")
+        return value
+
     def integer(token: str) -> int:
         if len(token.lstrip("-")) > _MAX_INT_DIGITS:
             raise ModelFileError(f"{what} holds an integer of {len(token)} digits.")
@@ -186,10 +191,12 @@ def _strict_json(text: str | bytes, what: str) -> Any:
         return value
 
     try:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8")
         value = json.loads(
-            text, parse_constant=constant, parse_int=integer, object_pairs_hook=unique
+            text,
+            parse_constant=constant,
+            parse_float=floating,
+            parse_int=integer,
+            object_pairs_hook=unique,
         )
     except RecursionError:
         raise ModelFileError(f"{what} is nested too deeply.") from None
@@ -197,53 +204,20 @@ def _strict_json(text: str | bytes, what: str) -> Any:
         if isinstance(exc, ModelFileError):
             raise
         raise ModelFileError(f"{what} is not valid JSON: {exc}") from None
-    _check_outline(text, what)
+    _check_depth(value, what)
     return value
 
 
-#: A JSON string (the text is valid JSON when this is used: a quote ends a string unless
-#: escaped); unrolled, so that the regular expression keeps no state per character.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-#: A JSON number with a fraction or an exponent: the tokens that parse as floats.
-_FLOAT = re.compile(r"-?\d+(?:\.\d+)?[eE][-+]?\d+|-?\d+\.\d+")
-_BRACKETS = np.frombuffer(b"[{]}", dtype=np.uint8)
-_SIGNS = np.frombuffer(b"+-", dtype=np.uint8)
-#: A float overflows (beyond 1.8e308) only with an exponent of 3 digits or more, or, with an
-#: exponent of at most 99, with 210 digits or more before its point: any run of this many
-#: digits is parsed again.
-_LONG_DIGITS = 200
-
-
-def _check_outline(text: str, what: str) -> None:
-    """Refuse valid JSON ``text`` whose containers nest more than MAX_JSON_DEPTH deep, or
-    that holds a float beyond the float range: read from the text with its strings taken out,
-    by array operations over its characters, not by walking the parsed values (a Python step
-    per value of a model of 100,000 columns) nor by a regular expression tried at every
-    position; only the few numbers that could overflow are parsed again."""
-    code = np.frombuffer(_STRING.sub("", text).encode("ascii", "replace"), dtype=np.uint8)
-    brackets = code[np.isin(code, _BRACKETS)]  # each opening one a step in, closing one out
-    steps = np.where(np.isin(brackets, _BRACKETS[:2]), 1, -1).astype(np.int32)
-    if steps.size and int(np.cumsum(steps).max()) > MAX_JSON_DEPTH:
-        raise ModelFileError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.")
-    digit = np.concatenate([(code >= ord("0")) & (code <= ord("9")), np.zeros(3, dtype=bool)])
-    exponent = np.flatnonzero((code == ord("e")) | (code == ord("E")))
-    first = exponent + 1 + np.isin(code[np.minimum(exponent + 1, code.size - 1)], _SIGNS)
-    wide = exponent[digit[first] & digit[first + 1] & digit[first + 2]]
-    edges = np.flatnonzero(np.diff(digit.astype(np.int8), prepend=0, append=0))
-    starts, ends = edges[::2], edges[1::2]
-    suspects = [*wide, *starts[ends - starts >= _LONG_DIGITS]]
-    if not suspects:
-        return
-    bare = code.tobytes().decode("ascii")
-    for at in suspects:  # the numbers around each suspect, parsed as the decoder did
-        start = int(at)
-        while start > 0 and bare[start - 1] not in ",[{: \t\r\n":
-            start -= 1
-        token = _FLOAT.match(bare, start)
-        if token is not None and not math.isfinite(float(token.group())):
-            raise ModelFileError(
-                f"{what} holds the number {token.group()}, beyond the float range."
-            )
+def _check_depth(value: Any, what: str) -> None:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth > MAX_JSON_DEPTH:
+                raise ModelFileError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.")
+            children = item.values() if isinstance(item, dict) else item
+            # only containers go on the stack: a list of 100,000 names adds nothing
+            stack.extend([(c, depth + 1) for c in children if isinstance(c, (list, dict))])
 
 
 # ---------------------------------------------------------------------- reading
