@@ -193,45 +193,44 @@ def main() -> None:
 
 def same_rows_in_pandas(data: Path) -> list[list[str]]:
     """soybean-large's training rows as Polars reads them (integer codes, nulls where '?')
-    and as pandas holds them (floats, NaN where '?'): the same values, one model."""
+    and as pandas holds them (floats, NaN where '?'): the same values, one model, whether
+    all the rows come from one or the other, or a half from each, fitted apart and merged."""
     (X, y), (X_test, _) = uci.soybean(data=data)
     as_polars = X.with_columns(pl.Series("class", y))
     as_pandas = as_polars.to_pandas()
-    rows = []
-    for label, make in {
+    half = as_polars.height // 2
+
+    def from_pandas(make):  # all the rows from pandas
+        return make().fit(as_pandas, target="class")
+
+    def merged_halves(make):  # the first half from pandas, the second from Polars
+        first = make().fit(as_pandas[:half], target="class")
+        return nbayes.merge(first, make().fit(as_polars[half:], target="class"))
+
+    semi_naive = {
         "`SemiNaiveBayes()`": nbayes.SemiNaiveBayes,
         '`SemiNaiveBayes("aode")`': lambda: nbayes.SemiNaiveBayes("aode"),
-        '`NaiveBayes(continuous="gaussian")`': lambda: nbayes.NaiveBayes(continuous="gaussian"),
-    }.items():
-        polars_fit = make().fit(as_polars, target="class")
-        pandas_fit = make().fit(as_pandas, target="class")
-        rows.append(
-            [
-                label,
-                "soybean-large's training rows from pandas (codes with missing values held as "
-                "floats) vs from Polars (integers with nulls); on its 376 test rows",
-                gap(pandas_fit.predict_proba(X_test), polars_fit.predict_proba(X_test)),
-            ]
-        )
-    # the first half read by pandas, the second by Polars, fitted apart and merged
-    half = as_polars.height // 2
-    for label, make in {
-        "`NaiveBayes()`": nbayes.NaiveBayes,
-        '`NaiveBayes(continuous="gaussian")`': lambda: nbayes.NaiveBayes(continuous="gaussian"),
-    }.items():
-        merged = nbayes.merge(
-            make().fit(as_pandas[:half], target="class"),
-            make().fit(as_polars[half:], target="class"),
-        )
-        whole = make().fit(as_polars, target="class")
-        rows.append(
-            [
-                label,
-                "soybean-large's first half of training rows from pandas, second from Polars, "
-                "fitted apart and merged, vs one fit; on its 376 test rows",
-                gap(merged.predict_proba(X_test), whole.predict_proba(X_test)),
-            ]
-        )
+    }
+    gaussian = {
+        '`NaiveBayes(continuous="gaussian")`': lambda: nbayes.NaiveBayes(continuous="gaussian")
+    }
+    cases = [
+        (from_pandas, {**semi_naive, **gaussian}, "training rows from pandas (codes with "
+         "missing values held as floats) vs from Polars (integers with nulls)"),
+        (merged_halves, {"`NaiveBayes()`": nbayes.NaiveBayes, **gaussian}, "first half of "
+         "training rows from pandas, second from Polars, fitted apart and merged, vs one fit"),
+    ]  # fmt: skip
+    rows = []
+    for fitted, models, what in cases:
+        for label, make in models.items():
+            whole = make().fit(as_polars, target="class")
+            rows.append(
+                [
+                    label,
+                    f"soybean-large's {what}; on its 376 test rows",
+                    gap(fitted(make).predict_proba(X_test), whole.predict_proba(X_test)),
+                ]
+            )
     return rows
 
 
