@@ -80,7 +80,8 @@ class CalibratedScores:
         return conform(frame, self.schema_, as_read=numbers_as_read(self.schema_))
 
     def _start_sample(self, rows: pl.DataFrame | None) -> None:
-        """An empty sample of the schema's columns and types, when the model calibrates."""
+        """An empty sample of the schema's columns, in the types of the first batch's rows
+        (:meth:`_sample_rows`), when the model calibrates."""
         self._stats.sample = None if rows is None else RowSample.empty(rows)
 
     def _add_to_sample(

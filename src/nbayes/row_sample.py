@@ -176,8 +176,8 @@ class RowSample:
 
     def merge(self, other: RowSample, positions: np.ndarray) -> None:
         """Add another sample's rows (its class k is this sample's class ``positions[k]``); a
-        column that is integers in one sample and floats in the other (a model saved before
-        the sample kept numbers as floats) joins as floats."""
+        column that is integers in one sample and floats in the other (one model's rows read by
+        Polars, the other's by pandas) joins as floats, its values unchanged."""
         self._join(RowSample(other.frame, other.hashes, positions[other.cls], other.weight))
 
     def reindex_classes(self, positions: np.ndarray) -> None:
