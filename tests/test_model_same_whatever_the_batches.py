@@ -296,3 +296,17 @@ def test_a_sample_value_under_a_null_mark_is_refused():
     for forged in ({"sample.numbers": numbers}, {"sample.numbers absent": marks * 2}):
         with pytest.raises(nbayes.ModelFileError, match="row sample"):
             nbayes.persist.loads(forge(meta, {**arrays, **forged}))
+
+
+def test_a_batch_of_32_bit_floats_joins_the_sample_as_their_64_bit_values():
+    """A later batch holds the measurements as Float32: its rows join the sample (and are
+    hashed) as the Float64 values the statistics read, so the model is one fit of all the rows
+    with those values as Float64."""
+    measured = ["height", "skewed"]
+    later = FRAME[150:].with_columns(pl.col(measured).cast(pl.Float32))
+    batches = nbayes.NaiveBayes().partial_fit(FRAME[:150], Y[:150]).partial_fit(later, Y[150:])
+    whole = nbayes.NaiveBayes().fit(
+        pl.concat([FRAME[:150], later.with_columns(pl.col(measured).cast(pl.Float64))]), Y
+    )
+    assert batches.calibration_.reason == whole.calibration_.reason
+    np.testing.assert_allclose(batches.predict_proba(FRAME), whole.predict_proba(FRAME), atol=1e-9)

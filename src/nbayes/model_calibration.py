@@ -54,9 +54,9 @@ def forget_calibration(model: Any, calibration: Any = None, *, derived: bool = F
 
 
 def numbers_as_read(specs: list[ColumnSpec]) -> set[str]:
-    """The columns the row sample keeps as read, integers or floats, not cast to the schema's
-    type: the numeric columns of a family that models numbers, as their statistics read them
-    (a column typed as integers by its first batch, or by Polars where pandas gives floats, may
+    """The columns whose floats the row sample keeps as floats, not cast to the schema's type:
+    the numeric columns of a family that models numbers, as their statistics read them (a
+    column typed as integers by its first batch, or by Polars where pandas gives floats, may
     hold fractions in later rows: kept, not cut to integers)."""
     return {
         s.name

@@ -456,18 +456,20 @@ def conform(
     frame: pl.DataFrame, specs: list[ColumnSpec], *, as_read: set[str] = frozenset()
 ) -> pl.DataFrame:
     """The schema's columns of ``frame``, in its order, cast to its types: pieces of one table
-    read apart (batches, partitions) then encode alike. The numeric columns named in
-    ``as_read`` keep their type where the batch has them as numbers. Raises ValueError naming
-    the columns that are lacking or cannot be read as the schema's types."""
+    read apart (batches, partitions) then encode alike. A column named in ``as_read`` that the
+    batch holds as floats is kept as floats (Float64), never cut to the schema's integers.
+    Raises ValueError naming the columns that are lacking or cannot be read as the schema's
+    types."""
     lacking_columns(frame, specs)
     schema = frame.schema
     names = [s.name for s in specs]
-    cast = {
-        s.name: s.dtype
+    wanted = {
+        s.name: pl.Float64
+        if s.name in as_read and column_kind(schema[s.name]) == "float"
+        else s.dtype
         for s in specs
-        if schema[s.name] != s.dtype
-        and not (s.name in as_read and column_kind(schema[s.name]) in ("int", "float"))
     }
+    cast = {name: dtype for name, dtype in wanted.items() if schema[name] != dtype}
     try:
         # picking columns by name, and casting only those whose type differs, costs far less
         # than one expression per column on a table of 100,000 columns (a new frame over the
