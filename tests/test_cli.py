@@ -609,6 +609,13 @@ def test_a_streamed_fit_names_a_dropped_row_by_its_row_in_the_file(
     assert [line for line in err.splitlines() if "missing target" in line] == [
         f"nbayes: warning: {warning}."
     ]
+    if not model:  # the model of the labelled rows: Python's fit of the same file
+        table = pl.read_csv(tmp_path / "late.csv")
+        with pytest.warns(UserWarning, match="missing target"):
+            expected = nbayes.NaiveBayes().fit(table, target="y")
+        features = table.drop("y")[:2_000]
+        np.testing.assert_allclose(nbayes.load(tmp_path / "m.nbm").predict_proba(features),
+                                   expected.predict_proba(features), atol=1e-9)  # fmt: skip
 
 
 def test_with_bad_rows_skipped_a_dropped_row_is_named_by_its_batch_line(tmp_path: Path, capsys):
