@@ -403,7 +403,7 @@ class NaiveBayes(
                     "calibration with one that does not (calibration=None, or a model file "
                     "written before nbayes kept one): fit both with the same calibration."
                 )
-        _check_counted_sizes(self, others)
+        _check_categories(self, others)
         super().merge(*others)
         forget_calibration(self)
         return self
@@ -460,7 +460,7 @@ def _known_class_indices(classes: np.ndarray, labels: pl.Series) -> np.ndarray |
     return at.astype(np.intp, copy=False)
 
 
-def _check_counted_sizes(model: NaiveBayes, others: tuple) -> None:
+def _check_categories(model: NaiveBayes, others: tuple) -> None:
     """Before a merge changes anything: refuse where a column counted by the rule of
     ``max_int_categories`` (``continuous`` named, not ``"auto"``) holds more values over the
     models than one fit of their rows would count (:func:`nbayes.schema.check_counted_sizes`).

@@ -318,7 +318,12 @@ def _fit_passes_reading(args: argparse.Namespace, *, quick: bool) -> tuple[Learn
         # batches (the quick one's Polars engine reads ahead by itself), as in a naive fit
         with progress(reader, "fit" if first_pass else f"fit (read {len(readers)})") as read:
             for batch in read:
-                frame = (unlabelled if first_pass else _Unlabelled()).labelled(batch, target)
+                # the first read counts the rows without a label; the later ones drop them
+                frame = (
+                    unlabelled.labelled(batch, target)
+                    if first_pass
+                    else learner.labelled(batch.frame)
+                )
                 if frame.height == 0:
                     continue
                 if first_pass:
