@@ -36,12 +36,16 @@ def random_codes(rng, n, d, values=4, missing=0.2):
 
 
 # --------------------------------------------------------------------------- what is counted
+# 40 rows: blocks larger than the rows, added to the table row by row; 403 rows: blocks small
+# beside the rows, counted in interleaved copies (a number of rows that is not a multiple of
+# the copies) and then summed into the table
+@pytest.mark.parametrize("rows", [40, 403])
 @pytest.mark.parametrize("order", [1, 2])
-def test_counts_equal_a_direct_count_of_the_rows(order):
+def test_counts_equal_a_direct_count_of_the_rows(order, rows):
     rng = np.random.default_rng(1)
-    X = random_codes(rng, 40, 4)
-    y = rng.integers(0, 3, 40)
-    w = rng.uniform(0.5, 2.0, 40)
+    X = random_codes(rng, rows, 4)
+    y = rng.integers(0, 3, rows)
+    w = rng.uniform(0.5, 2.0, rows)
     stats = PairCounts(3, 4, order=order)
     stats.accumulate(X, y, w)
     rows = Rows(X, y, w)

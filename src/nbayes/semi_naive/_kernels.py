@@ -92,6 +92,46 @@ def column_codes(X, n_values, out, start, stop):  # pragma: no cover - compiled
     return unseen
 
 
+#: The copies :func:`_add_block` counts a block in (a power of two), and the most cells × classes
+#: a block may have for copies (four copies of 1,024 float64 stay within a core's L1 cache).
+COPIES = 4
+COPIED_CELLS = 1024
+
+
+@kernel
+def _add_block(cell, cls, weight, n_cells, table, base, copies):  # pragma: no cover - compiled
+    """table[base + cell[r], cls[r]] += weight[r] for every row r with cell[r] ≥ 0.
+
+    A column of mostly one value sends run after run of rows to the same cell, and each addition
+    to a memory cell waits for the one before it. Where the block is small beside the rows, row r
+    is counted in copy r mod COPIES of the block (``copies``, scratch), so that COPIES chains of
+    additions run at once, and the copies are then summed into the table: with whole weights the
+    same sums exactly, and in a fixed order, so the same on any number of threads."""
+    n = cell.shape[0]
+    K = table.shape[1]
+    size = n_cells * K
+    if size > COPIED_CELLS or size > n:
+        for r in range(n):
+            if cell[r] >= 0:
+                table[base + cell[r], cls[r]] += weight[r]
+        return
+    copies[: COPIES * size] = 0.0
+    whole = n - n % COPIES
+    for r in range(0, whole, COPIES):
+        for q in range(COPIES):
+            if cell[r + q] >= 0:
+                copies[q * size + cell[r + q] * K + cls[r + q]] += weight[r + q]
+    for r in range(whole, n):
+        if cell[r] >= 0:
+            copies[cell[r] * K + cls[r]] += weight[r]
+    for a in range(n_cells):
+        for c in range(K):
+            total = 0.0
+            for q in range(COPIES):
+                total += copies[q * size + a * K + c]
+            table[base + a, c] += total
+
+
 @kernel
 def count_pairs(
     C, cls, weight, offsets, n_values, pair_base, pair_list, singles, pairs, start, stop
@@ -104,26 +144,23 @@ def count_pairs(
     C holds the codes by attribute (:func:`column_codes`). Each attribute, and each pair
     (i, j) of ``pair_list``, owns its block of the table, so ranges of items are counted on
     different threads without sharing a cell, and a block stays in cache while the rows stream
-    past."""
+    past (:func:`_add_block`)."""
     d, n = C.shape
+    cell = np.empty(n, dtype=np.int64)
+    copies = np.empty(COPIES * COPIED_CELLS)
     for t in range(start, stop):
         if t < d:
-            first = offsets[t]
-            for r in range(n):
-                a = C[t, r]
-                if a >= 0:
-                    singles[first + a, cls[r]] += weight[r]
+            _add_block(C[t], cls, weight, n_values[t], singles, offsets[t], copies)
             continue
         p = t - d
         i = pair_list[p, 0]
         j = pair_list[p, 1]
-        base = pair_base[i, j]
         v_j = n_values[j]
         for r in range(n):
             a = C[i, r]
             b = C[j, r]
-            if a >= 0 and b >= 0:
-                pairs[base + a * v_j + b, cls[r]] += weight[r]
+            cell[r] = a * v_j + b if a >= 0 and b >= 0 else -1
+        _add_block(cell, cls, weight, n_values[i] * v_j, pairs, pair_base[i, j], copies)
 
 
 @kernel
@@ -132,16 +169,18 @@ def count_triples(
 ):  # pragma: no cover - compiled
     """triples[triple cell of (x_i, x_j, x_l), c] += w for every row of class c and every three
     observed attributes (i, j, l) = triple_list[t], start ≤ t < stop (i < j < l); each triple
-    owns its block of the table."""
+    owns its block of the table (:func:`_add_block`)."""
     n = C.shape[1]
+    cell = np.empty(n, dtype=np.int64)
+    copies = np.empty(COPIES * COPIED_CELLS)
     for t in range(start, stop):
         i, j, l_, base, v_j, v_l = _triple(triple_list, triple_base, n_values, t)
         for r in range(n):
             a = C[i, r]
             b = C[j, r]
             e = C[l_, r]
-            if a >= 0 and b >= 0 and e >= 0:
-                triples[base + (a * v_j + b) * v_l + e, cls[r]] += weight[r]
+            cell[r] = (a * v_j + b) * v_l + e if a >= 0 and b >= 0 and e >= 0 else -1
+        _add_block(cell, cls, weight, n_values[i] * v_j * v_l, triples, base, copies)
 
 
 @kernel
