@@ -501,8 +501,10 @@ class ValueSketches(Memo):
         return held
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        # the work: two passes over each column (its range, then its sums)
-        _threads.run_tasks(self.tasks(X, cls, weight), 2 * X.size)
+        # the work: two passes over each column (its range, then its sums), and a sort of its
+        # values where they are not counted on a grid, about log2(rows) steps a value
+        steps = 2 + math.log2(max(X.shape[0], 2))
+        _threads.run_tasks(self.tasks(X, cls, weight), X.size * steps)
 
     def tasks(
         self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray
