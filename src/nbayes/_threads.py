@@ -12,8 +12,8 @@ The number of threads for one call is
     threads = min(limit(), work // WORK_PER_THREAD), at least 1
 
 where ``work`` is the call's estimated number of inner-loop steps (for example rows × features ×
-classes for a table gather), so that no thread is started for less than about a millisecond of
-work, and ``limit()`` is the smallest of
+classes for a table gather), so that no thread is started for less than about half a millisecond
+of work, and ``limit()`` is the smallest of
 
 * ``NUMBA_NUM_THREADS`` (read by Numba when it is imported; by default the CPUs this process may
   run on) and, once Numba's own thread pool is running, ``numba.get_num_threads()`` (so a
@@ -48,8 +48,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 #: Inner-loop steps (one multiply-add over a class, one table read) below which one more thread
-#: does not pay for its wake-up and the cache lines it must bring in: about a millisecond.
-WORK_PER_THREAD = 1 << 20
+#: does not pay for its wake-up and the cache lines it must bring in: about half a millisecond
+#: (waking a pooled thread costs tens of microseconds; a discriminative correction's pass over
+#: 4,000 rows, about a millisecond of work repeated some thirty times, then takes both cores).
+WORK_PER_THREAD = 1 << 19
 
 #: Inner-loop steps one exponential or logarithm counts for in a call's ``work``.
 EXP_STEPS = 8
