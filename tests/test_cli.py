@@ -333,7 +333,17 @@ def test_skip_bad_rows_and_non_utf8(tmp_path: Path, capsys):
         ["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", "--skip-bad-rows"], capsys
     )
     assert code == 0
-    assert "1 bad rows skipped" in err and "not UTF-8" in err and "line 2" in err
+    assert "1 bad row skipped" in err and "not UTF-8" in err and "line 2" in err
+    assert nbayes.load(tmp_path / "m.nbm").class_count_.sum() == 3
+
+
+def test_skipped_rows_are_counted_in_words_that_agree(tmp_path: Path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"a,b,y\n1,2,x\n3,4,y,z\n5,6,x\n7,8,y,z\n9,0,y\n")
+    code, _, err = run(
+        ["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", "--skip-bad-rows"], capsys
+    )
+    assert code == 0 and "2 bad rows skipped" in err and "bad row skipped" not in err
     assert nbayes.load(tmp_path / "m.nbm").class_count_.sum() == 3
 
 

@@ -103,7 +103,7 @@ def test_broken_quoting_is_located_and_skippable(tmp_path: Path, capsys):
     assert "--no-quote" in err and "Polars" not in err and "infer_schema" not in err
     args = ["fit", data, "--no-header", "--target", "1", "-o", model]
     code, _, err = run([*args, "--skip-bad-rows"], capsys)
-    assert code == 0 and "39 documents" in err and "1 bad rows skipped" in err
+    assert code == 0 and "39 documents" in err and "1 bad row skipped" in err
     code, _, err = run([*args, "--no-quote"], capsys)
     assert code == 0 and "40 documents" in err
 

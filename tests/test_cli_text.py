@@ -146,7 +146,7 @@ def test_lines_without_a_separator(tmp_path: Path, capsys):
     assert code == 1 and "docs.txt: line 2: no '\\t' separating a label" in err
     code, _, err = run(["fit", lines, "--format", "lines", "-o", tmp_path / "m.nbm",
                         "--skip-bad-rows"], capsys)  # fmt: skip
-    assert code == 0 and "4 documents" in err and "1 bad rows skipped" in err
+    assert code == 0 and "4 documents" in err and "1 bad row skipped" in err
 
 
 def test_cross_validation_of_documents(folder: Path, capsys):

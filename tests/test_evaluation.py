@@ -256,7 +256,7 @@ def test_evaluate_and_predict_say_how_many_bad_rows_they_skipped(tmp_path, capsy
     for command in (["evaluate", str(model), str(test), "--no-header", "--target", "3"],
                     ["predict", str(model), str(test), "--no-header", "-o", output]):  # fmt: skip
         assert main([*command, "--skip-bad-rows"]) == 0
-        assert "nbayes: 1 bad rows skipped" in capsys.readouterr().err, command[0]
+        assert "nbayes: 1 bad row skipped" in capsys.readouterr().err, command[0]
 
 
 @pytest.mark.parametrize("model", ["naive", "semi-naive"])

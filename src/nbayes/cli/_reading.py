@@ -136,6 +136,14 @@ def progress(reader: Reader, verb: str) -> Iterator[Iterator[Batch]]:
         bar.close()
 
 
+def bad_rows_skipped(reader: Reader) -> str:
+    """The note of skipped rows ("1 bad row skipped", "2 bad rows skipped"); empty for none."""
+    count = reader.bad_rows
+    if not count:
+        return ""
+    return f"{count:,} bad row{'' if count == 1 else 's'} skipped"
+
+
 def memory_bound(args: argparse.Namespace) -> int:
     """Bytes the rows a command holds may take: ``--max-memory``, else ``TABLE_MAX_BYTES``."""
     given = getattr(args, "max_memory", None)

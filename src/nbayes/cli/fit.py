@@ -24,6 +24,7 @@ from ..readers import DataError, QuickReadAbandoned
 from ._args import UsageError
 from ._reading import (
     Reader,
+    bad_rows_skipped,
     located,
     open_reader,
     progress,
@@ -74,11 +75,11 @@ def _fit_and_save(args: argparse.Namespace) -> int:
         learner = _fit_on_cluster(args)
     elif args.model != "naive":
         learner, reader = _settled(args, _fit_in_passes)
-        skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
+        skipped = f", {bad_rows_skipped(reader)}" if reader.bad_rows else ""
     else:
         with logged_pass("the table's pass (counts, value sketches, row sample)"):
             learner, reader = _fit_streaming(args)
-        skipped = f", {reader.bad_rows:,} bad rows skipped" if reader.bad_rows else ""
+        skipped = f", {bad_rows_skipped(reader)}" if reader.bad_rows else ""
     model = learner.model
     if len(model.classes_) < 2:
         label = model.classes_[0]

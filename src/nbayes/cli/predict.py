@@ -11,7 +11,16 @@ import polars as pl
 
 from ._models import Learner, learner_of
 from ._output import write_frames
-from ._reading import Reader, column, load_model, located, markers_for, open_reader, progress
+from ._reading import (
+    Reader,
+    bad_rows_skipped,
+    column,
+    load_model,
+    located,
+    markers_for,
+    open_reader,
+    progress,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -19,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     reader = open_reader(args, missing=markers_for(args, model))
     write_frames(_predicted(model, args, reader), args.output, "prediction")
     if reader.bad_rows:
-        print(f"nbayes: {reader.bad_rows:,} bad rows skipped", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader)}", file=sys.stderr)
     return 0
 
 
