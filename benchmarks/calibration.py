@@ -91,14 +91,15 @@ def main() -> None:
         "ratio, median (worst pair)",
     ]
     body = (
-        "Command: `python benchmarks/calibration.py --write` — "
+        "Command: `python benchmarks/calibration.py"
+        + ("" if args.runs == 3 else f" --runs {args.runs}")
+        + " --write` — "
         f"{_report.machine()}; each fit in a fresh process, {args.runs} per figure, the two "
         f"interleaved; 1-minute load average {load:.1f} at the start and "
         f"{os.getloadavg()[0]:.1f} at the end. The calibrated model also keeps a hashed sample "
         "of up to 4,096 distinct rows, and derives its calibration at the first prediction: "
         "each sample row scored by the statistics minus its fold of the sample, then the form "
-        "chosen and fitted (nbayes.model_calibration).\n\n"
-        + _report.markdown_table(header, rows)
+        "chosen and fitted (nbayes.model_calibration).\n\n" + _report.markdown_table(header, rows)
     )
     _report.publish("calibration-cost", body, args.write)
 
