@@ -36,10 +36,11 @@ def random_codes(rng, n, d, values=4, missing=0.2):
 
 
 # --------------------------------------------------------------------------- what is counted
-# 40 rows: blocks larger than the rows, added to the table row by row; 403 rows: blocks small
-# beside the rows, counted in interleaved copies (a number of rows that is not a multiple of
-# the copies) and then summed into the table
-@pytest.mark.parametrize("rows", [40, 403])
+# 40 rows: every block (values × classes: 12 singles, 48 pairs, 192 triples) too large beside
+# the rows, added to the table row by row; 1,603 rows: every block small beside the rows,
+# counted in interleaved copies (a number of rows that is not a multiple of the copies) and
+# then summed into the table (_kernels._add_block)
+@pytest.mark.parametrize("rows", [40, 1603])
 @pytest.mark.parametrize("order", [1, 2])
 def test_counts_equal_a_direct_count_of_the_rows(order, rows):
     rng = np.random.default_rng(1)

@@ -501,10 +501,14 @@ class ValueSketches(Memo):
         return held
 
     def accumulate(self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray) -> None:
-        # the work: two passes over each column (its range, then its sums), and a sort of its
-        # values where they are not counted on a grid, about log2(rows) steps a value
-        steps = 2 + math.log2(max(X.shape[0], 2))
-        _threads.run_tasks(self.tasks(X, cls, weight), X.size * steps)
+        _threads.run_tasks(self.tasks(X, cls, weight), self.work(X))
+
+    @staticmethod
+    def work(X: np.ndarray) -> float:
+        """The inner-loop steps of adding an (n, d) block (:mod:`nbayes._threads`' scale): two
+        passes over each column (its range, then its sums), and a sort of its values where
+        they are not counted on a grid, about log2(n) steps a value."""
+        return X.size * (2 + math.log2(max(X.shape[0], 2)))
 
     def tasks(
         self, X: np.ndarray, cls: np.ndarray, weight: np.ndarray

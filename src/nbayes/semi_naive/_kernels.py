@@ -106,11 +106,14 @@ def _add_block(cell, cls, weight, n_cells, table, base, copies):  # pragma: no c
     to a memory cell waits for the one before it. Where the block is small beside the rows, row r
     is counted in copy r mod COPIES of the block (``copies``, scratch), so that COPIES chains of
     additions run at once, and the copies are then summed into the table: with whole weights the
-    same sums exactly, and in a fixed order, so the same on any number of threads."""
+    same sums exactly, and in a fixed order, so the same on any number of threads. Clearing and
+    summing the copies costs 2 · COPIES passes over the block, so only blocks of at most
+    rows / (2 · COPIES) cells × classes are copied (measured: blocks that small beside the rows
+    gain, larger ones lose); the others are added row by row."""
     n = cell.shape[0]
     K = table.shape[1]
     size = n_cells * K
-    if size > COPIED_CELLS or size > n:
+    if size > COPIED_CELLS or 2 * COPIES * size > n:
         for r in range(n):
             if cell[r] >= 0:
                 table[base + cell[r], cls[r]] += weight[r]
