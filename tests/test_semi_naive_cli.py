@@ -122,6 +122,7 @@ def test_cv_compares_semi_naive_models(csv_file, capsys):
         (["--k", "2"], "--k applies to --model kdb, skdb and eskdb, not naive"),
         (["--discriminative", "off"], "--discriminative applies to semi-naive models"),
         (["--max-intervals", "3"], "--max-intervals applies to semi-naive models"),
+        (["--max-memory", "64MiB"], "--max-memory applies to semi-naive models"),
         (["--model", "tan", "--calibration", "none"], "--calibration applies to naive Bayes"),
     ],
 )

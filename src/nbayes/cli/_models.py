@@ -256,7 +256,8 @@ def semi_naive_model(args: argparse.Namespace, families: dict[str, str]) -> Any:
 
 def check_options(args: argparse.Namespace, *, text: bool) -> None:
     """Refuse a model option that the model the data call for would ignore: a structure's
-    options (``--model``, ``--k``, ``--discriminative``, ``--max-intervals``) for naive Bayes or
+    options (``--model``, ``--k``, ``--discriminative``, ``--max-intervals``, ``--max-memory``:
+    the bound of a structure's tables) for naive Bayes or
     for text, ``--calibration`` (naive Bayes's) for a structure or for text, and a table's
     column options (``--continuous``, ``--missing-as``, ``--family``) for text."""
     model = getattr(args, "model", "naive")
@@ -283,7 +284,8 @@ def check_options(args: argparse.Namespace, *, text: bool) -> None:
     structure = [
         option
         for option, name in (("--discriminative", "discriminative"),
-                             ("--max-intervals", "max_intervals"))
+                             ("--max-intervals", "max_intervals"),
+                             ("--max-memory", "table_memory"))
         if getattr(args, name, None) is not None
     ]  # fmt: skip
     if structure and (text or model == "naive"):
