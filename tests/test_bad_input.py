@@ -215,6 +215,12 @@ def test_loss_of_wrong_shape_or_negative(cls):
         model.predict(X, loss=[[0.0, 1.0], [-0.5, 0.0]])
     with pytest.raises(ValueError, match=r"loss\[1\]\[1\] = nan"):
         model.predict_risk(X, loss=[[0.0, 1.0], [1.0, np.nan]])
+    # what is not a matrix of numbers is named in words, not in NumPy's
+    with pytest.raises(ValueError, match=r"matrix of numbers: it is ragged") as ragged:
+        model.predict(X, loss=[[0.0, 1.0], [1.0]])
+    assert "inhomogeneous" not in str(ragged.value)
+    with pytest.raises(ValueError, match=r"matrix of numbers: 'high' is not a number"):
+        model.predict(X, loss=[[0.0, "high"], [1.0, 0.0]])
 
 
 # --------------------------------------------------------------------------- priors
@@ -234,7 +240,7 @@ def test_bad_priors(cls):
         model.predict_proba(X, priors=[-0.1, 1.1])
     with pytest.raises(ValueError, match=r"priors sums to 0\.6"):
         model.predict(X, priors=[0.3, 0.3])
-    with pytest.raises(ValueError, match=r"priors has 1 entries for 2 classes"):
+    with pytest.raises(ValueError, match=r"priors has 1 entry for 2 classes"):
         model.predict_log_proba(X, priors=[1.0])
 
 

@@ -212,7 +212,12 @@ def float_array(values: Any, error: str) -> np.ndarray:
     try:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{error}: {exc}") from exc
+        why = str(exc)
+        if "inhomogeneous" in why:  # NumPy's words for nested lists of unequal lengths
+            why = "it is ragged (its rows, or its entries, are not all of one length)"
+        elif why.startswith("could not convert string to float: "):
+            why = f"{why.removeprefix('could not convert string to float: ')} is not a number"
+        raise ValueError(f"{error}: {why}") from exc
 
 
 def first_not_finite_nonnegative(values: np.ndarray) -> int | None:

@@ -48,7 +48,7 @@ def validate_prior(spec: Any, n_classes: int | None, *, name: str) -> str | np.n
     if n_classes is not None and priors.shape[0] != n_classes:
         raise ValueError(
             f"Number of priors must match number of classes: {name} has {priors.shape[0]} "
-            f"entries for {n_classes} classes."
+            f"entr{'y' if priors.shape[0] == 1 else 'ies'} for {n_classes} classes."
         )
     if (k := first_not_finite_nonnegative(priors)) is not None:
         raise ValueError(f"Priors must be non-negative: {name}[{k}] = {priors[k]}.")
