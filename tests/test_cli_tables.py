@@ -86,7 +86,11 @@ def test_target_errors_name_the_columns(tmp_path: Path, capsys):
     data = tmp_path / "t.csv"
     data.write_text("a,b,y\n1,2,x\n3,4,z\n")
     code, _, err = run(["fit", data, "--target", "7", "-o", tmp_path / "m.nbm"], capsys)
-    assert code == 1 and "no target column '7' (by name, or by position 1 to 3)" in err
+    assert code == 1 and "no target column '7' (by name, or by position 1 to 3); the" in err
+    assert "did you mean" not in err  # a position out of range is not a misspelt name
+    data.write_text("age,buys,label\n1,2,x\n3,4,z\n")
+    code, _, err = run(["fit", data, "--target", "buy", "-o", tmp_path / "m.nbm"], capsys)
+    assert code == 1 and "no target column 'buy'" in err and "did you mean 'buys'? The" in err
     code, _, err = run(["fit", data, "-o", tmp_path / "m.nbm"], capsys)
     assert code == 2 and "--target is required for a table" in err
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from ..exceptions import close_match
 from ..readers import (
     Batch,
     DataError,
@@ -183,9 +184,12 @@ def column(source: str, spec: str, columns: Sequence[str], what: str = "column")
     if spec.isdigit() and 1 <= int(spec) <= len(columns):
         return columns[int(spec) - 1]
     shown = list(columns) if len(columns) <= 30 else [*columns[:30], "…"]
+    # a misspelt name gets the close one (a position out of range is no spelling)
+    close = None if spec.isdigit() else close_match(spec, columns)
+    hint = f"; did you mean {close!r}? The" if close is not None else "; the"
     raise DataError(
         source,
-        f"there is no {what} {spec!r} (by name, or by position 1 to {len(columns)}); the "
+        f"there is no {what} {spec!r} (by name, or by position 1 to {len(columns)}){hint} "
         f"columns are {shown}.",
     )
 
