@@ -551,11 +551,13 @@ def test_merge_and_partial_fit_are_refused_naming_the_option():
     X, y = _doubled_evidence(300, 11)
     a = SemiNaiveBayes("aode").fit(X[:150], y[:150])
     b = SemiNaiveBayes("aode").fit(X[150:], y[150:])
-    with pytest.raises(ValueError, match="discriminative=False"):
+    with pytest.raises(ValueError, match="discriminative=False") as refused:
         a.merge(b)
+    # one sentence, naming the way that does merge: the staged protocol's passes
+    assert "staged protocol" in str(refused.value) and str(refused.value).count(". ") == 0
     with pytest.raises(ValueError, match="discriminative=False"):
         nbayes.merge(a, b)
-    with pytest.raises(AttributeError, match="discriminative=False"):
+    with pytest.raises(AttributeError, match=r"staged protocol.*discriminative=False"):
         SemiNaiveBayes("aode").partial_fit(X, y)
     assert not hasattr(SemiNaiveBayes("aode"), "partial_fit")
 

@@ -205,8 +205,9 @@ class TableCorrection:
             raise error(
                 f"{action}: the discriminative correction (discriminative=True) is learnt from "
                 "all rows' conditional likelihood, which batches or models fitted apart cannot "
-                "add up to. Fit on all rows (fit, or fit_passes over a re-readable source, "
-                "or a Dask collection), or use discriminative=False."
+                "add up to, so fit by the staged protocol instead (fit_passes over a re-readable "
+                "source, or fit on a Dask collection: their passes merge), or use "
+                "discriminative=False."
             )
 
     def _refuse_missing_choice(
@@ -220,7 +221,8 @@ class TableCorrection:
             raise error(
                 f"{action}: with missing={self.missing!r} what a missing value means is chosen "
                 "from all rows (or needs every value known first), which batches or models "
-                "fitted apart cannot give. Fit on all rows, or use missing='skip'."
+                "fitted apart cannot give, so fit by the staged protocol instead (fit_passes "
+                "over a re-readable source, or fit on a Dask collection), or use missing='skip'."
             )
 
 
