@@ -47,6 +47,11 @@ def untyped_columns(frame: pl.DataFrame, rows: int) -> list[str]:
 _UNIT_SEPARATOR = b"\x1f"
 
 
+def bad_rows_skipped(count: int) -> str:
+    """The note of rows skipped as unreadable: "1 bad row skipped", "2 bad rows skipped"."""
+    return f"{count:,} bad row{'' if count == 1 else 's'} skipped"
+
+
 class QuickReadAbandoned(Exception):
     """The quick reading of a file met something only the careful reader can report or repair
     (a malformed row, a type mismatch, bytes that are not UTF-8, whitespace to strip). Whoever

@@ -65,6 +65,7 @@ from ._read_common import (
     Batch,
     DataError,
     QuickReadAbandoned,
+    bad_rows_skipped,
     infer_rows,
 )
 from ._read_delimited import DelimitedReading
@@ -103,6 +104,7 @@ __all__ = [
     "ZstdFrames",
     "_holds_any",
     "_padded",
+    "bad_rows_skipped",
     "detect",
     "infer_rows",
     "read_ahead",

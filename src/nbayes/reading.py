@@ -11,11 +11,12 @@ naming the file, the line and the column.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 
 import polars as pl
 
-from .readers import MAX_RECORD_BYTES, TableReader, read_all
+from .readers import MAX_RECORD_BYTES, TableReader, bad_rows_skipped, read_all
 
 
 def read_table(
@@ -51,7 +52,8 @@ def read_table(
     quote : str or None, default '"'
         The quote character; None reads quotes as ordinary text.
     skip_bad_rows : bool, default False
-        Drop rows that cannot be read instead of raising (as ``--skip-bad-rows``).
+        Drop rows that cannot be read instead of raising (as ``--skip-bad-rows``); a warning
+        says how many were dropped.
     max_record_bytes : int
         The longest row accepted.
     max_bytes : int, optional
@@ -72,4 +74,7 @@ def read_table(
         skip_bad_rows=skip_bad_rows,
         max_record_bytes=max_record_bytes,
     )
-    return read_all(reader, max_bytes=max_bytes)
+    frame = read_all(reader, max_bytes=max_bytes)
+    if reader.bad_rows:  # said, as the command line says it: rows left out are not silent
+        warnings.warn(f"{source}: {bad_rows_skipped(reader.bad_rows)}.", stacklevel=2)
+    return frame

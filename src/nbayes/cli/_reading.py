@@ -22,6 +22,7 @@ from ..readers import (
     read_all,
     read_names,
 )
+from ..readers import bad_rows_skipped as skipped_note
 from ._args import TABLE_MAX_BYTES, UsageError
 
 if TYPE_CHECKING:
@@ -138,11 +139,8 @@ def progress(reader: Reader, verb: str) -> Iterator[Iterator[Batch]]:
 
 
 def bad_rows_skipped(reader: Reader) -> str:
-    """The note of skipped rows ("1 bad row skipped", "2 bad rows skipped"); empty for none."""
-    count = reader.bad_rows
-    if not count:
-        return ""
-    return f"{count:,} bad row{'' if count == 1 else 's'} skipped"
+    """The note of the rows ``reader`` skipped ("1 bad row skipped"); empty for none."""
+    return skipped_note(reader.bad_rows) if reader.bad_rows else ""
 
 
 def memory_bound(args: argparse.Namespace) -> int:
