@@ -22,7 +22,6 @@ from ..readers import (
     read_all,
     read_names,
 )
-from ..readers import bad_rows_skipped as skipped_note
 from ._args import TABLE_MAX_BYTES, UsageError
 
 if TYPE_CHECKING:
@@ -136,11 +135,6 @@ def progress(reader: Reader, verb: str) -> Iterator[Iterator[Batch]]:
         yield batches()
     finally:
         bar.close()
-
-
-def bad_rows_skipped(reader: Reader) -> str:
-    """The note of the rows ``reader`` skipped ("1 bad row skipped"); empty for none."""
-    return skipped_note(reader.bad_rows) if reader.bad_rows else ""
 
 
 def memory_bound(args: argparse.Namespace) -> int:

@@ -15,12 +15,12 @@ import numpy as np
 import polars as pl
 
 from ..evaluation import SCALARS, Accumulator, Report, corrected_resampled_t, stratified_folds
-from ..readers import DataError
+from ..readers import DataError, bad_rows_skipped
 from ._args import UsageError, model_options
 from ._models import learner_for
 from ._output import write_frames
 from ._parser import closest_option, long_options
-from ._reading import bad_rows_skipped, open_reader, read_bounded, require_target
+from ._reading import open_reader, read_bounded, require_target
 
 #: Figures printed per fold, with their headings (the JSON output has them all).
 _FOLD_COLUMNS = {
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(args, frame.height, settings, reports, comparisons)
     if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader)}", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows)}", file=sys.stderr)
     return 0
 
 

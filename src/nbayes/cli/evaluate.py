@@ -9,10 +9,9 @@ import json
 import sys
 
 from ..evaluation import Accumulator
-from ..readers import DataError
+from ..readers import DataError, bad_rows_skipped
 from ._models import Learner, learner_of
 from ._reading import (
-    bad_rows_skipped,
     load_model,
     located,
     markers_for,
@@ -58,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     report = accumulator.report()
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.format())
     if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader)}", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows)}", file=sys.stderr)
     if unlabelled:
         print(
             f"nbayes: {unlabelled:,} rows without a label (missing in {target!r}) were left out; "

@@ -20,11 +20,10 @@ import numpy as np
 import polars as pl
 
 from .._pass_log import logged_pass
-from ..readers import DataError, QuickReadAbandoned
+from ..readers import DataError, QuickReadAbandoned, bad_rows_skipped
 from ._args import UsageError
 from ._reading import (
     Reader,
-    bad_rows_skipped,
     located,
     open_reader,
     progress,
@@ -75,11 +74,11 @@ def _fit_and_save(args: argparse.Namespace) -> int:
         learner = _fit_on_cluster(args)
     elif args.model != "naive":
         learner, reader = _settled(args, _fit_in_passes)
-        skipped = f", {bad_rows_skipped(reader)}" if reader.bad_rows else ""
+        skipped = f", {bad_rows_skipped(reader.bad_rows)}" if reader.bad_rows else ""
     else:
         with logged_pass("the table's pass (counts, value sketches, row sample)"):
             learner, reader = _fit_streaming(args)
-        skipped = f", {bad_rows_skipped(reader)}" if reader.bad_rows else ""
+        skipped = f", {bad_rows_skipped(reader.bad_rows)}" if reader.bad_rows else ""
     model = learner.model
     if len(model.classes_) < 2:
         label = model.classes_[0]

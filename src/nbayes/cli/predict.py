@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import polars as pl
 
+from ..readers import bad_rows_skipped
 from ._models import Learner, learner_of
 from ._output import write_frames
 from ._reading import (
     Reader,
-    bad_rows_skipped,
     column,
     load_model,
     located,
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     reader = open_reader(args, missing=markers_for(args, model))
     write_frames(_predicted(model, args, reader), args.output, "prediction")
     if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader)}", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows)}", file=sys.stderr)
     return 0
 
 
