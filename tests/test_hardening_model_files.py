@@ -517,16 +517,22 @@ def _dump(value) -> str:
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=_JSON, wrapping=st.integers(0, 36))
-def test_the_strict_json_reading_refuses_what_walking_the_values_would(value, wrapping):
+@given(
+    value=_JSON,
+    wrapping=st.integers(0, 36),
+    encoding=st.sampled_from([None, "utf-8", "utf-16", "utf-32-be"]),
+)
+def test_the_strict_json_reading_refuses_what_walking_the_values_would(value, wrapping, encoding):
     """The strict reading refuses exactly the nesting beyond MAX_JSON_DEPTH and the floats
     beyond the float range that walking the parsed values and parsing every float token finds,
-    whatever the strings hold (brackets, quotes, escapes) and however deep the values are
-    wrapped, and reads everything else as json.loads does."""
+    whatever the strings hold (brackets, quotes, escapes), however deep the values are
+    wrapped and in whichever encoding json.loads reads bytes, and reads everything else as
+    json.loads does. (The depth is counted on the text's bytes: persist._nesting.)"""
     text = "[" * wrapping + _dump(value) + "]" * wrapping
+    given = text if encoding is None else text.encode(encoding)
     expected = _refused_by_walking(text)
     if expected is None:
-        assert persist._strict_json(text, "t") == json.loads(text)
+        assert persist._strict_json(given, "t") == json.loads(text)
     else:
         with pytest.raises(ModelFileError, match=expected):
-            persist._strict_json(text, "t")
+            persist._strict_json(given, "t")

@@ -204,20 +204,29 @@ def _strict_json(text: str | bytes, what: str) -> Any:
         if isinstance(exc, ModelFileError):
             raise
         raise ModelFileError(f"{what} is not valid JSON: {exc}") from None
-    _check_depth(value, what)
+    if _nesting(text) > MAX_JSON_DEPTH:
+        raise ModelFileError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.")
     return value
 
 
-def _check_depth(value: Any, what: str) -> None:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
-            if depth > MAX_JSON_DEPTH:
-                raise ModelFileError(f"{what} is nested more than {MAX_JSON_DEPTH} levels deep.")
-            children = item.values() if isinstance(item, dict) else item
-            # only containers go on the stack: a list of 100,000 names adds nothing
-            stack.extend([(c, depth + 1) for c in children if isinstance(c, (list, dict))])
+#: The bytes that matter to how deep JSON nests: the quotes around strings and the brackets.
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'"[]{}')))
+
+
+def _nesting(text: str | bytes) -> int:
+    """How deep the lists and objects of valid JSON ``text`` nest (0: a bare value), counted on
+    its bytes, not on the parsed value (whose walk costs a Python step per container): with
+    escaped backslashes and then escaped quotes removed, every quote left opens or closes a
+    string; the strings' bytes dropped, each bracket left opens or closes a level."""
+    if isinstance(text, bytes):  # in whichever encoding json.loads found it
+        text = text.decode(json.detect_encoding(text))
+    raw = text.encode().replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    quote = codes == ord('"')
+    # outside every string: an even number of quotes so far, and not a quote itself
+    outside = (np.cumsum(quote, dtype=np.int64) % 2 == 0) & ~quote
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)[outside]
+    return int(np.cumsum(steps).max()) if steps.size else 0
 
 
 # ---------------------------------------------------------------------- reading
