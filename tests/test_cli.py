@@ -343,8 +343,12 @@ def test_skipped_rows_are_counted_in_words_that_agree(tmp_path: Path, capsys):
     code, _, err = run(
         ["fit", path, "--target", "y", "-o", tmp_path / "m.nbm", "--skip-bad-rows"], capsys
     )
-    assert code == 0 and "2 bad rows skipped" in err and "bad row skipped" not in err
+    assert code == 0 and "2 bad rows skipped (lines 3, 5)" in err and "bad row skipped" not in err
     assert nbayes.load(tmp_path / "m.nbm").class_count_.sum() == 3
+    # predict drops them too, and says which lines have no prediction
+    code, out, err = run(["predict", tmp_path / "m.nbm", path, "--skip-bad-rows"], capsys)
+    assert code == 0 and len(out.splitlines()) == 1 + 3
+    assert "nbayes: 2 bad rows skipped (lines 3, 5)" in err
 
 
 def test_debug_shows_the_traceback(tmp_path: Path):

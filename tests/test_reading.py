@@ -65,8 +65,33 @@ def test_a_bad_row_is_named_by_its_line_or_skipped(tmp_path):
     path.write_text("a,b\n1,2\n3,4,5\n6,7\n")
     with pytest.raises(DataError, match="line 3"):
         nbayes.read_table(path)
-    with pytest.warns(UserWarning, match=r"1 bad row skipped\.$"):  # said, not silent
+    with pytest.warns(UserWarning, match=r"1 bad row skipped \(line 3\)\.$"):  # not silent
         assert nbayes.read_table(path, skip_bad_rows=True).height == 2
+
+
+@pytest.mark.parametrize("kind", ["fields", "type", "json"])
+def test_the_rows_skipped_are_named_by_their_lines_the_first_ten(tmp_path, kind):
+    """Whatever made a row unreadable (its fields, a value not fitting its column's type, a
+    JSON line that is not an object), the reader counts every row it drops and keeps the lines
+    of the first ten: the lines written bad here, counted from 1 with the header."""
+    from nbayes.readers import TableReader
+
+    good, bad = ("1,2", "3") if kind == "fields" else ("1,2", "x,2")
+    if kind == "json":
+        good, bad = '{"a": 1, "b": 2}', "[1, 2]"
+    rows = ["a,b"] if kind != "json" else []
+    # the type misfit must come after the rows the column's type is inferred from
+    rows += [good] * (20_001 if kind == "type" else 3)
+    expected = []
+    for _ in range(25):
+        rows += [bad, good]
+        expected.append(len(rows) - 1)  # the bad row's line, from 1
+    path = tmp_path / ("t.jsonl" if kind == "json" else "t.csv")
+    path.write_text("\n".join(rows) + "\n")
+    reader = TableReader(path, skip_bad_rows=True)
+    kept = sum(batch.frame.height for batch in reader)
+    assert reader.bad_rows == 25 and kept == len(rows) - 25 - (kind != "json")
+    assert reader.bad_lines == expected[:10]
 
 
 def test_max_bytes_stops_the_read_before_the_rows_pass_it(tmp_path):

@@ -6,6 +6,7 @@ types are inferred from.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -47,9 +48,34 @@ def untyped_columns(frame: pl.DataFrame, rows: int) -> list[str]:
 _UNIT_SEPARATOR = b"\x1f"
 
 
-def bad_rows_skipped(count: int) -> str:
-    """The note of rows skipped as unreadable: "1 bad row skipped", "2 bad rows skipped"."""
-    return f"{count:,} bad row{'' if count == 1 else 's'} skipped"
+#: How many skipped rows a reader names by their lines (the count goes on past them).
+NAMED_BAD_LINES = 10
+
+
+def bad_rows_skipped(count: int, lines: Sequence[int] = ()) -> str:
+    """The note of rows skipped as unreadable, naming the lines of the first ones (``lines``):
+    "1 bad row skipped (line 4)", "12 bad rows skipped (lines 3, 7, …; the first 10 named)"."""
+    note = f"{count:,} bad row{'' if count == 1 else 's'} skipped"
+    if not lines:
+        return note
+    named = ", ".join(f"{line:,}" for line in lines)
+    more = f", …; the first {len(lines)} named" if count > len(lines) else ""
+    return f"{note} (line{'' if len(lines) == 1 else 's'} {named}{more})"
+
+
+class SkipsBadRows:
+    """A reader's count of the rows it dropped as unreadable (``skip_bad_rows``), ``bad_rows``,
+    and the lines of the first NAMED_BAD_LINES of them, ``bad_lines`` (the file's line numbers,
+    from 1), so that whoever reports the count can say which rows are missing."""
+
+    bad_rows: int
+    bad_lines: list[int]
+
+    def _skip(self, lines: Iterable[int]) -> None:
+        """Count the rows at ``lines`` as dropped."""
+        lines = [int(line) for line in lines]
+        self.bad_rows += len(lines)
+        self.bad_lines.extend(lines[: NAMED_BAD_LINES - len(self.bad_lines)])
 
 
 class QuickReadAbandoned(Exception):

@@ -318,7 +318,7 @@ class DelimitedReading:
                         "drop such rows.",
                         line=int(line),
                     ) from None
-                self.bad_rows += 1
+                self._skip([line])
                 continue
             rows.append(fields)
             kept.append(line)

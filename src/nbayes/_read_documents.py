@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 
 from ._labelled import class_documents, labelled_lines
-from ._read_common import CHUNK_BYTES, Batch, DataError, _snippet
+from ._read_common import CHUNK_BYTES, Batch, DataError, SkipsBadRows, _snippet
 
 
-class DocumentReader:
+class DocumentReader(SkipsBadRows):
     """Labelled documents as :class:`Batch` es of a table with the columns ``label`` and
     ``text`` (and ``file`` for a folder), in chunks of about ``chunk_bytes`` of text.
 
@@ -53,6 +53,7 @@ class DocumentReader:
         self.columns: list[str] | None = ["file", "label", "text"] if self.folder else None
         self.quick = False
         self.bad_rows = 0
+        self.bad_lines: list[int] = []
         self.rows = 0
         self._bytes = 0
         self._undecodable = 0
@@ -83,7 +84,7 @@ class DocumentReader:
                             "--skip-bad-rows (skip_bad_rows=True in Python) to drop such lines.",
                             line=number,
                         )
-                    self.bad_rows += 1
+                    self._skip([number])
                     continue
                 text_ = self._decode(text, f"line {number:,}")
                 yield None, label.decode("utf-8", "replace").strip(), text_, len(line) + 1

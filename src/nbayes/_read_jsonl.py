@@ -72,7 +72,7 @@ class JsonLinesReading:
                         "in Python) to drop such lines.",
                         line=line + offset,
                     ) from exc
-                self.bad_rows += 1
+                self._skip([line + offset])
         if not good:
             return pl.DataFrame(schema=schema) if schema else pl.DataFrame()
         try:

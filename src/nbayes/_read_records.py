@@ -119,7 +119,7 @@ class RecordCutting:
                     "rows.",
                     line=int(lines[k]),
                 )
-            self.bad_rows += int(bad.sum())
+            self._skip(lines[bad])
         good = ~(bad | blank)
         if good.all():
             return buffer[int(starts[0]) : int(ends[-1])] if len(starts) else b"", lines

@@ -158,7 +158,7 @@ class ValueRules:
                             line=int(lines[row]),
                             column=name,
                         )
-            self.bad_rows += int(failed.sum())
+            self._skip(lines[failed])
             converted, lines = converted.filter(pl.Series(~failed)), lines[~failed]
         return converted, lines
 

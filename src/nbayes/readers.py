@@ -12,7 +12,7 @@ Parsing is Polars'; this module cuts the byte stream into blocks of whole record
 * every row keeps its line number, so errors name the file, the line and the column;
 * a row with too many or too few fields, a quoted field that does not close where its field
   does, or a value that does not fit its column's type is an error naming its line — or, with
-  ``skip_bad_rows``, is dropped and counted in ``bad_rows``;
+  ``skip_bad_rows``, is dropped and counted in ``bad_rows`` (the first lines in ``bad_lines``);
 * bytes that are not UTF-8 are replaced by U+FFFD, and a warning names the first line where it
   happened (the same policy as the text models);
 * a record longer than ``max_record_bytes`` (64 MiB by default) is an error naming its line, so
@@ -65,6 +65,7 @@ from ._read_common import (
     Batch,
     DataError,
     QuickReadAbandoned,
+    SkipsBadRows,
     bad_rows_skipped,
     infer_rows,
 )
@@ -116,13 +117,20 @@ __all__ = [
 
 
 class TableReader(
-    QuickReading, DelimitedReading, JsonLinesReading, RecordCutting, ColumnNames, ValueRules
+    QuickReading,
+    DelimitedReading,
+    JsonLinesReading,
+    RecordCutting,
+    ColumnNames,
+    ValueRules,
+    SkipsBadRows,
 ):
     """Iterate over a data file as :class:`Batch` es of rows.
 
     ``missing`` markers (e.g. ``["?"]``) are read as nulls. ``skip_bad_rows`` drops rows that
     cannot be read (wrong number of fields, broken quoting, a value not fitting its column's
-    type, a JSON line that is not an object), counting them in ``bad_rows``. ``header``,
+    type, a JSON line that is not an object), counting them in ``bad_rows`` and keeping the lines
+    of the first ten in ``bad_lines``. ``header``,
     ``names``, ``strip`` and ``quote`` are for delimited text (see the module doc).
 
     ``quick=True`` (for a CSV/TSV file on disk) lets Polars' streaming engine read the whole
@@ -185,6 +193,7 @@ class TableReader(
             and self.compression is None
         )
         self.bad_rows = 0
+        self.bad_lines: list[int] = []
         self.rows = 0
         self.columns: list[str] | None = None
         self._raw: IO[bytes] | None = None

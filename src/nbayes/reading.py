@@ -76,5 +76,6 @@ def read_table(
     )
     frame = read_all(reader, max_bytes=max_bytes)
     if reader.bad_rows:  # said, as the command line says it: rows left out are not silent
-        warnings.warn(f"{source}: {bad_rows_skipped(reader.bad_rows)}.", stacklevel=2)
+        note = bad_rows_skipped(reader.bad_rows, reader.bad_lines)
+        warnings.warn(f"{source}: {note}.", stacklevel=2)
     return frame

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(args, frame.height, settings, reports, comparisons)
     if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader.bad_rows)}", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
     return 0
 
 

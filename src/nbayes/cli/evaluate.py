@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     report = accumulator.report()
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.format())
     if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader.bad_rows)}", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
     if unlabelled:
         print(
             f"nbayes: {unlabelled:,} rows without a label (missing in {target!r}) were left out; "

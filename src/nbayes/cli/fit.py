@@ -69,16 +69,17 @@ def _fit_and_save(args: argparse.Namespace) -> int:
     if args.loss:  # a loss file that cannot be read is reported before the fit, not after it
         with open(args.loss, "rb"):
             pass
-    skipped = ""
+    reader = None
     if args.scheduler:
         learner = _fit_on_cluster(args)
     elif args.model != "naive":
         learner, reader = _settled(args, _fit_in_passes)
-        skipped = f", {bad_rows_skipped(reader.bad_rows)}" if reader.bad_rows else ""
     else:
         with logged_pass("the table's pass (counts, value sketches, row sample)"):
             learner, reader = _fit_streaming(args)
-        skipped = f", {bad_rows_skipped(reader.bad_rows)}" if reader.bad_rows else ""
+    skipped = ""
+    if reader is not None and reader.bad_rows:
+        skipped = f", {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}"
     model = learner.model
     if len(model.classes_) < 2:
         label = model.classes_[0]

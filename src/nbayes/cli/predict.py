@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     reader = open_reader(args, missing=markers_for(args, model))
     write_frames(_predicted(model, args, reader), args.output, "prediction")
     if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader.bad_rows)}", file=sys.stderr)
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
     return 0
 
 
