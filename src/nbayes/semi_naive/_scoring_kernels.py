@@ -318,33 +318,20 @@ def hnb_scores(
 
 
 @kernel
-def _network_cell(
-    X, r, j, x, n_values, parents, depth, level_base, config_base, config_count, min_count
-):  # pragma: no cover - compiled
-    """The deepest level L ≤ depth whose L parents are observed (and seen in fitting) and whose
-    configuration was seen at least min_count times; returns that level's cell of (u, x_j)."""
-    cell = level_base[j, 0] + x
-    config = 0
-    for L in range(1, depth + 1):
-        config = _next_config(X, r, j, L, config, n_values, parents)
-        if config < 0 or config_count[config_base[j, L] + config] < min_count:
-            break
-        cell = level_base[j, L] + config * n_values[j] + x
-    return cell
+def _next_config(config, pv, n_p):  # pragma: no cover - compiled
+    """The configuration of an attribute's first L parents, from ``config``, that of its first
+    L − 1, and pv, the L-th parent's value in the row (of the n_p values seen in fitting); −1
+    where pv is missing or was never seen.
 
-
-@kernel
-def _next_config(X, r, j, L, config, n_values, parents):  # pragma: no cover - compiled
-    """The configuration of attribute j's first L parents in row r, from ``config``, that of
-    its first L − 1; −1 where the L-th parent's value is missing or was never seen."""
-    p = parents[j, L - 1]
-    pv = X[r, p]
+    Scalars only, as the helpers called per value of a row should be: handed arrays, a call
+    took a reference on each and released it (atomic operations Numba does not prune across
+    the helper's branches), which cost several times the work of the scoring itself."""
     if pv != pv or pv < 0:
         return -1
     pc = np.int64(pv)
-    if pc >= n_values[p]:
+    if pc >= n_p:
         return -1
-    return config * n_values[p] + pc
+    return config * n_p + pc
 
 
 @kernel
@@ -353,8 +340,10 @@ def network_scores(
     out, start, stop,
 ):  # pragma: no cover - compiled  # fmt: skip
     """out[r, c] = Σ_j log P(x_j | c, x_π(j)) for the rows start ≤ r < stop, over the observed
-    attributes with depth[j] ≥ 0 (depth[j] < 0: attribute left out), each at the level
-    :func:`_network_cell` picks. Returns the number of codes unseen in fitting among those rows."""
+    attributes with depth[j] ≥ 0 (depth[j] < 0: attribute left out), each at the deepest level
+    L ≤ depth[j] whose L parents are observed (and seen in fitting) and whose configuration was
+    seen at least min_count times: the cell of (u, x_j) at that level. Returns the number of
+    codes unseen in fitting among those rows."""
     d = X.shape[1]
     K = out.shape[1]
     attr = np.empty(d, np.int64)
@@ -367,10 +356,15 @@ def network_scores(
             j = attr[b]
             if depth[j] < 0:
                 continue
-            cell = _network_cell(
-                X, r, j, code[b], n_values, parents, depth[j], level_base, config_base,
-                config_count, min_count,
-            )  # fmt: skip
+            x = code[b]
+            cell = level_base[j, 0] + x
+            config = 0
+            for L in range(1, depth[j] + 1):
+                p = parents[j, L - 1]
+                config = _next_config(config, X[r, p], n_values[p])
+                if config < 0 or config_count[config_base[j, L] + config] < min_count:
+                    break
+                cell = level_base[j, L] + config * n_values[j] + x
             for c in range(K):
                 out[r, c] += log_table[cell, c]
     return unseen
@@ -557,44 +551,6 @@ def leave_one_out_losses(
 
 
 @kernel
-def _level_estimates(
-    X, r, j, x, c, own, n_values, parents, depth, level_base, config_base, counts,
-    config_class, config_count, pseudo, hierarchical, min_count, level_p,
-):  # pragma: no cover - compiled  # fmt: skip
-    """P̂(x_j | c, u_j) of row r with ``own`` taken out of every count it touched, at the level
-    the row reaches with those counts (:func:`_network_cell`'s rule, :meth:`ParentCounts.tables`'
-    estimates); ``level_p`` holds each level's estimate."""
-    vj = n_values[j]
-    cell = level_base[j, 0] + x
-    config_cell = config_base[j, 0]
-    level_p[0] = _ratio(
-        counts[cell, c] - own + pseudo[j], config_class[config_cell, c] - own + vj * pseudo[j], vj
-    )
-    config = 0
-    reached = 0
-    for L in range(1, depth + 1):
-        config = _next_config(X, r, j, L, config, n_values, parents)
-        if config < 0 or config_count[config_base[j, L] + config] - own < min_count:
-            break
-        reached = L
-        cell = level_base[j, L] + config * vj + x
-        config_cell = config_base[j, L] + config
-        if hierarchical:
-            mass = vj * pseudo[j]
-            level_p[L] = _ratio(
-                counts[cell, c] - own + mass * level_p[L - 1], config_class[config_cell, c] - own
-                + mass, vj,
-            )  # fmt: skip
-        else:
-            level_p[L] = _ratio(
-                counts[cell, c] - own + pseudo[j],
-                config_class[config_cell, c] - own + vj * pseudo[j],
-                vj,
-            )
-    return level_p[reached]
-
-
-@kernel
 def leave_one_out_shifts(
     X, cls, weight, n_values, parents, depth, level_base, config_base, counts, config_class,
     config_count, pseudo, hierarchical, min_count, out, start, stop,
@@ -608,8 +564,9 @@ def leave_one_out_shifts(
     levels = 1
     for j in range(d):
         levels = max(levels, depth[j] + 1)
-    full = np.empty(levels)
-    held = np.empty(levels)
+    # each level's estimate P̂(x_j | y, u_j) with the row's weight in (side 0) and out (side 1)
+    level_p = np.empty((2, levels))
+    estimate = np.empty(2)
     for r in range(start, stop):
         y = cls[r]
         w = weight[r]
@@ -621,16 +578,45 @@ def leave_one_out_shifts(
             if v != v or v < 0:
                 continue
             x = np.int64(v)
-            if x >= n_values[j]:
+            vj = n_values[j]
+            if x >= vj:
                 continue
-            p_full = _level_estimates(
-                X, r, j, x, y, 0.0, n_values, parents, depth[j], level_base, config_base,
-                counts, config_class, config_count, pseudo, hierarchical, min_count, full,
-            )  # fmt: skip
-            p_held = _level_estimates(
-                X, r, j, x, y, w, n_values, parents, depth[j], level_base, config_base,
-                counts, config_class, config_count, pseudo, hierarchical, min_count, held,
-            )  # fmt: skip
+            for side in range(2):
+                # the estimates of ParentCounts.tables, each count less ``own``, at the level
+                # the row reaches with those counts (network_scores' rule)
+                own = 0.0 if side == 0 else w
+                cell = level_base[j, 0] + x
+                config_cell = config_base[j, 0]
+                level_p[side, 0] = _ratio(
+                    counts[cell, y] - own + pseudo[j],
+                    config_class[config_cell, y] - own + vj * pseudo[j],
+                    vj,
+                )
+                config = 0
+                reached = 0
+                for L in range(1, depth[j] + 1):
+                    p = parents[j, L - 1]
+                    config = _next_config(config, X[r, p], n_values[p])
+                    if config < 0 or config_count[config_base[j, L] + config] - own < min_count:
+                        break
+                    reached = L
+                    cell = level_base[j, L] + config * vj + x
+                    config_cell = config_base[j, L] + config
+                    if hierarchical:
+                        mass = vj * pseudo[j]
+                        level_p[side, L] = _ratio(
+                            counts[cell, y] - own + mass * level_p[side, L - 1],
+                            config_class[config_cell, y] - own + mass,
+                            vj,
+                        )
+                    else:
+                        level_p[side, L] = _ratio(
+                            counts[cell, y] - own + pseudo[j],
+                            config_class[config_cell, y] - own + vj * pseudo[j],
+                            vj,
+                        )
+                estimate[side] = level_p[side, reached]
+            p_full, p_held = estimate[0], estimate[1]
             if p_full > 0.0 and p_held > 0.0:
                 shift += np.log(p_held) - np.log(p_full)
         out[r] = shift
