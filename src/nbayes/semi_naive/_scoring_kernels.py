@@ -346,17 +346,20 @@ def network_scores(
     codes unseen in fitting among those rows."""
     d = X.shape[1]
     K = out.shape[1]
-    attr = np.empty(d, np.int64)
-    code = np.empty(d, np.int64)
     unseen = 0
     for r in range(start, stop):
-        m, u = _sum_row(X, r, n_values, attr, code, out)
-        unseen += u
-        for b in range(m):
-            j = attr[b]
+        for c in range(K):
+            out[r, c] = 0.0
+        for j in range(d):
+            v = X[r, j]
+            if v != v or v < 0:  # missing
+                continue
+            x = np.int64(v)
+            if x >= n_values[j]:  # unseen in fitting (counted, left out attribute or not)
+                unseen += 1
+                continue
             if depth[j] < 0:
                 continue
-            x = code[b]
             cell = level_base[j, 0] + x
             config = 0
             for L in range(1, depth[j] + 1):
