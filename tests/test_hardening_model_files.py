@@ -495,7 +495,7 @@ _JSON_FLOATS = st.sampled_from(
      "1" + "0" * 210 + "e99", "1" + "0" * 250 + ".5e60", "1" + "0" * 208 + "e99",
      "0." + "0" * 300 + "1e99", "1E0400", "-0e999"]
 )  # fmt: skip
-_JSON_TEXT = st.text(alphabet='ab"\\[]{}:,e9 \n', max_size=8)
+_JSON_TEXT = st.text(alphabet='ab"\\[]{}:,e9 \né\u2028\U0001f600', max_size=8)
 _JSON = st.recursive(
     st.one_of(st.integers(-10**6, 10**6), _JSON_TEXT, st.booleans(), st.none(), _JSON_FLOATS.map(
         lambda token: ("raw", token))),
@@ -505,30 +505,41 @@ _JSON = st.recursive(
 )  # fmt: skip
 
 
-def _dump(value) -> str:
-    """JSON text of ``value``, with ("raw", token) written as the number token itself."""
+def _dump(value, ascii_only: bool = True) -> str:
+    """JSON text of ``value``, with ("raw", token) written as the number token itself (and
+    non-ASCII characters as \\u escapes, or as themselves without ``ascii_only``)."""
     if isinstance(value, tuple):
         return value[1]
     if isinstance(value, list):
-        return "[" + ", ".join(map(_dump, value)) + "]"
+        return "[" + ", ".join(_dump(v, ascii_only) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)}: {_dump(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value)
+        return (
+            "{"
+            + ", ".join(
+                f"{json.dumps(k, ensure_ascii=ascii_only)}: {_dump(v, ascii_only)}"
+                for k, v in value.items()
+            )
+            + "}"
+        )
+    return json.dumps(value, ensure_ascii=ascii_only)
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     value=_JSON,
     wrapping=st.integers(0, 36),
-    encoding=st.sampled_from([None, "utf-8", "utf-16", "utf-32-be"]),
+    encoding=st.sampled_from([None, "utf-8", "utf-8-sig", "utf-16", "utf-32-be"]),
+    ascii_only=st.booleans(),
 )
-def test_the_strict_json_reading_refuses_what_walking_the_values_would(value, wrapping, encoding):
+def test_the_strict_json_reading_refuses_what_walking_the_values_would(
+    value, wrapping, encoding, ascii_only
+):
     """The strict reading refuses exactly the nesting beyond MAX_JSON_DEPTH and the floats
     beyond the float range that walking the parsed values and parsing every float token finds,
     whatever the strings hold (brackets, quotes, escapes), however deep the values are
     wrapped and in whichever encoding json.loads reads bytes, and reads everything else as
     json.loads does. (The depth is counted on the text's bytes: persist._nesting.)"""
-    text = "[" * wrapping + _dump(value) + "]" * wrapping
+    text = "[" * wrapping + _dump(value, ascii_only) + "]" * wrapping
     given = text if encoding is None else text.encode(encoding)
     expected = _refused_by_walking(text)
     if expected is None:
@@ -536,3 +547,14 @@ def test_the_strict_json_reading_refuses_what_walking_the_values_would(value, wr
     else:
         with pytest.raises(ModelFileError, match=expected):
             persist._strict_json(given, "t")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": "\\ud800"}', '{"a": "\ud800"}', b'{"a": "\xed\xa0\x80"}',
+     '["\ud800"]'.encode("utf-16", "surrogatepass")],
+)  # fmt: skip
+def test_a_lone_surrogate_in_a_string_is_read_as_json_reads_it(text):
+    """json.loads lets a string hold a lone surrogate (escaped, or as raw bytes it decodes with
+    "surrogatepass"); the strict reading gives the same value, not a UnicodeError."""
+    assert persist._strict_json(text, "t") == json.loads(text)

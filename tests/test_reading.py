@@ -94,6 +94,22 @@ def test_the_rows_skipped_are_named_by_their_lines_the_first_ten(tmp_path, kind)
     assert reader.bad_lines == expected[:10]
 
 
+def test_the_lines_named_are_the_first_whatever_the_causes_order(tmp_path):
+    """Within a block, rows are dropped cause by cause (their fields first, their values'
+    types after): a type misfit on an earlier line than ten rows of the wrong width is still
+    among the lines named, and the lines are named in file order."""
+    from nbayes.readers import TableReader
+
+    rows = ["a,b"] + ["1,2"] * 20_001 + ["x,2"] + ["1,2,3"] * 10 + ["1,2"]
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(rows) + "\n")
+    reader = TableReader(path, skip_bad_rows=True)
+    assert sum(batch.frame.height for batch in reader) == 20_002
+    misfit = 20_003  # the header's line 1, then 20,001 good rows
+    assert reader.bad_rows == 11
+    assert reader.bad_lines == list(range(misfit, misfit + 10))
+
+
 def test_max_bytes_stops_the_read_before_the_rows_pass_it(tmp_path):
     from nbayes.readers import RowsOverBound
 

@@ -117,9 +117,9 @@ def count_codes(X, cls, weight, offsets, counts):  # pragma: no cover - compiled
 
 @kernel(inline="always")
 def table_row(v, offset, n_category):  # pragma: no cover - compiled
-    """The table row of a code v of feature j, offsets[j] + v (``offset``), or -1 for a missing
-    value (NaN or a negative code) or a code ≥ n_categories[j] (``n_category``), never seen in
-    fitting.
+    """The table row of a feature's code v, ``offset`` + v (``offset``: the feature's first
+    row), or -1 for a missing value (NaN or a negative code) or a code ≥ ``n_category`` (the
+    feature's categories), never seen in fitting.
 
     Scalars only: handed the arrays instead, each call took a reference on every one of them
     and released it (atomic operations Numba does not prune across this function's branches),

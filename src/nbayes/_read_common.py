@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 CHUNK_BYTES = 16 * 2**20
@@ -58,7 +59,7 @@ def bad_rows_skipped(count: int, lines: Sequence[int] = ()) -> str:
     note = f"{count:,} bad row{'' if count == 1 else 's'} skipped"
     if not lines:
         return note
-    named = ", ".join(f"{line:,}" for line in lines)
+    named = ", ".join(str(line) for line in lines)  # (a thousands comma would read as a list's)
     more = f", …; the first {len(lines)} named" if count > len(lines) else ""
     return f"{note} (line{'' if len(lines) == 1 else 's'} {named}{more})"
 
@@ -72,10 +73,14 @@ class SkipsBadRows:
     bad_lines: list[int]
 
     def _skip(self, lines: Iterable[int]) -> None:
-        """Count the rows at ``lines`` as dropped."""
-        lines = [int(line) for line in lines]
-        self.bad_rows += len(lines)
-        self.bad_lines.extend(lines[: NAMED_BAD_LINES - len(self.bad_lines)])
+        """Count the rows at ``lines`` as dropped. A block's rows are dropped cause by cause
+        (their fields, their quoting, their values' types), not in the order of their lines:
+        the smallest lines are kept, not the first given."""
+        lines = np.fromiter(lines, dtype=np.int64)
+        self.bad_rows += int(lines.size)
+        if lines.size > NAMED_BAD_LINES:
+            lines = np.partition(lines, NAMED_BAD_LINES - 1)[:NAMED_BAD_LINES]
+        self.bad_lines = sorted({*self.bad_lines, *lines.tolist()})[:NAMED_BAD_LINES]
 
 
 class QuickReadAbandoned(Exception):

@@ -209,7 +209,8 @@ def _strict_json(text: str | bytes, what: str) -> Any:
     return value
 
 
-#: The bytes that matter to how deep JSON nests: the quotes around strings and the brackets.
+#: Every byte but the quotes around strings and the brackets: deleted before the nesting is
+#: counted.
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'"[]{}')))
 
 
@@ -218,9 +219,12 @@ def _nesting(text: str | bytes) -> int:
     its bytes, not on the parsed value (whose walk costs a Python step per container): with
     escaped backslashes and then escaped quotes removed, every quote left opens or closes a
     string; the strings' bytes dropped, each bracket left opens or closes a level."""
-    if isinstance(text, bytes):  # in whichever encoding json.loads found it
-        text = text.decode(json.detect_encoding(text))
-    raw = text.encode().replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
+    # in whichever encoding json.loads found it, lone surrogates passed through as it passes
+    # them (a string may hold one: it is no concern of the nesting)
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+    raw = text.encode("utf-8", "surrogatepass")
+    raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
     codes = np.frombuffer(raw, dtype=np.uint8)
     quote = codes == ord('"')
     # outside every string: an even number of quotes so far, and not a quote itself

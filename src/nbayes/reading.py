@@ -53,7 +53,7 @@ def read_table(
         The quote character; None reads quotes as ordinary text.
     skip_bad_rows : bool, default False
         Drop rows that cannot be read instead of raising (as ``--skip-bad-rows``); a warning
-        says how many were dropped.
+        says how many were dropped and names the lines of the first ten.
     max_record_bytes : int
         The longest row accepted.
     max_bytes : int, optional
