@@ -351,6 +351,25 @@ def test_skipped_rows_are_counted_in_words_that_agree(tmp_path: Path, capsys):
     assert "nbayes: 2 bad rows skipped (lines 3, 5)" in err
 
 
+def test_predict_refuses_a_file_whose_every_row_is_dropped(tmp_path: Path, capsys):
+    """A file read with a line of text taken for its header (a headerless file given without
+    --no-header) has every row of the wrong width: with --skip-bad-rows, predict says so, and
+    leaves the output file as it was, instead of writing a file of no predictions."""
+    data = tmp_path / "data.csv"
+    data.write_text("a,b,y\n1,2,x\n3,4,y\n5,6,x\n")
+    assert run(["fit", data, "--target", "y", "-o", tmp_path / "m.nbm"], capsys)[0] == 0
+    given = tmp_path / "given.csv"
+    given.write_text("a note above the rows\n1,2\n3,4\n")
+    output = tmp_path / "out.csv"
+    output.write_text("earlier predictions\n")
+    code, _, err = run(
+        ["predict", tmp_path / "m.nbm", given, "--skip-bad-rows", "-o", output], capsys
+    )
+    assert code == 1 and "every row was dropped as bad" in err and "(lines 2, 3)" in err
+    assert "--no-header" in err and len(err.strip().splitlines()) == 1
+    assert output.read_text() == "earlier predictions\n"
+
+
 def test_debug_shows_the_traceback(tmp_path: Path):
     path = tmp_path / "data.csv"
     path.write_bytes(b"")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import polars as pl
 
-from ..readers import bad_rows_skipped
+from ..readers import DataError, bad_rows_skipped
 from ._models import Learner, learner_of
 from ._output import write_frames
 from ._reading import (
@@ -58,3 +58,11 @@ def _predicted(model, args: argparse.Namespace, reader: Reader) -> Iterator[pl.D
             if args.proba:
                 columns += [pl.Series(f"P({c})", p[:, k]) for k, c in enumerate(model.classes_)]
             yield out.with_columns(columns) if kept else pl.DataFrame(columns)
+    if reader.rows == 0 and reader.bad_rows:
+        # not an empty file of predictions: the rows were there, and none could be read
+        raise DataError(
+            reader.path,
+            f"every row was dropped as bad ({bad_rows_skipped(reader.bad_rows, reader.bad_lines)})"
+            ": nothing to predict. If the file has no header line, pass --no-header; otherwise "
+            "run without --skip-bad-rows to see what is wrong with the first bad row.",
+        )
