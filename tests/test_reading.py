@@ -157,3 +157,22 @@ def test_a_path_given_as_a_table_points_to_read_table(tmp_path):
         with pytest.raises(TypeError, match=r"got a path \('.*car\.csv'\), not a table: .*"
                            r"nbayes\.read_table\(path\)"):  # fmt: skip
             call()
+
+
+def test_a_json_line_whose_value_does_not_fit_its_type_is_named_or_skipped(tmp_path):
+    """A JSON line past the rows the types are inferred from, with a value of another type,
+    is an error naming its line, or with skip_bad_rows is dropped (and named), as a CSV row's
+    would be; the other lines read as they are."""
+    import json
+
+    rows = [{"a": i, "b": f"x{i % 3}"} for i in range(20_005)]
+    bad = {20_002: {"a": "abc", "b": "x1"}, 20_004: {"a": 1.5, "b": "x0"}}  # index: line - 1
+    lines = [json.dumps(bad.get(k, row)) for k, row in enumerate(rows)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"line 20,003: a value does not fit its column's type"):
+        nbayes.read_table(path)
+    with pytest.warns(UserWarning, match=r"2 bad rows skipped \(lines 20003, 20005\)\.$"):
+        frame = nbayes.read_table(path, skip_bad_rows=True)
+    expected = pl.DataFrame([row for k, row in enumerate(rows) if k not in bad])
+    assert_frame_equal(frame, expected)
