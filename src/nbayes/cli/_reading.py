@@ -18,6 +18,7 @@ from ..readers import (
     DocumentReader,
     RowsOverBound,
     TableReader,
+    bad_rows_skipped,
     read_ahead,
     read_all,
     read_names,
@@ -195,6 +196,13 @@ def require_target(args: argparse.Namespace, source: str, columns: Sequence[str]
             return DOCUMENT_LABEL
         raise UsageError("--target is required for a table (a column name or 1-based position).")
     return column(source, spec, columns, "target column")
+
+
+def say_skipped(reader: Reader) -> None:
+    """Say on stderr how many rows ``--skip-bad-rows`` dropped, and on which lines (nothing when
+    none were)."""
+    if reader.bad_rows:
+        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
 
 
 def located(error: Exception, reader: Reader, batch: Batch) -> Exception:

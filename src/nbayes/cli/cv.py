@@ -8,19 +8,18 @@ import argparse
 import copy
 import json
 import shlex
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
 from ..evaluation import SCALARS, Accumulator, Report, corrected_resampled_t, stratified_folds
-from ..readers import DataError, bad_rows_skipped
+from ..readers import DataError
 from ._args import UsageError, model_options
 from ._models import learner_for
 from ._output import write_frames
 from ._parser import closest_option, long_options
-from ._reading import open_reader, read_bounded, require_target
+from ._reading import open_reader, read_bounded, require_target, say_skipped
 
 #: Figures printed per fold, with their headings (the JSON output has them all).
 _FOLD_COLUMNS = {
@@ -84,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_as_json(args, frame.height, settings, reports, comparisons), indent=2))
     else:
         _print(args, frame.height, settings, reports, comparisons)
-    if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
+    say_skipped(reader)
     return 0
 
 

@@ -9,7 +9,7 @@ import json
 import sys
 
 from ..evaluation import Accumulator
-from ..readers import DataError, bad_rows_skipped
+from ..readers import DataError
 from ._models import Learner, learner_of
 from ._reading import (
     load_model,
@@ -20,6 +20,7 @@ from ._reading import (
     over_bound,
     progress,
     require_target,
+    say_skipped,
 )
 
 
@@ -56,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(reader.path, "there are no labelled rows to evaluate on.")
     report = accumulator.report()
     print(json.dumps(report.as_dict(), indent=2) if args.json else report.format())
-    if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
+    say_skipped(reader)
     if unlabelled:
         print(
             f"nbayes: {unlabelled:,} rows without a label (missing in {target!r}) were left out; "

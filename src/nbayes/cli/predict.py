@@ -4,7 +4,6 @@ input columns asked for (``--keep``, ``--keep-all``), in the input's row order."
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator
 
 import polars as pl
@@ -20,6 +19,7 @@ from ._reading import (
     markers_for,
     open_reader,
     progress,
+    say_skipped,
 )
 
 
@@ -27,8 +27,7 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args.model, args.max_memory, args.data)
     reader = open_reader(args, missing=markers_for(args, model))
     write_frames(_predicted(model, args, reader), args.output, "prediction")
-    if reader.bad_rows:
-        print(f"nbayes: {bad_rows_skipped(reader.bad_rows, reader.bad_lines)}", file=sys.stderr)
+    say_skipped(reader)
     return 0
 
 
